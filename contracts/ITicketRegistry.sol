@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.28;
+
+/**
+ * @title ITicketRegistry
+ * @notice The on-chain mirror of a ticketing service: events are registered, tickets are ERC-721
+ * tokens, and every ticket action (sale, resale, check-in, invalidation, claim) is applied by an
+ * operator in batches, in the order the operator sends them.
+ *
+ * Identifiers chosen by the service make every id known before its transaction is mined:
+ * - `eventIndex` (uint64, non-zero) numbers an event in this registry.
+ * - `tokenId = eventIndex << 64 | serial` where `serial` (uint64, non-zero) numbers a ticket in its event.
+ * - `eventKey = sha256(abi.encode(ticketeerId, eventId))` and `ticketeer = sha256(ticketeerId)`:
+ *   the raw ids never go on chain, yet anyone who knows them can find and verify their records.
+ * - `ticketHash = sha256(ticketId)`, recorded with the sale.
+ *
+ * Custody: a sold ticket is held by keyless addresses that only this contract can move: the event's
+ * custody address after the sale, and a fresh holder address after each resale. After a claim the
+ * token belongs to the claimant's wallet like any ERC-721 token.
+ */
+interface ITicketRegistry {
+    /// @notice The event details the service records on chain.
+    /// @dev Latitude and longitude are fixed-point with COORDINATE_DECIMALS (7) decimals.
+    struct EventDetails {
+        string name;
+        string currency;
+        string shopUrl;
+        string imageUrl;
+        int32 latitude;
+        int32 longitude;
+        uint64 startTime;
+        uint64 endTime;
+    }
+
+    /// @notice What the registry holds for one event.
+    struct EventView {
+        bytes32 eventKey;
+        bytes32 ticketeer;
+        bytes32 detailsHash;
+        address custody;
+        uint64 ticketsSold;
+        uint64 ticketsInCustody;
+    }
+
+    /// @notice What anyone can verify about one ticket.
+    struct TicketView {
+        uint64 eventIndex;
+        uint64 serial;
+        bytes32 eventKey;
+        address holder;
+        bool checkedIn;
+        bool invalidated;
+        bool claimed;
+        uint32 resales;
+    }
+
+    /// @notice Why an item of a batch was skipped. Values are stable: they are part of the ABI.
+    enum ItemFailure {
+        None,
+        EventExists,
+        EventUnknown,
+        TicketExists,
+        TicketUnknown,
+        TicketCheckedIn,
+        TicketNotCheckedIn,
+        TicketInvalidated,
+        TicketClaimed,
+        PriceNotRepresentable,
+        InvalidReceiver,
+        ResaleLimitReached,
+        InvalidEventIndex,
+        InvalidSerial
+    }
+
+    /// @dev The batch bytes end in the middle of an item, or an item has an unknown action code.
+    error TicketRegistryMalformedBatch(uint256 offset);
+
+    /// @dev No event is registered under `eventIndex`.
+    error TicketRegistryEventUnknown(uint64 eventIndex);
+
+    /// @dev The token is held in custody: only operator actions move it.
+    error TicketRegistryTicketInCustody(uint256 tokenId);
+
+    /// @notice An event was registered. `details` are the fields marked "on blockchain".
+    event EventRegistered(uint64 indexed eventIndex, bytes32 indexed eventKey, bytes32 indexed ticketeer, address custody, EventDetails details);
+
+    /// @notice An event's details were replaced.
+    event EventUpdated(uint64 indexed eventIndex, bytes32 indexed eventKey, EventDetails details);
+
+    /// @notice A ticket was sold: its token was minted to the event's custody address.
+    /// @dev `price` is fixed-point with PRICE_DECIMALS (6) decimals in the event's currency.
+    event TicketSold(uint256 indexed tokenId, bytes32 indexed ticketHash, uint96 price, uint64 orderTime);
+
+    /// @notice A ticket was resold: its token moved to a fresh holder address (see the Transfer log).
+    event TicketResold(uint256 indexed tokenId, uint32 resales, uint96 price, uint64 orderTime);
+
+    /**
+     * @notice A run of consecutive check-ins of one batch, packed to keep check-in cheap.
+     * @dev `records` is a sequence of 24-byte records: uint128 tokenId, uint64 orderTime (big-endian).
+     * A repeated check-in appears again; the ticket stays checked in.
+     */
+    event TicketsCheckedIn(bytes records);
+
+    /// @notice A run of consecutive invalidations of one batch; `records` packed as in TicketsCheckedIn.
+    event TicketsInvalidated(bytes records);
+
+    /// @notice A checked-in ticket was withdrawn to the claimant's wallet; the operators lose control of it.
+    event TicketClaimed(uint256 indexed tokenId, address indexed owner);
+
+    /**
+     * @notice An item of a batch was skipped; the other items were applied.
+     * @param index position of the item in the batch, from 0
+     * @param subject the item's tokenId, or its eventIndex for event items
+     * @param reason why it was skipped
+     */
+    event ItemFailed(uint256 indexed index, uint256 indexed subject, ItemFailure indexed reason);
+
+    /// @notice The base of every tokenURI changed.
+    event BaseURIChanged(string baseURI);
+
+    /**
+     * @notice Applies a batch of actions in the order given. An item that cannot be applied is
+     * skipped and reported by `ItemFailed`; the others apply.
+     * @dev The batch format is documented in TicketRegistryBatch.sol.
+     *
+     * Requirements:
+     * - the caller has OPERATOR_ROLE;
+     * - the registry is not paused;
+     * - `batch` is well formed.
+     *
+     * Emits EventRegistered, EventUpdated, Transfer, TicketSold, TicketResold, TicketsCheckedIn,
+     * TicketsInvalidated, TicketClaimed and ItemFailed as the items require.
+     */
+    function execute(bytes calldata batch) external;
+
+    /**
+     * @notice Stops every operator write until `unpause`. Tokens their owners claimed stay transferable.
+     *
+     * Requirements: the caller has DEFAULT_ADMIN_ROLE.
+     *
+     * Emits Paused.
+     */
+    function pause() external;
+
+    /**
+     * @notice Lets operators write again.
+     *
+     * Requirements: the caller has DEFAULT_ADMIN_ROLE.
+     *
+     * Emits Unpaused.
+     */
+    function unpause() external;
+
+    /**
+     * @notice Sets the prefix of every tokenURI (the tokenId in decimal follows it).
+     *
+     * Requirements: the caller has DEFAULT_ADMIN_ROLE.
+     *
+     * Emits BaseURIChanged and BatchMetadataUpdate for every token.
+     */
+    function setBaseURI(string calldata baseURI) external;
+
+    /// @notice The event registered under `eventIndex`. Reverts with TicketRegistryEventUnknown if none.
+    function eventRecord(uint64 eventIndex) external view returns (EventView memory);
+
+    /// @notice The state of ticket `tokenId`. Reverts with ERC721NonexistentToken if it was never sold.
+    function ticket(uint256 tokenId) external view returns (TicketView memory);
+
+    /// @notice The keyless custody address of event `eventIndex`.
+    function custodyAddress(uint64 eventIndex) external view returns (address);
+
+    /// @notice The keyless address that holds `tokenId` after its `resales`-th resale.
+    function holderAddress(uint256 tokenId, uint32 resales) external view returns (address);
+
+    /// @notice Whether `account` is a custody or holder address of this registry.
+    function isCustodial(address account) external view returns (bool);
+}
