@@ -1,0 +1,5 @@
+export * from "./registry-batch";
+export * from "./registry-coordinates";
+export * from "./registry-ids";
+export * from "./registry-price";
+export * from "./registry-failures";

@@ -1,0 +1,95 @@
+import { concat, getAddress, getBytes, hexlify, toBeHex, toUtf8Bytes } from "ethers";
+
+import { encodePrice } from "./registry-price";
+import { toFixedCoordinate } from "./registry-coordinates";
+
+/** Action codes of the batch wire format (contracts/libraries/BatchReader.sol). */
+export const BatchActionCode = {
+  registerEvent: 0x01,
+  updateEvent: 0x02,
+  sold: 0x03,
+  resold: 0x04,
+  checkedIn: 0x05,
+  invalidated: 0x06,
+  claimed: 0x07,
+} as const;
+
+export interface RegistryEventDetails {
+  name: string;
+  currency: string;
+  shopUrl: string;
+  imageUrl: string;
+  /** Degrees; recorded with 7 decimals. */
+  latitude: number;
+  longitude: number;
+  startTime: bigint;
+  endTime: bigint;
+}
+
+export type RegistryBatchItem =
+  | { action: "registerEvent"; eventIndex: bigint; eventKey: string; ticketeer: string; details: RegistryEventDetails }
+  | { action: "updateEvent"; eventIndex: bigint; details: RegistryEventDetails }
+  | { action: "sold"; tokenId: bigint; ticketHash: string; price: string; orderTime: bigint }
+  | { action: "resold"; tokenId: bigint; price: string; orderTime: bigint }
+  | { action: "checkedIn"; tokenId: bigint; orderTime: bigint }
+  | { action: "invalidated"; tokenId: bigint; orderTime: bigint }
+  | { action: "claimed"; tokenId: bigint; to: string };
+
+/** Packs items, in order, into the bytes `TicketRegistry.execute` takes. */
+export function encodeBatch(items: readonly RegistryBatchItem[]): string {
+  return hexlify(concat(items.map(encodeItem)));
+}
+
+export function encodeItem(item: RegistryBatchItem): Uint8Array {
+  const code = uint(BatchActionCode[item.action], 1);
+  switch (item.action) {
+    case "registerEvent":
+      return concat([code, uint(item.eventIndex, 8), bytes32(item.eventKey), bytes32(item.ticketeer), details(item.details)]);
+    case "updateEvent":
+      return concat([code, uint(item.eventIndex, 8), details(item.details)]);
+    case "sold":
+      return concat([code, uint(item.tokenId, 16), bytes32(item.ticketHash), uint(encodePrice(item.price), 16), uint(item.orderTime, 8)]);
+    case "resold":
+      return concat([code, uint(item.tokenId, 16), uint(encodePrice(item.price), 16), uint(item.orderTime, 8)]);
+    case "checkedIn":
+    case "invalidated":
+      return concat([code, uint(item.tokenId, 16), uint(item.orderTime, 8)]);
+    case "claimed":
+      return concat([code, uint(item.tokenId, 16), getBytes(getAddress(item.to))]);
+  }
+}
+
+function details(value: RegistryEventDetails): Uint8Array {
+  return concat([
+    int32(toFixedCoordinate(value.latitude, 90)),
+    int32(toFixedCoordinate(value.longitude, 180)),
+    uint(value.startTime, 8),
+    uint(value.endTime, 8),
+    text(value.currency),
+    text(value.name),
+    text(value.shopUrl),
+    text(value.imageUrl),
+  ]);
+}
+
+function text(value: string): Uint8Array {
+  const utf8 = toUtf8Bytes(value);
+  if (utf8.length > 0xffff) throw new RangeError(`text of ${utf8.length} bytes exceeds 65535`);
+  return concat([uint(utf8.length, 2), utf8]);
+}
+
+function uint(value: bigint | number, size: number): Uint8Array {
+  const big = BigInt(value);
+  if (big < 0n || big >= 1n << BigInt(size * 8)) throw new RangeError(`${value} does not fit in ${size} bytes`);
+  return getBytes(toBeHex(big, size));
+}
+
+function int32(value: number): Uint8Array {
+  return uint(BigInt.asUintN(32, BigInt(value)), 4);
+}
+
+function bytes32(value: string): Uint8Array {
+  const raw = getBytes(value);
+  if (raw.length !== 32) throw new RangeError(`expected 32 bytes, got ${raw.length}`);
+  return raw;
+}
