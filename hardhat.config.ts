@@ -43,6 +43,7 @@ const config: HardhatUserConfig = {
     settings: {
       optimizer: { enabled: true, runs: 10_000 },
       evmVersion: "cancun",
+      viaIR: true,
     },
   },
   paths: {

@@ -104,9 +104,6 @@ interface ITicketRegistry {
     /// @notice A run of consecutive invalidations of one batch; `records` packed as in TicketsCheckedIn.
     event TicketsInvalidated(bytes records);
 
-    /// @notice A checked-in ticket was withdrawn to the claimant's wallet; the operators lose control of it.
-    event TicketClaimed(uint256 indexed tokenId, address indexed owner);
-
     /**
      * @notice An item of a batch was skipped; the other items were applied.
      * @param index position of the item in the batch, from 0
@@ -129,7 +126,8 @@ interface ITicketRegistry {
      * - `batch` is well formed.
      *
      * Emits EventRegistered, EventUpdated, Transfer, TicketSold, TicketResold, TicketsCheckedIn,
-     * TicketsInvalidated, TicketClaimed and ItemFailed as the items require.
+     * TicketsInvalidated and ItemFailed as the items require. A claim is the Transfer from a
+     * custodial address (see isCustodial) to the claimant's wallet.
      */
     function execute(bytes calldata batch) external;
 

@@ -73,13 +73,6 @@ contract TicketRegistry is ITicketRegistry, IERC721Metadata, IERC4906, IERC721Er
     mapping(uint256 tokenId => address) private _tokenApprovals;
     mapping(address owner => mapping(address operator => bool)) private _operatorApprovals;
 
-    /// @dev The (tokenId, orderTime) records of the current run of check-ins or invalidations.
-    struct RecordRun {
-        uint8 action;
-        uint256 buffer;
-        uint256 length;
-    }
-
     constructor(address admin, string memory name_, string memory symbol_, string memory baseURI_) {
         _grantRole(DEFAULT_ADMIN_ROLE, admin);
         _name = name_;
@@ -94,24 +87,28 @@ contract TicketRegistry is ITicketRegistry, IERC721Metadata, IERC4906, IERC721Er
 
     /// @inheritdoc ITicketRegistry
     function execute(bytes calldata batch) external onlyRole(OPERATOR_ROLE) whenNotPaused {
-        RecordRun memory run;
         uint256 offset;
-        for (uint256 index; offset < batch.length; ++index) {
-            uint8 action = uint8(batch[offset]);
-            if (action != run.action) _switchRun(run, action, batch.length - offset);
-            (uint256 next, uint256 subject, ItemFailure failure) = _applyItem(batch, offset, action, run);
+        uint256 index;
+        while (offset < batch.length) {
+            uint8 action = uint8(batch.word(offset, 1));
+            if (action == BatchReader.CHECKED_IN || action == BatchReader.INVALIDATED) {
+                (offset, index) = _applyRecordRun(batch, offset, index, action);
+                continue;
+            }
+            (uint256 next, uint256 subject, ItemFailure failure) = _applyItem(batch, offset, action);
             if (failure != ItemFailure.None) emit ItemFailed(index, subject, failure);
             offset = next;
+            unchecked {
+                ++index;
+            }
         }
-        _switchRun(run, 0, 0);
     }
 
-    function _applyItem(bytes calldata batch, uint256 offset, uint8 action, RecordRun memory run)
+    function _applyItem(bytes calldata batch, uint256 offset, uint8 action)
         private
         returns (uint256 next, uint256 subject, ItemFailure failure)
     {
         if (action == BatchReader.SOLD) return _sold(batch, offset);
-        if (action == BatchReader.CHECKED_IN || action == BatchReader.INVALIDATED) return _recorded(batch, offset, run);
         if (action == BatchReader.RESOLD) return _resold(batch, offset);
         if (action == BatchReader.CLAIMED) return _claimed(batch, offset);
         if (action == BatchReader.REGISTER_EVENT) return _registerEvent(batch, offset);
@@ -170,31 +167,28 @@ contract TicketRegistry is ITicketRegistry, IERC721Metadata, IERC4906, IERC721Er
         batch.ensure(offset, BatchReader.SOLD_SIZE);
         next = offset + BatchReader.SOLD_SIZE;
         tokenId = batch.word(offset + 1, 16);
-        failure = _mintable(tokenId);
-        if (failure != ItemFailure.None) return (next, tokenId, failure);
+        uint64 eventIndex = TicketIds.eventIndexOf(tokenId);
+        EventRecord storage record = _events[eventIndex];
+        if (record.key == 0) return (next, tokenId, ItemFailure.EventUnknown);
+        if (TicketIds.serialOf(tokenId) == 0) return (next, tokenId, ItemFailure.InvalidSerial);
         (uint96 price, bool representable) = _price(batch.word(offset + 49, 16));
         if (!representable) return (next, tokenId, ItemFailure.PriceNotRepresentable);
+        if (!_markMinted(tokenId)) return (next, tokenId, ItemFailure.TicketExists);
 
-        _mint(tokenId);
+        unchecked {
+            ++record.sold;
+        }
+        emit Transfer(address(0), _custodyAddress(eventIndex), tokenId);
         emit TicketSold(tokenId, bytes32(batch.word(offset + 17, 32)), price, uint64(batch.word(offset + 65, 8)));
     }
 
-    /// @dev Why `tokenId` cannot be minted now, or None.
-    function _mintable(uint256 tokenId) private view returns (ItemFailure) {
-        if (_events[TicketIds.eventIndexOf(tokenId)].key == 0) return ItemFailure.EventUnknown;
-        if (TicketIds.serialOf(tokenId) == 0) return ItemFailure.InvalidSerial;
-        if (_flagsOf(tokenId) & _MINTED != 0) return ItemFailure.TicketExists;
-        return ItemFailure.None;
-    }
-
-    /// @dev Mints to the event's custody address: one flag bit and the event's counter, no slot of its own.
-    function _mint(uint256 tokenId) private {
-        uint64 eventIndex = TicketIds.eventIndexOf(tokenId);
-        _setFlags(tokenId, _MINTED);
-        unchecked {
-            ++_events[eventIndex].sold;
-        }
-        emit Transfer(address(0), _custodyAddress(eventIndex), tokenId);
+    /// @dev Sets the minted flag, the only per-ticket storage of a sale; false if it was already set.
+    function _markMinted(uint256 tokenId) private returns (bool) {
+        (uint256 bucket, uint256 shift) = _flagPosition(tokenId);
+        uint256 word = _ticketFlags[bucket];
+        if ((word >> shift) & _MINTED != 0) return false;
+        _ticketFlags[bucket] = word | (_MINTED << shift);
+        return true;
     }
 
     function _resold(bytes calldata batch, uint256 offset)
@@ -222,27 +216,6 @@ contract TicketRegistry is ITicketRegistry, IERC721Metadata, IERC4906, IERC721Er
         emit Transfer(from, _holderAddress(tokenId, resales + 1), tokenId);
     }
 
-    /// @dev Check-ins and invalidations: a flag and a packed record in the run's log.
-    function _recorded(bytes calldata batch, uint256 offset, RecordRun memory run)
-        private
-        returns (uint256 next, uint256 tokenId, ItemFailure failure)
-    {
-        batch.ensure(offset, BatchReader.RECORD_ITEM_SIZE);
-        next = offset + BatchReader.RECORD_ITEM_SIZE;
-        tokenId = batch.word(offset + 1, 16);
-        uint256 flags = _flagsOf(tokenId);
-        if (flags & _MINTED == 0) return (next, tokenId, ItemFailure.TicketUnknown);
-        if (run.action == BatchReader.CHECKED_IN) {
-            if (flags & _INVALIDATED != 0) return (next, tokenId, ItemFailure.TicketInvalidated);
-            if (flags & _CHECKED_IN == 0) _setFlags(tokenId, _CHECKED_IN);
-        } else {
-            if (flags & _CHECKED_IN != 0) return (next, tokenId, ItemFailure.TicketCheckedIn);
-            if (flags & _INVALIDATED != 0) return (next, tokenId, ItemFailure.TicketInvalidated);
-            _setFlags(tokenId, _INVALIDATED);
-        }
-        _appendRecord(run, tokenId, batch.word(offset + 17, 8));
-    }
-
     function _claimed(bytes calldata batch, uint256 offset)
         private
         returns (uint256 next, uint256 tokenId, ItemFailure failure)
@@ -265,7 +238,6 @@ contract TicketRegistry is ITicketRegistry, IERC721Metadata, IERC4906, IERC721Er
             ++_balances[to];
         }
         emit Transfer(from, to, tokenId);
-        emit TicketClaimed(tokenId, to);
     }
 
     /// @dev Why an operator may not move `tokenId` now, or None.
@@ -309,50 +281,81 @@ contract TicketRegistry is ITicketRegistry, IERC721Metadata, IERC4906, IERC721Er
     }
 
     // ------------------------------------------------------------------------------------------
-    // Record runs: one log per run of consecutive check-ins or invalidations
+    // Check-ins and invalidations: one log per run of consecutive items of the same action
     // ------------------------------------------------------------------------------------------
 
-    /// @dev Emits the finished run's log, frees its buffer and opens a buffer for `action` if it keeps records.
-    function _switchRun(RecordRun memory run, uint8 action, uint256 remainingBytes) private {
-        if (run.length != 0) {
-            bytes memory records;
-            uint256 buffer = run.buffer;
-            uint256 length = run.length;
-            assembly ("memory-safe") {
-                records := buffer
-                mstore(records, length)
+    /// @dev Applies the run of `action` items starting at `offset`; returns where the next run starts.
+    function _applyRecordRun(bytes calldata batch, uint256 offset, uint256 index, uint8 action)
+        private
+        returns (uint256, uint256)
+    {
+        bytes memory records = _allocateRecords(batch.length - offset);
+        uint256 length;
+        bool checkIn = action == BatchReader.CHECKED_IN;
+        do {
+            batch.ensure(offset, BatchReader.RECORD_ITEM_SIZE);
+            uint256 tokenId = batch.word(offset + 1, 16);
+            ItemFailure failure = checkIn ? _checkIn(tokenId) : _invalidate(tokenId);
+            if (failure == ItemFailure.None) {
+                uint256 record = (tokenId << 128) | (batch.word(offset + 17, 8) << 64);
+                assembly ("memory-safe") {
+                    mstore(add(add(records, 0x20), length), record)
+                }
+                length += BatchReader.RECORD_SIZE;
+            } else {
+                emit ItemFailed(index, tokenId, failure);
             }
-            if (run.action == BatchReader.CHECKED_IN) emit TicketsCheckedIn(records);
-            else emit TicketsInvalidated(records);
-        }
-        if (run.buffer != 0) {
-            uint256 buffer = run.buffer;
-            // Nothing is allocated while a run is open, so its buffer is the newest allocation.
-            assembly ("memory-safe") {
-                mstore(0x40, buffer)
+            unchecked {
+                offset += BatchReader.RECORD_ITEM_SIZE;
+                ++index;
             }
-        }
-        run.action = action;
-        run.length = 0;
-        run.buffer = 0;
-        if (action == BatchReader.CHECKED_IN || action == BatchReader.INVALIDATED) {
-            uint256 capacity = (remainingBytes / BatchReader.RECORD_ITEM_SIZE) * BatchReader.RECORD_SIZE;
-            uint256 buffer;
-            assembly ("memory-safe") {
-                buffer := mload(0x40)
-                // One spare word: each record is written as a whole word.
-                mstore(0x40, add(buffer, add(capacity, 0x40)))
-            }
-            run.buffer = buffer;
+        } while (offset < batch.length && batch.word(offset, 1) == action);
+        _emitRecords(records, length, checkIn);
+        return (offset, index);
+    }
+
+    function _checkIn(uint256 tokenId) private returns (ItemFailure) {
+        (uint256 bucket, uint256 shift) = _flagPosition(tokenId);
+        uint256 word = _ticketFlags[bucket];
+        uint256 flags = word >> shift;
+        if (flags & _MINTED == 0) return ItemFailure.TicketUnknown;
+        if (flags & _INVALIDATED != 0) return ItemFailure.TicketInvalidated;
+        if (flags & _CHECKED_IN == 0) _ticketFlags[bucket] = word | (_CHECKED_IN << shift);
+        return ItemFailure.None;
+    }
+
+    function _invalidate(uint256 tokenId) private returns (ItemFailure) {
+        (uint256 bucket, uint256 shift) = _flagPosition(tokenId);
+        uint256 word = _ticketFlags[bucket];
+        uint256 flags = word >> shift;
+        if (flags & _MINTED == 0) return ItemFailure.TicketUnknown;
+        if (flags & _CHECKED_IN != 0) return ItemFailure.TicketCheckedIn;
+        if (flags & _INVALIDATED != 0) return ItemFailure.TicketInvalidated;
+        _ticketFlags[bucket] = word | (_INVALIDATED << shift);
+        return ItemFailure.None;
+    }
+
+    /// @dev Room for every record the rest of the batch could hold, plus a spare word: records are written as whole words.
+    function _allocateRecords(uint256 remainingBytes) private pure returns (bytes memory records) {
+        uint256 capacity = (remainingBytes / BatchReader.RECORD_ITEM_SIZE) * BatchReader.RECORD_SIZE;
+        assembly ("memory-safe") {
+            records := mload(0x40)
+            mstore(0x40, add(records, add(capacity, 0x40)))
         }
     }
 
-    function _appendRecord(RecordRun memory run, uint256 tokenId, uint256 orderTime) private pure {
-        uint256 at = run.buffer + 0x20 + run.length;
+    /// @dev Emits the run's log and frees its buffer: nothing else is allocated while a run is applied.
+    function _emitRecords(bytes memory records, uint256 length, bool checkIn) private {
         assembly ("memory-safe") {
-            mstore(at, or(shl(128, tokenId), shl(64, orderTime)))
+            mstore(records, length)
         }
-        run.length += BatchReader.RECORD_SIZE;
+        if (length != 0) {
+            if (checkIn) emit TicketsCheckedIn(records);
+            else emit TicketsInvalidated(records);
+        }
+        assembly ("memory-safe") {
+            mstore(0x40, records)
+        }
     }
 
     // ------------------------------------------------------------------------------------------
@@ -573,7 +576,12 @@ contract TicketRegistry is ITicketRegistry, IERC721Metadata, IERC4906, IERC721Er
     }
 
     function _flagsOf(uint256 tokenId) private view returns (uint256) {
-        return (_ticketFlags[tokenId >> 6] >> ((tokenId & 63) << 2)) & 0xf;
+        (uint256 bucket, uint256 shift) = _flagPosition(tokenId);
+        return (_ticketFlags[bucket] >> shift) & 0xf;
+    }
+
+    function _flagPosition(uint256 tokenId) private pure returns (uint256 bucket, uint256 shift) {
+        return (tokenId >> 6, (tokenId & 63) << 2);
     }
 
     function _setFlags(uint256 tokenId, uint256 flags) private {

@@ -1,0 +1,26 @@
+import hre from "hardhat";
+
+import { GAS_SNAPSHOT_PATH, writeGasSnapshot } from "./gas/gas-snapshot-file";
+import { BATCH_SIZES, GAS_TARGETS, measureGas, TICKET_ACTIONS } from "./gas/measure-gas";
+
+/** Prints gas per ticket of every action and writes the snapshot that the gas test holds changes to. */
+async function main(): Promise<void> {
+  const snapshot = await measureGas(hre);
+  const rows = TICKET_ACTIONS.map((action) => ({
+    action,
+    ...Object.fromEntries(BATCH_SIZES.map((size) => [`batch ${size}`, snapshot[action][`${size}`]])),
+    "target at 100": GAS_TARGETS[action],
+    met: snapshot[action]["100"] <= GAS_TARGETS[action] ? "yes" : "NO",
+  }));
+  console.log("Gas per ticket (batch gasUsed / tickets, 21,000 base included):");
+  console.table(rows);
+  const eventMet = snapshot.registerEvent <= GAS_TARGETS.registerEvent ? "yes" : "NO";
+  console.log(`Register an event (all fields, 255-character strings): ${snapshot.registerEvent} gas, target ${GAS_TARGETS.registerEvent}, met: ${eventMet}`);
+  writeGasSnapshot(snapshot);
+  console.log(`Wrote ${GAS_SNAPSHOT_PATH}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

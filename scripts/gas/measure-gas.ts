@@ -1,0 +1,128 @@
+import type { HardhatRuntimeEnvironment } from "hardhat/types";
+import { Wallet } from "ethers";
+
+import {
+  encodeBatch,
+  eventKeyOf,
+  ticketHashOf,
+  ticketeerKeyOf,
+  tokenIdOf,
+  type RegistryBatchItem,
+  type RegistryEventDetails,
+} from "../../src/chain/registry";
+import type { TicketRegistry } from "../../typechain-types";
+
+export const BATCH_SIZES = [1, 10, 100] as const;
+export const TICKET_ACTIONS = ["sold", "resold", "scanned", "invalidated", "claimed"] as const;
+
+export type TicketAction = (typeof TICKET_ACTIONS)[number];
+export type GasSnapshot = Record<TicketAction, Record<`${(typeof BATCH_SIZES)[number]}`, number>> & { registerEvent: number };
+
+/** Targets per ticket at a batch of 100, and for registering an event. */
+export const GAS_TARGETS: Record<TicketAction | "registerEvent", number> = {
+  sold: 8_000,
+  resold: 55_000,
+  scanned: 2_000,
+  invalidated: 2_000,
+  claimed: 55_000,
+  registerEvent: 150_000,
+};
+
+/** The worst case the registry accepts: every string at its 255-character limit. */
+const FULL_EVENT: RegistryEventDetails = {
+  name: "N".repeat(255),
+  currency: "EUR",
+  shopUrl: "https://shop.example.com/" + "s".repeat(230),
+  imageUrl: "https://img.example.com/" + "i".repeat(231),
+  latitude: 52.3731,
+  longitude: 4.8922,
+  startTime: 1_900_000_000n,
+  endTime: 1_900_010_800n,
+};
+
+const ORDER_TIME = 1_750_000_000n;
+const EVENT_INDEX = 1n;
+
+/**
+ * Gas per ticket of each action: the batch transaction's gasUsed (21,000 base included) divided by
+ * the number of tickets. The tickets of a batch are consecutive serials of one event, as a sale and
+ * the later actions on its tickets are; claims go to distinct wallets that held nothing before.
+ */
+export async function measureGas(hre: HardhatRuntimeEnvironment): Promise<GasSnapshot> {
+  const registry = await deployForMeasuring(hre);
+  const snapshot = {} as GasSnapshot;
+  for (const action of TICKET_ACTIONS) {
+    snapshot[action] = {} as GasSnapshot[TicketAction];
+    for (const size of BATCH_SIZES) {
+      snapshot[action][`${size}`] = await isolated(hre, () => gasPerTicket(registry, action, size));
+    }
+  }
+  snapshot.registerEvent = await isolated(hre, () => gasUsed(registry, [registerEvent(EVENT_INDEX + 1n, "measured-event")]));
+  return snapshot;
+}
+
+async function deployForMeasuring(hre: HardhatRuntimeEnvironment): Promise<TicketRegistry> {
+  const [admin] = await hre.ethers.getSigners();
+  const factory = await hre.ethers.getContractFactory("TicketRegistry");
+  const registry = (await factory.deploy(admin.address, "Ticket Registry", "TICKET", "")) as unknown as TicketRegistry;
+  await registry.grantRole(await registry.OPERATOR_ROLE(), admin.address);
+  await (await registry.execute(encodeBatch([registerEvent(EVENT_INDEX, "event")]))).wait();
+  return registry;
+}
+
+async function gasPerTicket(registry: TicketRegistry, action: TicketAction, size: number): Promise<number> {
+  const tokenIds = Array.from({ length: size }, (_, i) => tokenIdOf(EVENT_INDEX, BigInt(i + 1)));
+  const sold = tokenIds.map((tokenId, i): RegistryBatchItem => ({
+    action: "sold",
+    tokenId,
+    ticketHash: ticketHashOf(`ticket-${i}`),
+    price: "49.95",
+    orderTime: ORDER_TIME,
+  }));
+  if (action === "sold") return Math.round((await gasUsed(registry, sold)) / size);
+  await gasUsed(registry, sold);
+  if (action === "claimed") await gasUsed(registry, tokenIds.map((tokenId) => ({ action: "checkedIn", tokenId, orderTime: ORDER_TIME })));
+  const measured = tokenIds.map((tokenId) => actionItem(action, tokenId));
+  return Math.round((await gasUsed(registry, measured)) / size);
+}
+
+function actionItem(action: Exclude<TicketAction, "sold">, tokenId: bigint): RegistryBatchItem {
+  switch (action) {
+    case "resold":
+      return { action: "resold", tokenId, price: "55.00", orderTime: ORDER_TIME + 1n };
+    case "scanned":
+      return { action: "checkedIn", tokenId, orderTime: ORDER_TIME + 2n };
+    case "invalidated":
+      return { action: "invalidated", tokenId, orderTime: ORDER_TIME + 2n };
+    case "claimed":
+      return { action: "claimed", tokenId, to: Wallet.createRandom().address };
+  }
+}
+
+function registerEvent(eventIndex: bigint, eventId: string): RegistryBatchItem {
+  return {
+    action: "registerEvent",
+    eventIndex,
+    eventKey: eventKeyOf("ticketeer", eventId),
+    ticketeer: ticketeerKeyOf("ticketeer"),
+    details: FULL_EVENT,
+  };
+}
+
+async function gasUsed(registry: TicketRegistry, items: RegistryBatchItem[]): Promise<number> {
+  const receipt = await (await registry.execute(encodeBatch(items))).wait();
+  if (!receipt || receipt.status !== 1) throw new Error("measurement batch failed");
+  const failures = receipt.logs.filter((log) => registry.interface.parseLog(log)?.name === "ItemFailed");
+  if (failures.length > 0) throw new Error(`measurement batch had ${failures.length} failed items`);
+  return Number(receipt.gasUsed);
+}
+
+/** Runs `measure` from the same chain state every time. */
+async function isolated<T>(hre: HardhatRuntimeEnvironment, measure: () => Promise<T>): Promise<T> {
+  const snapshotId = await hre.network.provider.send("evm_snapshot");
+  try {
+    return await measure();
+  } finally {
+    await hre.network.provider.send("evm_revert", [snapshotId]);
+  }
+}
