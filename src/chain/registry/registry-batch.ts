@@ -1,4 +1,4 @@
-import { concat, getAddress, getBytes, hexlify, toBeHex, toUtf8Bytes } from "ethers";
+import { concat, getAddress, getBytes, toBeHex, toUtf8Bytes } from "ethers";
 
 import { encodePrice } from "./registry-price";
 import { toFixedCoordinate } from "./registry-coordinates";
@@ -37,10 +37,11 @@ export type RegistryBatchItem =
 
 /** Packs items, in order, into the bytes `TicketRegistry.execute` takes. */
 export function encodeBatch(items: readonly RegistryBatchItem[]): string {
-  return hexlify(concat(items.map(encodeItem)));
+  return concat(items.map(encodeItem));
 }
 
-export function encodeItem(item: RegistryBatchItem): Uint8Array {
+/** One item's bytes, as a 0x-prefixed hex string. */
+export function encodeItem(item: RegistryBatchItem): string {
   const code = uint(BatchActionCode[item.action], 1);
   switch (item.action) {
     case "registerEvent":
@@ -59,7 +60,7 @@ export function encodeItem(item: RegistryBatchItem): Uint8Array {
   }
 }
 
-function details(value: RegistryEventDetails): Uint8Array {
+function details(value: RegistryEventDetails): string {
   return concat([
     int32(toFixedCoordinate(value.latitude, 90)),
     int32(toFixedCoordinate(value.longitude, 180)),
@@ -72,7 +73,7 @@ function details(value: RegistryEventDetails): Uint8Array {
   ]);
 }
 
-function text(value: string): Uint8Array {
+function text(value: string): string {
   const utf8 = toUtf8Bytes(value);
   if (utf8.length > 0xffff) throw new RangeError(`text of ${utf8.length} bytes exceeds 65535`);
   return concat([uint(utf8.length, 2), utf8]);
