@@ -158,6 +158,9 @@ interface ITicketRegistry {
      */
     function setBaseURI(string calldata baseURI) external;
 
+    /// @notice The prefix of every tokenURI.
+    function baseURI() external view returns (string memory);
+
     /// @notice The event registered under `eventIndex`. Reverts with TicketRegistryEventUnknown if none.
     function eventRecord(uint64 eventIndex) external view returns (EventView memory);
 

@@ -455,6 +455,11 @@ contract TicketRegistry is ITicketRegistry, IERC721Metadata, IERC4906, IERC721Er
     // ------------------------------------------------------------------------------------------
 
     /// @inheritdoc ITicketRegistry
+    function baseURI() external view returns (string memory) {
+        return _baseTokenURI;
+    }
+
+    /// @inheritdoc ITicketRegistry
     function eventRecord(uint64 eventIndex) external view returns (EventView memory) {
         EventRecord storage record = _events[eventIndex];
         if (record.key == 0) revert TicketRegistryEventUnknown(eventIndex);

@@ -1,5 +1,5 @@
 import type { HardhatRuntimeEnvironment } from "hardhat/types";
-import { Wallet } from "ethers";
+import { dataSlice, getAddress, id } from "ethers";
 
 import {
   encodeBatch,
@@ -82,11 +82,11 @@ async function gasPerTicket(registry: TicketRegistry, action: TicketAction, size
   if (action === "sold") return Math.round((await gasUsed(registry, sold)) / size);
   await gasUsed(registry, sold);
   if (action === "claimed") await gasUsed(registry, tokenIds.map((tokenId) => ({ action: "checkedIn", tokenId, orderTime: ORDER_TIME })));
-  const measured = tokenIds.map((tokenId) => actionItem(action, tokenId));
+  const measured = tokenIds.map((tokenId, i) => actionItem(action, tokenId, i));
   return Math.round((await gasUsed(registry, measured)) / size);
 }
 
-function actionItem(action: Exclude<TicketAction, "sold">, tokenId: bigint): RegistryBatchItem {
+function actionItem(action: Exclude<TicketAction, "sold">, tokenId: bigint, position: number): RegistryBatchItem {
   switch (action) {
     case "resold":
       return { action: "resold", tokenId, price: "55.00", orderTime: ORDER_TIME + 1n };
@@ -95,8 +95,13 @@ function actionItem(action: Exclude<TicketAction, "sold">, tokenId: bigint): Reg
     case "invalidated":
       return { action: "invalidated", tokenId, orderTime: ORDER_TIME + 2n };
     case "claimed":
-      return { action: "claimed", tokenId, to: Wallet.createRandom().address };
+      return { action: "claimed", tokenId, to: claimant(position) };
   }
+}
+
+/** A distinct wallet per ticket, the same on every run so that calldata costs repeat exactly. */
+function claimant(position: number): string {
+  return getAddress(dataSlice(id(`claimant-${position}`), 12));
 }
 
 function registerEvent(eventIndex: bigint, eventId: string): RegistryBatchItem {

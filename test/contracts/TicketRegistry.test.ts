@@ -574,6 +574,7 @@ describe("TicketRegistry", () => {
       await expect(tx).to.emit(registry, "BaseURIChanged").withArgs("ipfs://base/");
       await expect(tx).to.emit(registry, "BatchMetadataUpdate").withArgs(0n, ethers.MaxUint256);
       expect(await registry.tokenURI(tokenId)).to.equal(`ipfs://base/${tokenId}`);
+      expect(await registry.baseURI()).to.equal("ipfs://base/");
       await registry.connect(admin).setBaseURI("");
       expect(await registry.tokenURI(tokenId)).to.equal("");
       await expect(registry.tokenURI(tokenIdOf(1n, 99n))).to.be.revertedWithCustomError(registry, "ERC721NonexistentToken");

@@ -1,0 +1,154 @@
+/**
+ * Deploys TicketRegistry and records it in <DEPLOYMENTS_DIR>/<network>.json.
+ *
+ *   npx hardhat run scripts/deploy.ts --network <name>
+ *
+ * Environment (hardhat run takes no arguments):
+ *   REGISTRY_ADMIN      holder of DEFAULT_ADMIN_ROLE (default: the deployer)
+ *   REGISTRY_NAME       ERC-721 name (default "Ticket Registry")
+ *   REGISTRY_SYMBOL     ERC-721 symbol (default "TICKET")
+ *   REGISTRY_BASE_URI   tokenURI prefix (default "")
+ *   REGISTRY_OPERATORS  comma-separated addresses granted OPERATOR_ROLE right after the deployment
+ *   DEPLOYMENTS_DIR     where the record is written (default "deployments")
+ */
+import hre from "hardhat";
+import type { HardhatEthersSigner } from "@nomicfoundation/hardhat-ethers/signers";
+import { TicketRegistry__factory, type TicketRegistry } from "../typechain-types";
+import {
+  type DeploymentRecord,
+  parseAddress,
+  parseAddressList,
+  UsageError,
+  writeDeployment,
+} from "./lib/deployment";
+
+const CONTRACT = "contracts/TicketRegistry.sol:TicketRegistry";
+
+interface DeployParams {
+  admin: string;
+  name: string;
+  symbol: string;
+  baseURI: string;
+  operators: string[];
+}
+
+interface Deployed {
+  registry: TicketRegistry;
+  address: string;
+  txHash: string;
+  blockNumber: number;
+}
+
+function readParams(deployer: string): DeployParams {
+  const env = process.env;
+  return {
+    admin: env.REGISTRY_ADMIN ? parseAddress(env.REGISTRY_ADMIN, "REGISTRY_ADMIN") : deployer,
+    name: env.REGISTRY_NAME ?? "Ticket Registry",
+    symbol: env.REGISTRY_SYMBOL ?? "TICKET",
+    baseURI: env.REGISTRY_BASE_URI ?? "",
+    operators: parseAddressList(env.REGISTRY_OPERATORS, "REGISTRY_OPERATORS"),
+  };
+}
+
+/** Operators are granted by the admin, so its key must be at hand; checked before anything is sent. */
+async function findAdminSigner(params: DeployParams): Promise<HardhatEthersSigner | undefined> {
+  if (params.operators.length === 0) return undefined;
+  const signers = await hre.ethers.getSigners();
+  const admin = signers.find((signer) => signer.address.toLowerCase() === params.admin.toLowerCase());
+  if (!admin) {
+    throw new UsageError(
+      `REGISTRY_OPERATORS needs the admin ${params.admin} to sign the grants, but network "${hre.network.name}" ` +
+        "has no account for it: deploy without REGISTRY_OPERATORS and grant them from the admin " +
+        "with registry:grant-operator",
+    );
+  }
+  return admin;
+}
+
+async function deployRegistry(deployer: HardhatEthersSigner, params: DeployParams): Promise<Deployed> {
+  const registry = await new TicketRegistry__factory(deployer).deploy(
+    params.admin,
+    params.name,
+    params.symbol,
+    params.baseURI,
+  );
+  const tx = registry.deploymentTransaction();
+  const receipt = await tx?.wait();
+  if (!tx || !receipt) throw new Error("The deployment transaction has no receipt");
+  return { registry, address: await registry.getAddress(), txHash: tx.hash, blockNumber: receipt.blockNumber };
+}
+
+async function grantOperators(
+  registry: TicketRegistry,
+  admin: HardhatEthersSigner,
+  operators: string[],
+): Promise<void> {
+  const role = await registry.OPERATOR_ROLE();
+  for (const operator of operators) {
+    const tx = await registry.connect(admin).grantRole(role, operator);
+    await tx.wait();
+    console.log(`  granted OPERATOR_ROLE to ${operator} (tx ${tx.hash})`);
+  }
+}
+
+interface Build {
+  compilerVersion: string;
+  abi: unknown[];
+}
+
+/** Read before deploying, so that a missing build cannot leave a deployed contract unrecorded. */
+async function readBuild(): Promise<Build> {
+  const buildInfo = await hre.artifacts.getBuildInfo(CONTRACT);
+  if (!buildInfo) throw new UsageError(`No build info for ${CONTRACT}: compile first`);
+  const { abi } = await hre.artifacts.readArtifact(CONTRACT);
+  return { compilerVersion: buildInfo.solcLongVersion, abi };
+}
+
+async function buildRecord(
+  deployer: string,
+  params: DeployParams,
+  build: Build,
+  deployed: Deployed,
+): Promise<DeploymentRecord> {
+  const { chainId } = await hre.ethers.provider.getNetwork();
+  return {
+    network: hre.network.name,
+    chainId: Number(chainId),
+    address: deployed.address,
+    blockNumber: deployed.blockNumber,
+    txHash: deployed.txHash,
+    deployer,
+    admin: params.admin,
+    operators: params.operators,
+    name: params.name,
+    symbol: params.symbol,
+    baseURI: params.baseURI,
+    compilerVersion: build.compilerVersion,
+    deployedAt: new Date().toISOString(),
+    abi: build.abi,
+  };
+}
+
+async function main(): Promise<void> {
+  const [deployer] = await hre.ethers.getSigners();
+  if (!deployer) throw new UsageError(`Network "${hre.network.name}" has no account to deploy from`);
+  const params = readParams(deployer.address);
+  const adminSigner = await findAdminSigner(params);
+  const build = await readBuild();
+
+  console.log(
+    `Deploying TicketRegistry "${params.name}" (${params.symbol}) to ${hre.network.name} from ${deployer.address}`,
+  );
+  const deployed = await deployRegistry(deployer, params);
+  console.log(`  deployed at ${deployed.address} in block ${deployed.blockNumber} (tx ${deployed.txHash})`);
+  if (adminSigner) await grantOperators(deployed.registry, adminSigner, params.operators);
+
+  const file = writeDeployment(hre.config.paths.root, await buildRecord(deployer.address, params, build, deployed));
+  console.log(`  admin ${params.admin}, ${params.operators.length} operator(s), base URI "${params.baseURI}"`);
+  console.log(`  recorded in ${file}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof UsageError ? error.message : error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,82 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { getAddress } from "ethers";
+
+// Loaded by hardhat.config.ts through the tasks: importing "hardhat" here would load the config again.
+
+/** A failure the user can fix from its message alone, so it is reported without a stack trace. */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+/** What `scripts/deploy.ts` records about one deployment, one file per network. */
+export interface DeploymentRecord {
+  network: string;
+  chainId: number;
+  address: string;
+  blockNumber: number;
+  txHash: string;
+  deployer: string;
+  admin: string;
+  operators: string[];
+  name: string;
+  symbol: string;
+  baseURI: string;
+  compilerVersion: string;
+  deployedAt: string;
+  abi: unknown[];
+}
+
+/** `DEPLOYMENTS_DIR` when set, else `deployments`; relative paths are taken from `root`. */
+export function deploymentsDir(root: string): string {
+  return path.resolve(root, process.env.DEPLOYMENTS_DIR || "deployments");
+}
+
+export function deploymentFile(root: string, network: string): string {
+  return path.join(deploymentsDir(root), `${network}.json`);
+}
+
+export function writeDeployment(root: string, record: DeploymentRecord): string {
+  const file = deploymentFile(root, record.network);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
+  return file;
+}
+
+/** The recorded deployment of `network`, or undefined when there is none. */
+export function readDeployment(root: string, network: string): DeploymentRecord | undefined {
+  const file = deploymentFile(root, network);
+  if (!fs.existsSync(file)) return undefined;
+  return JSON.parse(fs.readFileSync(file, "utf8")) as DeploymentRecord;
+}
+
+/** Checksums `value`, naming `source` in the error so the caller knows which input to fix. */
+export function parseAddress(value: string, source: string): string {
+  try {
+    return getAddress(value.trim());
+  } catch {
+    throw new UsageError(`${source}: "${value}" is not a valid address`);
+  }
+}
+
+/** A comma-separated list of addresses; blanks are ignored and duplicates dropped. */
+export function parseAddressList(value: string | undefined, source: string): string[] {
+  const entries = (value ?? "")
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "");
+  return [...new Set(entries.map((entry) => parseAddress(entry, source)))];
+}
+
+/** `explicit` when given, else the address recorded for `network`. */
+export function resolveRegistryAddress(root: string, network: string, explicit?: string): string {
+  if (explicit) return parseAddress(explicit, "--registry");
+  const record = readDeployment(root, network);
+  if (!record) {
+    const expected = deploymentFile(root, network);
+    throw new UsageError(
+      `No registry address for network "${network}": pass --registry or deploy first (expected ${expected})`,
+    );
+  }
+  return parseAddress(record.address, deploymentFile(root, network));
+}

@@ -1,0 +1,343 @@
+import { expect } from "chai";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as net from "node:net";
+import * as os from "node:os";
+import * as path from "node:path";
+import { Contract, JsonRpcProvider, Wallet, ZeroHash, getAddress, id } from "ethers";
+import hre from "hardhat";
+
+const ROOT = hre.config.paths.root;
+const CONTRACT = "contracts/TicketRegistry.sol:TicketRegistry";
+const CHILD_TIMEOUT_MS = 90_000;
+
+interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The caller's environment without anything that would redirect the children to another chain or key. */
+function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of Object.keys(env)) {
+    if (/^(REGISTRY_|HARDHAT_NETWORK$|DEPLOYER_PRIVATE_KEY$|DEPLOYMENTS_DIR$)/.test(name)) delete env[name];
+  }
+  return { ...env, ...extra };
+}
+
+function runHardhat(args: string[], env: NodeJS.ProcessEnv): Promise<RunResult> {
+  return new Promise((resolve) => {
+    execFile("npx", ["hardhat", ...args], { cwd: ROOT, env, timeout: CHILD_TIMEOUT_MS }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+function describeRun(result: RunResult): string {
+  return `exit ${result.code}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`;
+}
+
+function expectSuccess(result: RunResult): void {
+  expect(result.code, describeRun(result)).to.equal(0);
+}
+
+class HardhatNode {
+  private output = "";
+
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly url: string,
+  ) {
+    child.stdout?.on("data", (chunk: Buffer) => (this.output += chunk.toString()));
+    child.stderr?.on("data", (chunk: Buffer) => (this.output += chunk.toString()));
+  }
+
+  static async start(port: number, env: NodeJS.ProcessEnv): Promise<HardhatNode> {
+    // Its own process group, so that stopping it also stops the node process npx starts.
+    const child = spawn("npx", ["hardhat", "node", "--port", String(port)], {
+      cwd: ROOT,
+      env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const node = new HardhatNode(child, `http://127.0.0.1:${port}`);
+    await node.waitUntilAnswering(60_000);
+    return node;
+  }
+
+  private async waitUntilAnswering(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (this.child.exitCode !== null) {
+        throw new Error(`hardhat node exited with ${this.child.exitCode}:\n${this.output}`);
+      }
+      if (await this.answersChainId()) return;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    await this.stop();
+    throw new Error(`hardhat node did not answer on ${this.url} within ${timeoutMs} ms:\n${this.output}`);
+  }
+
+  private async answersChainId(): Promise<boolean> {
+    try {
+      const response = await fetch(this.url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }),
+      });
+      const body = (await response.json()) as { result?: string };
+      return typeof body.result === "string";
+    } catch {
+      return false;
+    }
+  }
+
+  async stop(): Promise<void> {
+    const { child } = this;
+    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    process.kill(-child.pid, "SIGTERM");
+    const timer = setTimeout(() => child.pid !== undefined && process.kill(-child.pid, "SIGKILL"), 5_000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+describe("scripts/deploy.ts and the registry tasks against a Hardhat node", function () {
+  let node: HardhatNode | undefined;
+  let provider: JsonRpcProvider;
+  let deploymentsDir: string;
+  let env: NodeJS.ProcessEnv;
+  let accounts: string[];
+  let deployer: string;
+  let operator: string;
+  let deployRun: RunResult;
+  let record: Record<string, unknown>;
+  let registry: Contract;
+  const baseURI = "https://tickets.example/metadata/";
+
+  before(async function () {
+    this.timeout(180_000);
+    deploymentsDir = fs.mkdtempSync(path.join(os.tmpdir(), "registry-deployments-"));
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    env = childEnv({ LOCALHOST_RPC_URL: url, DEPLOYMENTS_DIR: deploymentsDir });
+    node = await HardhatNode.start(port, env);
+
+    provider = new JsonRpcProvider(url, undefined, { staticNetwork: true, polling: true, pollingInterval: 100 });
+    accounts = ((await provider.send("eth_accounts", [])) as string[]).map((account) => getAddress(account));
+    [deployer, operator] = accounts;
+
+    deployRun = await runHardhat(["run", "scripts/deploy.ts", "--network", "localhost"], {
+      ...env,
+      REGISTRY_OPERATORS: operator.toLowerCase(),
+      REGISTRY_BASE_URI: baseURI,
+    });
+    expectSuccess(deployRun);
+    const file = path.join(deploymentsDir, "localhost.json");
+    record = JSON.parse(fs.readFileSync(file, "utf8")) as Record<string, unknown>;
+    registry = new Contract(record.address as string, record.abi as string[], provider);
+  });
+
+  after(async function () {
+    this.timeout(30_000);
+    provider?.destroy();
+    await node?.stop();
+    if (deploymentsDir) fs.rmSync(deploymentsDir, { recursive: true, force: true });
+  });
+
+  describe("deploy", function () {
+    it("records every field of the deployment", async function () {
+      const artifact = await hre.artifacts.readArtifact(CONTRACT);
+      const buildInfo = await hre.artifacts.getBuildInfo(CONTRACT);
+
+      expect(Object.keys(record).sort()).to.deep.equal(
+        [
+          "abi",
+          "address",
+          "admin",
+          "baseURI",
+          "blockNumber",
+          "chainId",
+          "compilerVersion",
+          "deployedAt",
+          "deployer",
+          "name",
+          "network",
+          "operators",
+          "symbol",
+          "txHash",
+        ].sort(),
+      );
+      expect(record.network).to.equal("localhost");
+      expect(record.chainId).to.equal(31337);
+      expect(record.address).to.equal(getAddress(record.address as string));
+      expect(record.deployer).to.equal(deployer);
+      expect(record.admin).to.equal(deployer);
+      expect(record.operators).to.deep.equal([operator]);
+      expect(record.name).to.equal("Ticket Registry");
+      expect(record.symbol).to.equal("TICKET");
+      expect(record.baseURI).to.equal(baseURI);
+      expect(record.compilerVersion).to.match(/^0\.8\.28\+commit\.[0-9a-f]{8}$/);
+      expect(record.compilerVersion).to.equal(buildInfo?.solcLongVersion);
+      expect(new Date(record.deployedAt as string).toISOString()).to.equal(record.deployedAt);
+      expect(Date.now() - Date.parse(record.deployedAt as string)).to.be.within(0, 10 * 60_000);
+      expect(record.abi).to.deep.equal(artifact.abi);
+      const abi = record.abi as { type: string; name?: string }[];
+      expect(abi.some((item) => item.type === "function" && item.name === "execute")).to.be.true;
+    });
+
+    it("matches the deployment transaction on chain", async function () {
+      const receipt = await provider.getTransactionReceipt(record.txHash as string);
+      expect(receipt, "no receipt for the recorded txHash").to.not.be.null;
+      expect(receipt!.status).to.equal(1);
+      expect(receipt!.from).to.equal(record.deployer);
+      expect(receipt!.contractAddress).to.equal(record.address);
+      expect(receipt!.blockNumber).to.equal(record.blockNumber);
+      expect(await provider.getCode(record.address as string)).to.not.equal("0x");
+    });
+
+    it("grants the admin and operator roles and nothing else", async function () {
+      const stranger = Wallet.createRandom().address;
+      const operatorRole = (await registry.OPERATOR_ROLE()) as string;
+      expect(operatorRole).to.equal(id("OPERATOR_ROLE"));
+      expect(await registry.hasRole(ZeroHash, record.admin)).to.be.true;
+      expect(await registry.hasRole(operatorRole, operator)).to.be.true;
+      expect(await registry.hasRole(ZeroHash, operator)).to.be.false;
+      expect(await registry.hasRole(operatorRole, record.admin)).to.be.false;
+      expect(await registry.hasRole(ZeroHash, stranger)).to.be.false;
+      expect(await registry.hasRole(operatorRole, stranger)).to.be.false;
+      expect(await registry.name()).to.equal("Ticket Registry");
+      expect(await registry.symbol()).to.equal("TICKET");
+      expect(await registry.paused()).to.be.false;
+    });
+
+    it("prints what it did", function () {
+      expect(deployRun.stdout).to.include(record.address as string);
+      expect(deployRun.stdout).to.include(record.txHash as string);
+      expect(deployRun.stdout).to.include(operator);
+    });
+
+    it("refuses an invalid operator address before sending anything", async function () {
+      const otherDir = fs.mkdtempSync(path.join(os.tmpdir(), "registry-deployments-"));
+      try {
+        const blockBefore = await provider.getBlockNumber();
+        const result = await runHardhat(["run", "scripts/deploy.ts", "--network", "localhost"], {
+          ...env,
+          DEPLOYMENTS_DIR: otherDir,
+          REGISTRY_OPERATORS: `${operator},0x1234`,
+        });
+        expect(result.code, describeRun(result)).to.not.equal(0);
+        expect(result.stderr).to.include("REGISTRY_OPERATORS").and.to.include("0x1234");
+        expect(fs.readdirSync(otherDir)).to.be.empty;
+        expect(await provider.getBlockNumber()).to.equal(blockBefore);
+      } finally {
+        fs.rmSync(otherDir, { recursive: true, force: true });
+      }
+    });
+  });
+
+  describe("tasks", function () {
+    async function runTask(...args: string[]): Promise<RunResult> {
+      const result = await runHardhat([...args, "--network", "localhost"], env);
+      expectSuccess(result);
+      return result;
+    }
+
+    /** The task's transaction, found by the hash it printed, was mined and sent to the registry. */
+    async function expectMinedTx(result: RunResult): Promise<void> {
+      const hash = /tx (0x[0-9a-f]{64})/.exec(result.stdout)?.[1];
+      expect(hash, `no tx hash printed:\n${describeRun(result)}`).to.be.a("string");
+      const receipt = await provider.getTransactionReceipt(hash!);
+      expect(receipt?.status).to.equal(1);
+      expect(receipt?.to).to.equal(record.address);
+      expect(receipt?.from).to.equal(deployer);
+    }
+
+    it("registry:grant-operator grants OPERATOR_ROLE", async function () {
+      const newOperator = accounts[2];
+      const result = await runTask("registry:grant-operator", "--account", newOperator);
+      await expectMinedTx(result);
+      expect(result.stdout).to.include(newOperator);
+      expect(await registry.hasRole(await registry.OPERATOR_ROLE(), newOperator)).to.be.true;
+    });
+
+    it("registry:revoke-operator revokes OPERATOR_ROLE", async function () {
+      const result = await runTask("registry:revoke-operator", "--account", operator);
+      await expectMinedTx(result);
+      expect(await registry.hasRole(await registry.OPERATOR_ROLE(), operator)).to.be.false;
+    });
+
+    it("registry:pause pauses the registry", async function () {
+      const result = await runTask("registry:pause");
+      await expectMinedTx(result);
+      expect(await registry.paused()).to.be.true;
+    });
+
+    it("registry:unpause unpauses the registry given its address", async function () {
+      const result = await runTask("registry:unpause", "--registry", record.address as string);
+      await expectMinedTx(result);
+      expect(await registry.paused()).to.be.false;
+    });
+
+    it("registry:status reports the state and the roles", async function () {
+      const result = await runTask("registry:status", "--accounts", `${accounts[2]},${operator}`);
+      const lines = result.stdout.split("\n");
+      expect(result.stdout).to.include(record.address as string);
+      expect(lines).to.include("Paused    no");
+      expect(lines).to.include(`Base URI  "${baseURI}"`);
+      expect(lines).to.include(`Admin     ${deployer} (signer): yes`);
+      expect(lines).to.include(`Operator  ${accounts[2]}: yes`);
+      expect(lines).to.include(`Operator  ${operator}: no`);
+    });
+
+    it("registry:status reports a base URI changed after the deployment", async function () {
+      const newBaseURI = "ipfs://changed/";
+      const admin = await provider.getSigner(deployer);
+      const setBaseURI = registry.connect(admin).getFunction("setBaseURI");
+      const tx = (await setBaseURI(newBaseURI)) as { hash: string; wait(): Promise<unknown> };
+      await tx.wait();
+      const result = await runTask("registry:status");
+      expect(result.stdout.split("\n")).to.include(`Base URI  "${newBaseURI}"`);
+    });
+
+    it("refuses to send from an account without DEFAULT_ADMIN_ROLE", async function () {
+      const candidate = accounts[3];
+      const result = await runHardhat(["registry:grant-operator", "--account", candidate, "--network", "localhost"], {
+        ...env,
+        DEPLOYER_PRIVATE_KEY: Wallet.createRandom().privateKey,
+      });
+      expect(result.code, describeRun(result)).to.not.equal(0);
+      expect(result.stderr).to.include("does not have DEFAULT_ADMIN_ROLE");
+      expect(await registry.hasRole(await registry.OPERATOR_ROLE(), candidate)).to.be.false;
+    });
+
+    it("fails clearly without a recorded deployment or --registry", async function () {
+      const emptyDir = fs.mkdtempSync(path.join(os.tmpdir(), "registry-deployments-"));
+      try {
+        const result = await runHardhat(["registry:pause", "--network", "localhost"], {
+          ...env,
+          DEPLOYMENTS_DIR: emptyDir,
+        });
+        expect(result.code, describeRun(result)).to.not.equal(0);
+        expect(result.stderr).to.include("No registry address");
+        expect(await registry.paused()).to.be.false;
+      } finally {
+        fs.rmSync(emptyDir, { recursive: true, force: true });
+      }
+    });
+  });
+});
