@@ -1,0 +1,39 @@
+import { BullModule } from "@nestjs/bull";
+import { type DynamicModule, Module } from "@nestjs/common";
+
+import { ActionsModule } from "./actions/actions.module";
+import { AuthModule } from "./auth/auth.module";
+import { ChainModule } from "./chain/chain.module";
+import type { AppConfig } from "./config/app-config";
+import { APP_CONFIG, ConfigModule } from "./config/config.module";
+import { DatabaseModule } from "./database/database.module";
+import { EventsModule } from "./events/events.module";
+import { HealthModule } from "./health/health.module";
+import { RedisModule } from "./redis/redis.module";
+import { StreamModule } from "./stream/stream.module";
+import { TicketsModule } from "./tickets/tickets.module";
+
+@Module({})
+export class AppModule {
+  static forConfig(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        DatabaseModule,
+        RedisModule,
+        BullModule.forRootAsync({
+          inject: [APP_CONFIG],
+          useFactory: (appConfig: AppConfig) => ({ url: appConfig.redis.url, prefix: `${appConfig.redis.keyPrefix}:bull` }),
+        }),
+        AuthModule,
+        ChainModule,
+        EventsModule,
+        TicketsModule,
+        StreamModule,
+        ActionsModule,
+        HealthModule,
+      ],
+    };
+  }
+}

@@ -1,0 +1,56 @@
+import type { INestApplication } from "@nestjs/common";
+import { NestFactory } from "@nestjs/core";
+import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from "@nestjs/swagger";
+import express, { type NextFunction, type Request, type Response } from "express";
+
+import { AppModule } from "./app.module";
+import { API_KEY_SECURITY } from "./common/http/api-responses";
+import { ApiExceptionFilter, bodyErrorAnswer } from "./common/http/api-exception.filter";
+import { requestIdMiddleware } from "./common/http/request-id";
+import type { AppConfig } from "./config/app-config";
+import { STREAM_PATHS } from "./stream/stream.controller";
+
+/** Builds the HTTP application; main.ts and the end-to-end tests share it. */
+export async function createApp(config: AppConfig): Promise<INestApplication> {
+  const app = await NestFactory.create(AppModule.forConfig(config), { bodyParser: false, logger: nestLogLevels(config.app.logLevel) });
+  configureApp(app, config);
+  return app;
+}
+
+export function configureApp(app: INestApplication, config: AppConfig): void {
+  app.enableShutdownHooks();
+  app.use(requestIdMiddleware);
+  // Bodies are capped per endpoint: /stream takes 5000 actions, the per-action endpoints 100 items.
+  const parse = (limit: number) => express.json({ limit, strict: false, type: ["application/json", "application/*+json"] });
+  app.use(STREAM_PATHS.map((path) => `/${path}`), parse(config.limits.streamBodyBytes));
+  app.use(parse(config.limits.ticketBodyBytes));
+  app.use(answerBodyErrors);
+  app.useGlobalFilters(new ApiExceptionFilter());
+  SwaggerModule.setup("docs", app, () => buildOpenApiDocument(app), { jsonDocumentUrl: "docs-json" });
+}
+
+export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+  const document = new DocumentBuilder()
+    .setTitle("Ticket registry service")
+    .setDescription(
+      "Register events and tickets and report what happens to them; every ticket is mirrored on chain as an ERC-721 token. " +
+        "Writes are asynchronous: each accepted action gets a promise id (txPromise / actionPromise) and its outcome arrives by callback " +
+        "and at GET /api/v1/actions/{promise}. Every request needs the X-Api-Key header (except /health and these docs).",
+    )
+    .setVersion("1")
+    .addApiKey({ type: "apiKey", in: "header", name: "X-Api-Key", description: "The organization's API key, issued at onboarding." }, API_KEY_SECURITY)
+    .build();
+  return SwaggerModule.createDocument(app, document);
+}
+
+function answerBodyErrors(error: unknown, _request: Request, response: Response, next: NextFunction): void {
+  const answer = bodyErrorAnswer(error);
+  if (!answer) return next(error);
+  response.status(answer.status).json({ status: "error", error: answer.detail });
+}
+
+function nestLogLevels(level: string): ("fatal" | "error" | "warn" | "log" | "debug" | "verbose")[] {
+  const order = ["fatal", "error", "warn", "log", "debug", "verbose"] as const;
+  const index = order.indexOf((level === "info" ? "log" : level) as (typeof order)[number]);
+  return order.slice(0, index + 1);
+}

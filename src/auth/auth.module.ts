@@ -1,0 +1,14 @@
+import { Module } from "@nestjs/common";
+import { APP_GUARD } from "@nestjs/core";
+
+import { ApiKeyGuard } from "./api-key.guard";
+import { AuthService } from "./auth.service";
+import { OrganizationsService } from "./organizations.service";
+import { RateLimitGuard } from "./rate-limit.guard";
+
+/** API keys on every route (guards run in this order: key, then rate limit), and onboarding. */
+@Module({
+  providers: [AuthService, OrganizationsService, { provide: APP_GUARD, useClass: ApiKeyGuard }, { provide: APP_GUARD, useClass: RateLimitGuard }],
+  exports: [OrganizationsService],
+})
+export class AuthModule {}

@@ -1,0 +1,41 @@
+import { InjectQueue } from "@nestjs/bull";
+import { Injectable } from "@nestjs/common";
+import type { JobOptions, Queue } from "bull";
+
+export const CHAIN_WRITER_QUEUE = "chain-writer";
+
+export const ChainWriterJob = {
+  /** Send the ledger's waiting actions to the chain. The job carries no actions: the ledger has them. */
+  flush: "flush",
+} as const;
+
+export interface FlushJobData {
+  reason: "accepted" | "sweep";
+}
+
+const FLUSH_JOB_OPTIONS: JobOptions = {
+  attempts: 5,
+  backoff: { type: "exponential", delay: 1_000 },
+  removeOnComplete: true,
+  removeOnFail: 100,
+};
+
+/** The producer side of the chain writer's queue. */
+@Injectable()
+export class ChainWriterQueue {
+  constructor(@InjectQueue(CHAIN_WRITER_QUEUE) private readonly queue: Queue<FlushJobData>) {}
+
+  async requestFlush(reason: FlushJobData["reason"]): Promise<void> {
+    await this.queue.add(ChainWriterJob.flush, { reason }, FLUSH_JOB_OPTIONS);
+  }
+
+  /** Whether a flush is already waiting to run, so a sweep need not add another. */
+  async flushWaiting(): Promise<boolean> {
+    const counts = await this.queue.getJobCounts();
+    return counts.waiting + counts.delayed > 0;
+  }
+
+  async isReachable(): Promise<boolean> {
+    return (await this.queue.client.ping()) === "PONG";
+  }
+}

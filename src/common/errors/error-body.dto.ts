@@ -1,0 +1,28 @@
+import { ApiProperty, ApiPropertyOptional } from "@nestjs/swagger";
+
+import { ERROR_CODES, type ErrorCode } from "./error-detail";
+
+export class ErrorDetailDto {
+  @ApiProperty({ enum: ERROR_CODES, example: "invalid_field", description: "Stable, machine-readable code." })
+  code: ErrorCode;
+
+  @ApiProperty({ example: "price is not a non-negative decimal number such as 12.50" })
+  message: string;
+
+  @ApiPropertyOptional({ example: "price", description: "The field at fault, for field errors." })
+  field?: string;
+}
+
+/** The one error body of the API, for whole requests and (inside `error`) for single items. */
+export class ErrorBodyDto {
+  @ApiProperty({ enum: ["error"], example: "error" })
+  status: "error";
+
+  @ApiProperty({ type: ErrorDetailDto })
+  error: ErrorDetailDto;
+}
+
+export class ForbiddenBodyDto {
+  @ApiProperty({ enum: ["Forbidden"], example: "Forbidden" })
+  message: "Forbidden";
+}

@@ -1,0 +1,42 @@
+/**
+ * Every error the API answers with has a stable code, a human message and, for field problems, the
+ * field. Codes are part of the interface: integrators branch on them.
+ */
+export const ERROR_CODES = [
+  "invalid_json",
+  "invalid_body",
+  "too_many_items",
+  "payload_too_large",
+  "invalid_item",
+  "invalid_field",
+  "unknown_action",
+  "ticketeer_mismatch",
+  "event_exists",
+  "event_not_found",
+  "ticket_exists",
+  "ticket_not_found",
+  "ticket_checked_in",
+  "ticket_invalidated",
+  "ticket_claimed",
+  "ticket_not_checked_in",
+  "action_not_found",
+  "not_found",
+  "rate_limited",
+  "internal_error",
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export interface ErrorDetail {
+  code: ErrorCode;
+  message: string;
+  field?: string;
+}
+
+export function errorDetail(code: ErrorCode, message: string, field?: string): ErrorDetail {
+  return field === undefined ? { code, message } : { code, message, field };
+}
+
+export function invalidField(field: string, message: string): ErrorDetail {
+  return { code: "invalid_field", field, message: `${field} ${message}` };
+}

@@ -1,0 +1,32 @@
+import { registerDecorator, type ValidationArguments, type ValidationOptions } from "class-validator";
+
+import { isCurrencyCode, isUri, isWalletAddress, isWebUrl, priceProblem } from "./field-rules";
+import { isUint64Input, uint64Problem } from "./uint64";
+
+function rule(name: string, test: (value: unknown) => boolean, message: (args: ValidationArguments) => string, options?: ValidationOptions): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({ name, target: target.constructor, propertyName: String(propertyName), options, validator: { validate: test, defaultMessage: message } });
+}
+
+export const IsUint64 = (options?: ValidationOptions) =>
+  rule("isUint64", isUint64Input, (args) => `${args.property} ${uint64Problem(args.value)}`, options);
+
+export const IsCurrencyCode = (options?: ValidationOptions) =>
+  rule("isCurrencyCode", isCurrencyCode, (args) => `${args.property} must be an ISO 4217 currency code in capitals, such as EUR`, options);
+
+export const IsWebUrl = (httpsOnly: boolean, options?: ValidationOptions) =>
+  rule(
+    httpsOnly ? "isHttpsUrl" : "isWebUrl",
+    (value) => isWebUrl(value, httpsOnly),
+    (args) => `${args.property} must be an ${httpsOnly ? "https" : "http or https"} URL of at most 255 characters`,
+    options,
+  );
+
+export const IsUri = (options?: ValidationOptions) =>
+  rule("isUri", isUri, (args) => `${args.property} must be a URI (scheme:rest) of at most 255 characters`, options);
+
+export const IsPrice = (options?: ValidationOptions) =>
+  rule("isPrice", (value) => priceProblem(value) === null, (args) => `${args.property} ${priceProblem(args.value)}`, options);
+
+export const IsWalletAddress = (options?: ValidationOptions) =>
+  rule("isWalletAddress", isWalletAddress, (args) => `${args.property} must be a 0x-prefixed 20-byte address; mixed case must match its EIP-55 checksum`, options);

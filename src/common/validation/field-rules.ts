@@ -1,0 +1,48 @@
+import { getAddress } from "ethers";
+import currencyCodes from "currency-codes";
+import { isURL } from "class-validator";
+
+import { PriceFormatError, registryPriceOf } from "../../chain/registry";
+
+/** Limit of the spec's string fields. */
+export const MAX_TEXT_LENGTH = 255;
+
+const ISO_4217 = new Set(currencyCodes.codes());
+
+export function isCurrencyCode(value: unknown): boolean {
+  return typeof value === "string" && ISO_4217.has(value);
+}
+
+/** http(s) URLs (or https only), host required, at most 255 characters. */
+export function isWebUrl(value: unknown, httpsOnly: boolean): boolean {
+  if (typeof value !== "string" || value.length > MAX_TEXT_LENGTH) return false;
+  return isURL(value, { protocols: httpsOnly ? ["https"] : ["http", "https"], require_protocol: true, require_tld: false, allow_underscores: true });
+}
+
+/** A URI of any scheme (https:, ipfs:, ar:, data: ...), at most 255 characters. */
+export function isUri(value: unknown): boolean {
+  return typeof value === "string" && value.length <= MAX_TEXT_LENGTH && /^[a-zA-Z][a-zA-Z0-9+.-]*:\S+$/.test(value);
+}
+
+/** Why `value` is not a price the registry can record exactly, or null if it is one. */
+export function priceProblem(value: unknown): string | null {
+  if (typeof value !== "string") return "must be a decimal string such as \"12.50\"";
+  try {
+    registryPriceOf(value);
+    return null;
+  } catch (error) {
+    if (error instanceof PriceFormatError) return error.reason;
+    throw error;
+  }
+}
+
+/** A 20-byte hex address; mixed case must carry a valid EIP-55 checksum. */
+export function isWalletAddress(value: unknown): boolean {
+  if (typeof value !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(value)) return false;
+  try {
+    getAddress(value);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,27 @@
+import { type ClassConstructor, plainToInstance } from "class-transformer";
+import { validateSync } from "class-validator";
+
+import { errorDetail, type ErrorDetail } from "../errors/error-detail";
+
+export type Validated<T> = { value: T; error?: undefined } | { value?: undefined; error: ErrorDetail };
+
+/**
+ * Validates one item of a request against its DTO. Fields the DTO does not declare are dropped
+ * (never stored); the first broken rule is reported with its field.
+ */
+export function validateItem<T extends object>(dto: ClassConstructor<T>, raw: unknown): Validated<T> {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
+    return { error: errorDetail("invalid_item", "Each item must be a JSON object.") };
+  }
+  const instance = plainToInstance(dto, raw);
+  const errors = validateSync(instance, {
+    whitelist: true,
+    forbidUnknownValues: true,
+    stopAtFirstError: true,
+    validationError: { target: false, value: false },
+  });
+  const first = errors[0];
+  if (!first) return { value: instance };
+  const message = Object.values(first.constraints ?? {})[0] ?? `${first.property} is invalid`;
+  return { error: errorDetail("invalid_field", message, first.property) };
+}

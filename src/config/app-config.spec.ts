@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest";
+
+import { ConfigError, DEFAULT_DATABASE_URL, loadConfig } from "./app-config";
+
+describe("loadConfig", () => {
+  it("defaults to local PostgreSQL and Redis, the all role, port 3000, development mode", () => {
+    const sut = loadConfig({});
+    expect(sut.app).toEqual({ mode: "development", role: "all", port: 3000, logLevel: "info" });
+    expect(sut.database.url).toBe(DEFAULT_DATABASE_URL);
+    expect(sut.database.createIfMissing).toBe(true);
+    expect(sut.redis.url).toBe("redis://127.0.0.1:6379");
+    expect(sut.limits).toMatchObject({ ticketItems: 100, streamActions: 5000 });
+  });
+
+  it("lists every problem at once", () => {
+    const error = captureError(() => loadConfig({ PORT: "http", APP_ROLE: "both", DATABASE_URL: "mysql://x", RATE_LIMIT_REQUESTS: "0" }));
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toEqual([
+      'APP_ROLE must be one of all, api, worker, got "both"',
+      'PORT must be an integer from 0 to 65535, got "http"',
+      'DATABASE_URL must use postgres: or postgresql:, got "mysql:"',
+      'RATE_LIMIT_REQUESTS must be an integer from 1 to 9007199254740991, got "0"',
+    ]);
+  });
+
+  it("refuses the playground seed in production", () => {
+    const env = { NODE_ENV: "production", DEV_TICKETEER_ID: "org", DEV_API_KEY: "k".repeat(32) };
+    expect(() => loadConfig(env)).toThrow("DEV_TICKETEER_ID and DEV_API_KEY are refused in production mode");
+  });
+
+  it("wants the playground ticketeer and key together", () => {
+    expect(() => loadConfig({ DEV_TICKETEER_ID: "org" })).toThrow("set both or neither");
+    expect(loadConfig({ DEV_TICKETEER_ID: "org", DEV_API_KEY: "k".repeat(32) }).dev.ticketeerId).toBe("org");
+  });
+
+  it("does not create databases in production unless told to", () => {
+    expect(loadConfig({ APP_MODE: "production" }).database.createIfMissing).toBe(false);
+  });
+});
+
+function captureError(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected an error");
+}

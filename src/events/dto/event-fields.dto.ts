@@ -1,0 +1,66 @@
+import { ApiPropertyOptional } from "@nestjs/swagger";
+import { IsLatitude, IsLongitude, IsNumber, IsOptional, IsString, MaxLength } from "class-validator";
+
+import { IsCurrencyCode, IsUint64, IsWebUrl } from "../../common/validation/field-decorators";
+import { MAX_TEXT_LENGTH } from "../../common/validation/field-rules";
+
+const UINT64 = { oneOf: [{ type: "integer", minimum: 0, maximum: Number.MAX_SAFE_INTEGER }, { type: "string", pattern: "^(0|[1-9][0-9]{0,19})$" }] };
+
+/** Event fields every event action may carry; which are required depends on the action. */
+export class EventFieldsDto {
+  @ApiPropertyOptional({ maxLength: 255, default: "", example: "Concert in the Park", description: "On chain." })
+  @IsOptional()
+  @IsString()
+  @MaxLength(MAX_TEXT_LENGTH)
+  eventName?: string;
+
+  @ApiPropertyOptional({ maxLength: 255, default: "", example: "Example Tickets B.V.", description: "Kept by the service, not on chain." })
+  @IsOptional()
+  @IsString()
+  @MaxLength(MAX_TEXT_LENGTH)
+  ticketeerName?: string;
+
+  @ApiPropertyOptional({ format: "uri", maxLength: 255, default: "", example: "https://shop.example.com/concert", description: "http(s) URL. On chain." })
+  @IsOptional()
+  @IsWebUrl(false)
+  shopUrl?: string;
+
+  @ApiPropertyOptional({ format: "uri", maxLength: 255, default: "", example: "https://img.example.com/concert.png", description: "http(s) URL. On chain." })
+  @IsOptional()
+  @IsWebUrl(false)
+  imageUrl?: string;
+
+  @ApiPropertyOptional({ minimum: -90, maximum: 90, default: 0, example: 52.3731, description: "Degrees. On chain with 7 decimals." })
+  @IsOptional()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @IsLatitude({ message: "latitude must be a number from -90 to 90" })
+  latitude?: number;
+
+  @ApiPropertyOptional({ minimum: -180, maximum: 180, default: 0, example: 4.8922, description: "Degrees. On chain with 7 decimals." })
+  @IsOptional()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @IsLongitude({ message: "longitude must be a number from -180 to 180" })
+  longitude?: number;
+
+  @ApiPropertyOptional({ ...UINT64, default: 0, example: 1900000000, description: "Unix seconds, unsigned 64-bit. On chain." })
+  @IsOptional()
+  @IsUint64()
+  startTime?: number | string;
+
+  @ApiPropertyOptional({ ...UINT64, default: 0, example: 1900010800, description: "Unix seconds, unsigned 64-bit; not before startTime. On chain." })
+  @IsOptional()
+  @IsUint64()
+  endTime?: number | string;
+}
+
+export class CurrencyFieldDto extends EventFieldsDto {
+  @ApiPropertyOptional({ minLength: 3, maxLength: 3, example: "EUR", description: "ISO 4217 code in capitals. On chain." })
+  @IsOptional()
+  @IsCurrencyCode()
+  currency?: string;
+
+  @ApiPropertyOptional({ format: "uri", maxLength: 255, example: "https://integrator.example.com/callbacks", description: "https URL that receives the callbacks." })
+  @IsOptional()
+  @IsWebUrl(true)
+  callbackUrl?: string;
+}

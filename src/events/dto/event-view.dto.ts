@@ -1,0 +1,33 @@
+import { ApiProperty } from "@nestjs/swagger";
+
+import { ActionViewDto } from "../../chain/dto/action-view.dto";
+
+export class EventChainViewDto {
+  @ApiProperty({ example: 1, description: "The event's index in the registry; its tokenIds are eventIndex << 64 | serial." })
+  eventIndex: number | string;
+
+  @ApiProperty({ example: "0x3b7c…", description: "sha256(abi.encode(ticketeerId, eventId)): the event's key on chain." })
+  eventKey: string;
+
+  @ApiProperty({ description: "The registration is confirmed on chain." })
+  registered: boolean;
+}
+
+/** An event as accepted, what the chain confirmed, and its own actions in order. */
+export class EventViewDto {
+  @ApiProperty() eventId: string;
+  @ApiProperty() eventName: string;
+  @ApiProperty() ticketeerId: string;
+  @ApiProperty() ticketeerName: string;
+  @ApiProperty() currency: string;
+  @ApiProperty() shopUrl: string;
+  @ApiProperty() imageUrl: string;
+  @ApiProperty() latitude: number;
+  @ApiProperty() longitude: number;
+  @ApiProperty({ description: "Unix seconds; a decimal string when above 2^53 - 1." }) startTime: number | string;
+  @ApiProperty({ description: "Unix seconds; a decimal string when above 2^53 - 1." }) endTime: number | string;
+  @ApiProperty() callbackUrl: string;
+  @ApiProperty({ description: "Tickets sold (accepted)." }) ticketsSold: number | string;
+  @ApiProperty({ type: EventChainViewDto }) chain: EventChainViewDto;
+  @ApiProperty({ type: [ActionViewDto], description: "Registration and updates; ticket actions are on the tickets." }) actions: ActionViewDto[];
+}

@@ -1,0 +1,45 @@
+import { ApiProperty, ApiPropertyOptional } from "@nestjs/swagger";
+import { IsDefined, IsNotEmpty, IsOptional, IsString, MaxLength } from "class-validator";
+
+import { IsCurrencyCode, IsWebUrl } from "../../common/validation/field-decorators";
+import { MAX_TEXT_LENGTH } from "../../common/validation/field-rules";
+import { EventFieldsDto } from "./event-fields.dto";
+
+/** The fields a new event needs, however it is registered. */
+export class NewEventBaseDto extends EventFieldsDto {
+  @ApiProperty({ maxLength: 255, example: "6f1c3f5e-8d0a-4c8e-9a43-0b7f3d1e2a10", description: "Chosen by the integrator; a UUID is recommended." })
+  @IsDefined()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(MAX_TEXT_LENGTH)
+  eventId: string;
+
+  @ApiProperty({ minLength: 3, maxLength: 3, example: "EUR", description: "ISO 4217 code in capitals. On chain." })
+  @IsDefined()
+  @IsCurrencyCode()
+  currency: string;
+
+  @ApiProperty({ format: "uri", maxLength: 255, example: "https://integrator.example.com/callbacks", description: "https URL that receives the callbacks." })
+  @IsDefined()
+  @IsWebUrl(true)
+  callbackUrl: string;
+}
+
+/** The data of a `newEvent` stream action. */
+export class NewEventDto extends NewEventBaseDto {
+  @ApiPropertyOptional({ maxLength: 255, example: "ticketeer-42", description: "If given, must be the API key's organization." })
+  @IsOptional()
+  @IsString()
+  @MaxLength(MAX_TEXT_LENGTH)
+  ticketeerId?: string;
+}
+
+/** The body of POST /api/v1/events: a new event, with the organization's ticketeerId. */
+export class CreateEventDto extends NewEventBaseDto {
+  @ApiProperty({ maxLength: 255, example: "ticketeer-42", description: "Issued at onboarding; must be the API key's organization." })
+  @IsDefined()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(MAX_TEXT_LENGTH)
+  ticketeerId: string;
+}

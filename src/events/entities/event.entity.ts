@@ -1,0 +1,60 @@
+import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from "typeorm";
+
+import { bigintColumn } from "../../database/columns";
+
+/** An integrator's event, as accepted; `eventIndex` numbers it in the on-chain registry. */
+@Entity("events")
+@Index(["organizationId", "eventId"], { unique: true })
+export class EventEntity {
+  @PrimaryGeneratedColumn("uuid")
+  id: string;
+
+  @Column({ name: "organization_id", type: "uuid" })
+  organizationId: string;
+
+  @Column({ name: "event_id", type: "text" })
+  eventId: string;
+
+  @Column({ name: "event_index", type: "bigint", unique: true, transformer: bigintColumn })
+  eventIndex: bigint;
+
+  @Column({ type: "text" })
+  name: string;
+
+  @Column({ name: "ticketeer_name", type: "text" })
+  ticketeerName: string;
+
+  @Column({ type: "text" })
+  currency: string;
+
+  @Column({ name: "shop_url", type: "text" })
+  shopUrl: string;
+
+  @Column({ name: "image_url", type: "text" })
+  imageUrl: string;
+
+  @Column({ type: "double precision" })
+  latitude: number;
+
+  @Column({ type: "double precision" })
+  longitude: number;
+
+  @Column({ name: "start_time", type: "numeric", precision: 20, scale: 0, transformer: bigintColumn })
+  startTime: bigint;
+
+  @Column({ name: "end_time", type: "numeric", precision: 20, scale: 0, transformer: bigintColumn })
+  endTime: bigint;
+
+  @Column({ name: "callback_url", type: "text" })
+  callbackUrl: string;
+
+  /** Serials handed out to this event's tickets so far. */
+  @Column({ name: "tickets_sold", type: "bigint", transformer: bigintColumn })
+  ticketsSold: bigint;
+
+  @CreateDateColumn({ name: "created_at", type: "timestamptz" })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: "updated_at", type: "timestamptz" })
+  updatedAt: Date;
+}

@@ -1,0 +1,78 @@
+import type { AcceptanceContext, ItemOutcome } from "../chain/ledger/acceptance-context";
+import { toUint64 } from "../common/validation/uint64";
+import type { EventEntity } from "./entities/event.entity";
+import type { NewEventDto } from "./dto/new-event.dto";
+import type { UpdateEventDto } from "./dto/update-event.dto";
+import { registerEventItem, updateEventItem } from "./event-registry-items";
+import { EventErrors } from "./events.errors";
+
+/** The acceptance rules of event actions (DESIGN §3), run in request order inside an acceptance. */
+export function registerEvent(context: AcceptanceContext, input: NewEventDto, requestedAs: string): ItemOutcome {
+  const { organization } = context;
+  if (input.ticketeerId !== undefined && input.ticketeerId !== organization.ticketeerId) {
+    return { error: EventErrors.ticketeerMismatch(input.ticketeerId) };
+  }
+  if (context.events.find(input.eventId)) return { error: EventErrors.exists(input.eventId) };
+  const startTime = toUint64(input.startTime ?? 0);
+  const endTime = toUint64(input.endTime ?? 0);
+  if (endTime !== 0n && endTime < startTime) return { error: EventErrors.endBeforeStart() };
+
+  const event = context.events.create({
+    eventId: input.eventId,
+    name: input.eventName ?? "",
+    ticketeerName: input.ticketeerName ?? "",
+    currency: input.currency,
+    shopUrl: input.shopUrl ?? "",
+    imageUrl: input.imageUrl ?? "",
+    latitude: input.latitude ?? 0,
+    longitude: input.longitude ?? 0,
+    startTime,
+    endTime,
+    callbackUrl: input.callbackUrl,
+  });
+  const promise = context.actions.record({
+    kind: "newEvent",
+    requestedAs,
+    eventRef: event.id,
+    ticketRef: null,
+    onChain: registerEventItem(event, organization.ticketeerId),
+  });
+  return { promise };
+}
+
+const UPDATABLE_FIELDS = ["eventName", "ticketeerName", "currency", "shopUrl", "imageUrl", "latitude", "longitude", "startTime", "endTime", "callbackUrl"] as const;
+
+export function updateEvent(context: AcceptanceContext, input: UpdateEventDto, requestedAs: string): ItemOutcome {
+  if (!UPDATABLE_FIELDS.some((field) => input[field] !== undefined)) return { error: EventErrors.nothingToUpdate() };
+  const event = context.events.find(input.eventId);
+  if (!event) return { error: EventErrors.notFound(input.eventId) };
+  const startTime = input.startTime === undefined ? event.startTime : toUint64(input.startTime);
+  const endTime = input.endTime === undefined ? event.endTime : toUint64(input.endTime);
+  if (endTime !== 0n && endTime < startTime) return { error: EventErrors.endBeforeStart() };
+
+  applyUpdate(event, input, startTime, endTime);
+  context.events.touch(event);
+  // Only a change of on-chain fields needs a transaction; callbackUrl and ticketeerName stay here.
+  const onChain = touchesChain(input) ? updateEventItem(event) : null;
+  const promise = context.actions.record({ kind: "updateEvent", requestedAs, eventRef: event.id, ticketRef: null, onChain });
+  return { promise };
+}
+
+function applyUpdate(event: EventEntity, input: UpdateEventDto, startTime: bigint, endTime: bigint): void {
+  event.name = input.eventName ?? event.name;
+  event.ticketeerName = input.ticketeerName ?? event.ticketeerName;
+  event.currency = input.currency ?? event.currency;
+  event.shopUrl = input.shopUrl ?? event.shopUrl;
+  event.imageUrl = input.imageUrl ?? event.imageUrl;
+  event.latitude = input.latitude ?? event.latitude;
+  event.longitude = input.longitude ?? event.longitude;
+  event.startTime = startTime;
+  event.endTime = endTime;
+  event.callbackUrl = input.callbackUrl ?? event.callbackUrl;
+}
+
+function touchesChain(input: UpdateEventDto): boolean {
+  return ["eventName", "currency", "shopUrl", "imageUrl", "latitude", "longitude", "startTime", "endTime"].some(
+    (field) => input[field as keyof UpdateEventDto] !== undefined,
+  );
+}

@@ -1,0 +1,54 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Req } from "@nestjs/common";
+import { ApiBadRequestResponse, ApiBody, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from "@nestjs/swagger";
+import type { Request } from "express";
+
+import { type AuthenticatedOrganization, CurrentOrganization } from "../auth/authenticated-organization";
+import { LedgerService } from "../chain/ledger/ledger.service";
+import { ApiError } from "../common/errors/api-error";
+import { ErrorBodyDto } from "../common/errors/error-body.dto";
+import { ApiCommonReadResponses, ApiCommonWriteResponses } from "../common/http/api-responses";
+import { rawId } from "../common/http/raw-ids";
+import { requestIdOf } from "../common/http/request-id";
+import { EventAcceptedDto, EventRefusedDto } from "./dto/event-accepted.dto";
+import { EventViewDto } from "./dto/event-view.dto";
+import { CreateEventDto } from "./dto/new-event.dto";
+import { EventActions } from "./event-actions";
+import { EventsService } from "./events.service";
+
+const STATUS_OF_CODE: Record<string, number> = { event_exists: 409 };
+
+@ApiTags("events")
+@Controller("api/v1/events")
+export class EventsController {
+  constructor(
+    private readonly ledger: LedgerService,
+    private readonly events: EventsService,
+  ) {}
+
+  @Post()
+  @HttpCode(200)
+  @ApiOperation({
+    summary: "Register an event",
+    description: "Registers the event and, asynchronously, on chain. Callback action: newEvent, once the chain confirms it.",
+  })
+  @ApiBody({ type: CreateEventDto })
+  @ApiOkResponse({ type: EventAcceptedDto })
+  @ApiBadRequestResponse({ type: EventRefusedDto, description: "invalid_item, invalid_field, ticketeer_mismatch (or a body error: invalid_json, invalid_body)." })
+  @ApiConflictResponse({ type: EventRefusedDto, description: "event_exists: the eventId is already registered by this organization." })
+  @ApiCommonWriteResponses()
+  async create(@CurrentOrganization() organization: AuthenticatedOrganization, @Body() body: unknown, @Req() request: Request): Promise<EventAcceptedDto> {
+    const [outcome] = await this.ledger.acceptItems(organization, [{ descriptor: EventActions.create, requestedAs: "events", raw: body }], requestIdOf(request));
+    const eventId = rawId(body, "eventId");
+    if (outcome.error) throw new ApiError(STATUS_OF_CODE[outcome.error.code] ?? 400, outcome.error, { eventId });
+    return { txPromise: outcome.promise, eventId: eventId as string, status: "success" };
+  }
+
+  @Get(":eventId")
+  @ApiOperation({ summary: "An event's accepted state, on-chain facts and action history" })
+  @ApiOkResponse({ type: EventViewDto })
+  @ApiNotFoundResponse({ type: ErrorBodyDto, description: "event_not_found (also for another organization's event)." })
+  @ApiCommonReadResponses()
+  view(@CurrentOrganization() organization: AuthenticatedOrganization, @Param("eventId") eventId: string): Promise<EventViewDto> {
+    return this.events.view(organization, eventId);
+  }
+}

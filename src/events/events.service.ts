@@ -1,0 +1,48 @@
+import { Injectable } from "@nestjs/common";
+import { InjectDataSource } from "@nestjs/typeorm";
+import { DataSource } from "typeorm";
+
+import type { AuthenticatedOrganization } from "../auth/authenticated-organization";
+import { ChainActionsRepository } from "../chain/chain-actions.repository";
+import { toActionView } from "../chain/dto/action-view.dto";
+import { eventKeyOf } from "../chain/registry";
+import { ApiError } from "../common/errors/api-error";
+import { uint64Json } from "../common/validation/uint64";
+import type { EventViewDto } from "./dto/event-view.dto";
+import { EventEntity } from "./entities/event.entity";
+import { EventErrors } from "./events.errors";
+
+@Injectable()
+export class EventsService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly actions: ChainActionsRepository,
+  ) {}
+
+  async view(organization: AuthenticatedOrganization, eventId: string): Promise<EventViewDto> {
+    const event = await this.dataSource.getRepository(EventEntity).findOneBy({ organizationId: organization.id, eventId });
+    if (!event) throw new ApiError(404, EventErrors.notFound(eventId));
+    const actions = await this.actions.listForEvent(event.id);
+    return {
+      eventId: event.eventId,
+      eventName: event.name,
+      ticketeerId: organization.ticketeerId,
+      ticketeerName: event.ticketeerName,
+      currency: event.currency,
+      shopUrl: event.shopUrl,
+      imageUrl: event.imageUrl,
+      latitude: event.latitude,
+      longitude: event.longitude,
+      startTime: uint64Json(event.startTime),
+      endTime: uint64Json(event.endTime),
+      callbackUrl: event.callbackUrl,
+      ticketsSold: uint64Json(event.ticketsSold),
+      chain: {
+        eventIndex: uint64Json(event.eventIndex),
+        eventKey: eventKeyOf(organization.ticketeerId, event.eventId),
+        registered: actions.some((action) => action.kind === "newEvent" && action.status === "confirmed"),
+      },
+      actions: actions.map(toActionView),
+    };
+  }
+}

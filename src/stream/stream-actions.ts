@@ -1,0 +1,24 @@
+import type { ActionDescriptor } from "../chain/ledger/action-descriptor";
+import { EventActions } from "../events/event-actions";
+import { TicketActions } from "../tickets/ticket-actions";
+
+/** The actions POST /stream takes, and which ids each echoes in its result. */
+export const STREAM_ACTIONS = {
+  newEvent: { descriptor: EventActions.newEvent, echoes: ["eventId"] },
+  updateEvent: { descriptor: EventActions.updateEvent, echoes: ["eventId"] },
+  soldTicket: { descriptor: TicketActions.sold, echoes: ["eventId", "ticketId"] },
+  updateTicket: { descriptor: TicketActions.updateTicket, echoes: ["ticketId"] },
+  resoldTicket: { descriptor: TicketActions.resold, echoes: ["ticketId"] },
+  scannedTicket: { descriptor: TicketActions.scanned, echoes: ["ticketId"] },
+  checkedInTicket: { descriptor: TicketActions.scanned, echoes: ["ticketId"] },
+  claimedTicket: { descriptor: TicketActions.claimed, echoes: ["ticketId"] },
+  invalidatedTicket: { descriptor: TicketActions.invalidated, echoes: ["ticketId"] },
+} satisfies Record<string, { descriptor: ActionDescriptor<object>; echoes: ("eventId" | "ticketId")[] }>;
+
+export type StreamActionName = keyof typeof STREAM_ACTIONS;
+
+export const STREAM_ACTION_NAMES = Object.keys(STREAM_ACTIONS) as StreamActionName[];
+
+export function isStreamAction(value: unknown): value is StreamActionName {
+  return typeof value === "string" && Object.hasOwn(STREAM_ACTIONS, value);
+}

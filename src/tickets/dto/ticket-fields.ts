@@ -1,0 +1,54 @@
+import { applyDecorators } from "@nestjs/common";
+import { ApiProperty, ApiPropertyOptional } from "@nestjs/swagger";
+import { IsDefined, IsNotEmpty, IsOptional, IsString, MaxLength } from "class-validator";
+
+import { IsPrice, IsUint64, IsUri } from "../../common/validation/field-decorators";
+import { MAX_TEXT_LENGTH } from "../../common/validation/field-rules";
+
+/** Field rules shared by the ticket DTOs, so every action states each rule once. */
+export const TicketIdField = () =>
+  applyDecorators(
+    ApiProperty({ maxLength: 255, example: "0b9e2c1a-7d4f-4a7e-8f3e-5c2d1b0a9f87", description: "Chosen by the integrator; on chain only as its SHA-256." }),
+    IsDefined(),
+    IsString(),
+    IsNotEmpty(),
+    MaxLength(MAX_TEXT_LENGTH),
+  );
+
+export const EventIdField = () =>
+  applyDecorators(
+    ApiProperty({ maxLength: 255, example: "6f1c3f5e-8d0a-4c8e-9a43-0b7f3d1e2a10", description: "A registered event (or one registered earlier in the same request)." }),
+    IsDefined(),
+    IsString(),
+    IsNotEmpty(),
+    MaxLength(MAX_TEXT_LENGTH),
+  );
+
+export const PriceField = () =>
+  applyDecorators(
+    ApiProperty({
+      example: "49.95",
+      pattern: "^[0-9]+(\\.[0-9]+)?$",
+      description: "Non-negative decimal string in the event's currency. Recorded on chain with 6 decimals: more decimal places are accepted only when they are zeros; at most 79228162514264337593543.950335.",
+    }),
+    IsDefined(),
+    IsPrice(),
+  );
+
+export const OrderTimeField = () =>
+  applyDecorators(
+    ApiPropertyOptional({
+      oneOf: [{ type: "integer", minimum: 0, maximum: Number.MAX_SAFE_INTEGER }, { type: "string", pattern: "^(0|[1-9][0-9]{0,19})$" }],
+      example: 1750000000,
+      description: "Unix seconds, unsigned 64-bit; defaults to the time the request is accepted. On chain.",
+    }),
+    IsOptional(),
+    IsUint64(),
+  );
+
+export const UriField = (required: boolean) =>
+  applyDecorators(
+    (required ? ApiProperty : ApiPropertyOptional)({ maxLength: 255, example: "ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/1.json", description: "Metadata or image URI of the ticket. Not on chain." + (required ? "" : " Defaults to blank.") }),
+    required ? IsDefined() : IsOptional(),
+    IsUri(),
+  );

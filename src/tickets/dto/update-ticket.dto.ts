@@ -1,0 +1,10 @@
+import { TicketIdField, UriField } from "./ticket-fields";
+
+/** `updateTicket` stream data: a new metadata URI (nothing of it goes on chain). */
+export class UpdateTicketDto {
+  @TicketIdField()
+  ticketId: string;
+
+  @UriField(true)
+  uri: string;
+}

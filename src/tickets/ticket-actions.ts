@@ -1,0 +1,28 @@
+import { describeAction } from "../chain/ledger/action-descriptor";
+import type { AcceptancePlan } from "../chain/ledger/acceptance-context";
+import { ClaimedTicketDto } from "./dto/claimed-ticket.dto";
+import { ResoldTicketDto } from "./dto/resold-ticket.dto";
+import { SoldTicketDto } from "./dto/sold-ticket.dto";
+import { TicketMomentDto } from "./dto/ticket-moment.dto";
+import { UpdateTicketDto } from "./dto/update-ticket.dto";
+import { checkInTicket, claimTicket, invalidateTicket, resellTicket, sellTicket, updateTicket } from "./ticket-rules";
+
+const planTicket = (input: { ticketId: string }, plan: AcceptancePlan) => {
+  plan.ticketIds.push(input.ticketId);
+};
+
+export const TicketActions = {
+  sold: describeAction({
+    dto: SoldTicketDto,
+    plan: (input, plan) => {
+      plan.eventIds.push(input.eventId);
+      plan.ticketIds.push(input.ticketId);
+    },
+    apply: sellTicket,
+  }),
+  resold: describeAction({ dto: ResoldTicketDto, plan: planTicket, apply: resellTicket }),
+  scanned: describeAction({ dto: TicketMomentDto, plan: planTicket, apply: checkInTicket }),
+  invalidated: describeAction({ dto: TicketMomentDto, plan: planTicket, apply: invalidateTicket }),
+  updateTicket: describeAction({ dto: UpdateTicketDto, plan: planTicket, apply: updateTicket }),
+  claimed: describeAction({ dto: ClaimedTicketDto, plan: planTicket, apply: claimTicket }),
+};

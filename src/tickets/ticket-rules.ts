@@ -1,0 +1,117 @@
+import { getAddress } from "ethers";
+
+import type { AcceptanceContext, ItemOutcome } from "../chain/ledger/acceptance-context";
+import { ticketHashOf, tokenIdOf } from "../chain/registry";
+import type { ChainActionKind } from "../chain/chain-action-kind";
+import { EventErrors } from "../events/events.errors";
+import { toUint64 } from "../common/validation/uint64";
+import type { ClaimedTicketDto } from "./dto/claimed-ticket.dto";
+import type { ResoldTicketDto } from "./dto/resold-ticket.dto";
+import type { SoldTicketDto } from "./dto/sold-ticket.dto";
+import type { TicketMomentDto } from "./dto/ticket-moment.dto";
+import type { UpdateTicketDto } from "./dto/update-ticket.dto";
+import type { TicketEntity } from "./entities/ticket.entity";
+import { TicketErrors } from "./tickets.errors";
+
+/** The acceptance rules of ticket actions (DESIGN §3), run in request order inside an acceptance. */
+export function sellTicket(context: AcceptanceContext, input: SoldTicketDto, requestedAs: string): ItemOutcome {
+  const event = context.events.find(input.eventId);
+  if (!event) return { error: EventErrors.notFound(input.eventId) };
+  if (context.tickets.find(input.ticketId)) return { error: TicketErrors.exists(input.ticketId) };
+
+  event.ticketsSold += 1n;
+  context.events.touch(event);
+  const orderTime = orderTimeOf(context, input.orderTime);
+  const tokenId = tokenIdOf(event.eventIndex, event.ticketsSold);
+  const ticket = context.tickets.create({
+    eventRef: event.id,
+    ticketId: input.ticketId,
+    serial: event.ticketsSold,
+    tokenId,
+    price: input.price,
+    uri: input.uri ?? "",
+    orderTime,
+  });
+  return record(context, "sold", requestedAs, ticket, {
+    action: "sold",
+    tokenId,
+    ticketHash: ticketHashOf(input.ticketId),
+    price: input.price,
+    orderTime,
+  });
+}
+
+export function resellTicket(context: AcceptanceContext, input: ResoldTicketDto, requestedAs: string): ItemOutcome {
+  const ticket = context.tickets.find(input.ticketId);
+  if (!ticket) return { error: TicketErrors.notFound(input.ticketId) };
+  if (ticket.claimed) return { error: TicketErrors.claimed(input.ticketId) };
+  if (ticket.checkedIn) return { error: TicketErrors.checkedIn(input.ticketId) };
+  if (ticket.invalidated) return { error: TicketErrors.invalidated(input.ticketId) };
+
+  const orderTime = orderTimeOf(context, input.orderTime);
+  ticket.resales += 1;
+  ticket.price = input.price;
+  ticket.orderTime = orderTime;
+  return record(context, "resold", requestedAs, ticket, { action: "resold", tokenId: ticket.tokenId, price: input.price, orderTime });
+}
+
+/** Check-in is one-way; a repeated scan is accepted and recorded again. */
+export function checkInTicket(context: AcceptanceContext, input: TicketMomentDto, requestedAs: string): ItemOutcome {
+  const ticket = context.tickets.find(input.ticketId);
+  if (!ticket) return { error: TicketErrors.notFound(input.ticketId) };
+  if (ticket.invalidated) return { error: TicketErrors.invalidated(input.ticketId) };
+
+  const orderTime = orderTimeOf(context, input.orderTime);
+  ticket.checkedIn = true;
+  return record(context, "scanned", requestedAs, ticket, { action: "checkedIn", tokenId: ticket.tokenId, orderTime });
+}
+
+export function invalidateTicket(context: AcceptanceContext, input: TicketMomentDto, requestedAs: string): ItemOutcome {
+  const ticket = context.tickets.find(input.ticketId);
+  if (!ticket) return { error: TicketErrors.notFound(input.ticketId) };
+  if (ticket.checkedIn) return { error: TicketErrors.checkedIn(input.ticketId) };
+  if (ticket.invalidated) return { error: TicketErrors.invalidated(input.ticketId) };
+
+  const orderTime = orderTimeOf(context, input.orderTime);
+  ticket.invalidated = true;
+  return record(context, "invalidated", requestedAs, ticket, { action: "invalidated", tokenId: ticket.tokenId, orderTime });
+}
+
+/** The metadata URI is not on chain: the action is recorded with nothing to broadcast. */
+export function updateTicket(context: AcceptanceContext, input: UpdateTicketDto, requestedAs: string): ItemOutcome {
+  const ticket = context.tickets.find(input.ticketId);
+  if (!ticket) return { error: TicketErrors.notFound(input.ticketId) };
+  if (ticket.invalidated) return { error: TicketErrors.invalidated(input.ticketId) };
+
+  ticket.uri = input.uri;
+  return record(context, "updateTicket", requestedAs, ticket, null);
+}
+
+export function claimTicket(context: AcceptanceContext, input: ClaimedTicketDto, requestedAs: string): ItemOutcome {
+  const ticket = context.tickets.find(input.ticketId);
+  if (!ticket) return { error: TicketErrors.notFound(input.ticketId) };
+  if (ticket.invalidated) return { error: TicketErrors.invalidated(input.ticketId) };
+  if (ticket.claimed) return { error: TicketErrors.claimed(input.ticketId) };
+  if (!ticket.checkedIn) return { error: TicketErrors.notCheckedIn(input.ticketId) };
+
+  const to = getAddress(input.to);
+  ticket.claimed = true;
+  ticket.claimedTo = to;
+  return record(context, "claimed", requestedAs, ticket, { action: "claimed", tokenId: ticket.tokenId, to });
+}
+
+function record(
+  context: AcceptanceContext,
+  kind: ChainActionKind,
+  requestedAs: string,
+  ticket: TicketEntity,
+  onChain: Parameters<AcceptanceContext["actions"]["record"]>[0]["onChain"],
+): ItemOutcome {
+  context.tickets.touch(ticket);
+  const promise = context.actions.record({ kind, requestedAs, eventRef: ticket.eventRef, ticketRef: ticket.id, onChain });
+  return { promise };
+}
+
+function orderTimeOf(context: AcceptanceContext, orderTime: number | string | undefined): bigint {
+  return orderTime === undefined ? context.now : toUint64(orderTime);
+}

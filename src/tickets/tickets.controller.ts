@@ -1,0 +1,111 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Req } from "@nestjs/common";
+import { ApiBody, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from "@nestjs/swagger";
+import type { Request } from "express";
+
+import { type AuthenticatedOrganization, CurrentOrganization } from "../auth/authenticated-organization";
+import type { ActionDescriptor } from "../chain/ledger/action-descriptor";
+import { LedgerService } from "../chain/ledger/ledger.service";
+import { ErrorBodyDto } from "../common/errors/error-body.dto";
+import { ApiCommonReadResponses, ApiCommonWriteResponses } from "../common/http/api-responses";
+import { requireItemArray } from "../common/http/item-array";
+import { rawId } from "../common/http/raw-ids";
+import { requestIdOf } from "../common/http/request-id";
+import { type AppConfig } from "../config/app-config";
+import { InjectConfig } from "../config/config.module";
+import { ResoldTicketDto } from "./dto/resold-ticket.dto";
+import { SoldTicketDto } from "./dto/sold-ticket.dto";
+import { TicketMomentDto } from "./dto/ticket-moment.dto";
+import { TicketResultDto } from "./dto/ticket-result.dto";
+import { TicketViewDto } from "./dto/ticket-view.dto";
+import { TicketActions } from "./ticket-actions";
+import { TicketsService } from "./tickets.service";
+
+const RESULTS = "An array in request order: {txPromise, ticketId, status: \"success\"} for each accepted item, {ticketId, status: \"error\", error} for each refused one.";
+
+@ApiTags("tickets")
+@Controller("api/v1")
+export class TicketsController {
+  constructor(
+    private readonly ledger: LedgerService,
+    private readonly tickets: TicketsService,
+    @InjectConfig() private readonly config: AppConfig,
+  ) {}
+
+  @Post("sold")
+  @HttpCode(200)
+  @ApiOperation({ summary: "Register primary sales", description: "Up to 100 tickets; each is minted as an NFT to its event's custody address. Callback action: sold." })
+  @ApiBody({ type: [SoldTicketDto] })
+  @ApiOkResponse({ type: [TicketResultDto], description: RESULTS })
+  @ApiCommonWriteResponses()
+  sold(@CurrentOrganization() organization: AuthenticatedOrganization, @Body() body: unknown, @Req() request: Request) {
+    return this.accept(organization, body, TicketActions.sold, "sold", request);
+  }
+
+  @Post("resold")
+  @HttpCode(200)
+  @ApiOperation({ summary: "Register resales", description: "Up to 100 tickets; ownership moves to a fresh holder address. Callback action: resold." })
+  @ApiBody({ type: [ResoldTicketDto] })
+  @ApiOkResponse({ type: [TicketResultDto], description: RESULTS })
+  @ApiCommonWriteResponses()
+  resold(@CurrentOrganization() organization: AuthenticatedOrganization, @Body() body: unknown, @Req() request: Request) {
+    return this.accept(organization, body, TicketActions.resold, "resold", request);
+  }
+
+  @Post("scanned")
+  @HttpCode(200)
+  @ApiOperation({ summary: "Register check-ins (scans)", description: "Up to 100 tickets; one-way; a repeated scan is accepted. Callback action: scanned." })
+  @ApiBody({ type: [TicketMomentDto] })
+  @ApiOkResponse({ type: [TicketResultDto], description: RESULTS })
+  @ApiCommonWriteResponses()
+  scanned(@CurrentOrganization() organization: AuthenticatedOrganization, @Body() body: unknown, @Req() request: Request) {
+    return this.accept(organization, body, TicketActions.scanned, "scanned", request);
+  }
+
+  @Post("checkedin")
+  @HttpCode(200)
+  @ApiOperation({ summary: "Register check-ins (alias of /api/v1/scanned)", description: "Same as POST /api/v1/scanned." })
+  @ApiBody({ type: [TicketMomentDto] })
+  @ApiOkResponse({ type: [TicketResultDto], description: RESULTS })
+  @ApiCommonWriteResponses()
+  checkedIn(@CurrentOrganization() organization: AuthenticatedOrganization, @Body() body: unknown, @Req() request: Request) {
+    return this.accept(organization, body, TicketActions.scanned, "checkedin", request);
+  }
+
+  @Post("invalidated")
+  @HttpCode(200)
+  @ApiOperation({ summary: "Invalidate tickets", description: "Up to 100 tickets; a checked-in ticket cannot be invalidated. Callback action: invalidated." })
+  @ApiBody({ type: [TicketMomentDto] })
+  @ApiOkResponse({ type: [TicketResultDto], description: RESULTS })
+  @ApiCommonWriteResponses()
+  invalidated(@CurrentOrganization() organization: AuthenticatedOrganization, @Body() body: unknown, @Req() request: Request) {
+    return this.accept(organization, body, TicketActions.invalidated, "invalidated", request);
+  }
+
+  @Get("tickets/:ticketId")
+  @ApiOperation({ summary: "A ticket's accepted state, on-chain facts and action history" })
+  @ApiOkResponse({ type: TicketViewDto })
+  @ApiNotFoundResponse({ type: ErrorBodyDto, description: "ticket_not_found (also for another organization's ticket)." })
+  @ApiCommonReadResponses()
+  view(@CurrentOrganization() organization: AuthenticatedOrganization, @Param("ticketId") ticketId: string): Promise<TicketViewDto> {
+    return this.tickets.view(organization.id, ticketId);
+  }
+
+  private async accept(
+    organization: AuthenticatedOrganization,
+    body: unknown,
+    descriptor: ActionDescriptor<object>,
+    requestedAs: string,
+    request: Request,
+  ): Promise<TicketResultDto[]> {
+    const raw = requireItemArray(body, this.config.limits.ticketItems, "tickets");
+    const outcomes = await this.ledger.acceptItems(
+      organization,
+      raw.map((item) => ({ descriptor, requestedAs, raw: item })),
+      requestIdOf(request),
+    );
+    return outcomes.map((outcome, position) => {
+      const ticketId = rawId(raw[position], "ticketId");
+      return outcome.error ? { ticketId, status: "error", error: outcome.error } : { txPromise: outcome.promise, ticketId, status: "success" };
+    });
+  }
+}

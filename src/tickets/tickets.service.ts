@@ -1,0 +1,62 @@
+import { Injectable } from "@nestjs/common";
+import { InjectDataSource } from "@nestjs/typeorm";
+import { DataSource } from "typeorm";
+
+import { ChainActionsRepository } from "../chain/chain-actions.repository";
+import { toActionView } from "../chain/dto/action-view.dto";
+import type { ChainAction } from "../chain/entities/chain-action.entity";
+import { ApiError } from "../common/errors/api-error";
+import { uint64Json } from "../common/validation/uint64";
+import { EventEntity } from "../events/entities/event.entity";
+import type { TicketViewDto } from "./dto/ticket-view.dto";
+import { TicketEntity } from "./entities/ticket.entity";
+import { TicketErrors } from "./tickets.errors";
+
+@Injectable()
+export class TicketsService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly actions: ChainActionsRepository,
+  ) {}
+
+  async view(organizationId: string, ticketId: string): Promise<TicketViewDto> {
+    const ticket = await this.dataSource.getRepository(TicketEntity).findOneBy({ organizationId, ticketId });
+    if (!ticket) throw new ApiError(404, TicketErrors.notFound(ticketId));
+    const event = await this.dataSource.getRepository(EventEntity).findOneByOrFail({ id: ticket.eventRef });
+    const actions = await this.actions.listForTicket(ticket.id);
+    return {
+      ticketId: ticket.ticketId,
+      eventId: event.eventId,
+      state: stateOf(ticket),
+      checkedIn: ticket.checkedIn,
+      invalidated: ticket.invalidated,
+      claimed: ticket.claimed,
+      claimedTo: ticket.claimedTo,
+      resales: ticket.resales,
+      price: ticket.price,
+      uri: ticket.uri,
+      orderTime: uint64Json(ticket.orderTime),
+      chain: {
+        tokenId: ticket.tokenId.toString(),
+        eventIndex: uint64Json(event.eventIndex),
+        serial: uint64Json(ticket.serial),
+        minted: confirmed(actions, "sold"),
+        checkedIn: confirmed(actions, "scanned"),
+        invalidated: confirmed(actions, "invalidated"),
+        claimed: confirmed(actions, "claimed"),
+      },
+      actions: actions.map(toActionView),
+    };
+  }
+}
+
+function stateOf(ticket: TicketEntity): TicketViewDto["state"] {
+  if (ticket.claimed) return "claimed";
+  if (ticket.invalidated) return "invalidated";
+  if (ticket.checkedIn) return "checked_in";
+  return "valid";
+}
+
+function confirmed(actions: ChainAction[], kind: ChainAction["kind"]): boolean {
+  return actions.some((action) => action.kind === kind && action.status === "confirmed");
+}
