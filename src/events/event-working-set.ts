@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { uuidv7 } from "../common/uuid-v7";
 
 import type { EntityManager } from "typeorm";
 
@@ -13,7 +13,7 @@ export type NewEventFields = Omit<EventEntity, "id" | "organizationId" | "eventI
  */
 export class EventWorkingSet {
   private readonly byEventId = new Map<string, EventEntity>();
-  private readonly created: EventEntity[] = [];
+  private readonly created = new Set<EventEntity>();
   private readonly changed = new Set<EventEntity>();
   private reservedIndexes: bigint[] = [];
 
@@ -43,15 +43,15 @@ export class EventWorkingSet {
   create(fields: NewEventFields): EventEntity {
     const eventIndex = this.reservedIndexes.shift();
     if (eventIndex === undefined) throw new Error("more events created than reserved");
-    const event = Object.assign(new EventEntity(), fields, { id: randomUUID(), organizationId: this.organizationId, eventIndex, ticketsSold: 0n });
+    const event = Object.assign(new EventEntity(), fields, { id: uuidv7(), organizationId: this.organizationId, eventIndex, ticketsSold: 0n });
     this.byEventId.set(event.eventId, event);
-    this.created.push(event);
+    this.created.add(event);
     return event;
   }
 
   /** Records that `event` changed; events created in this acceptance are inserted as they end up. */
   touch(event: EventEntity): void {
-    if (!this.created.includes(event)) this.changed.add(event);
+    if (!this.created.has(event)) this.changed.add(event);
   }
 
   async flush(): Promise<void> {
@@ -66,7 +66,7 @@ export class EventWorkingSet {
   }
 
   private async insertCreated(): Promise<void> {
-    if (this.created.length === 0) return;
+    if (this.created.size === 0) return;
     const inserted = (await this.manager.query(
       `INSERT INTO events (id, organization_id, event_id, event_index, name, ticketeer_name, currency, shop_url, image_url,
                            latitude, longitude, start_time, end_time, callback_url, tickets_sold)
@@ -74,9 +74,9 @@ export class EventWorkingSet {
                             $10::float8[], $11::float8[], $12::numeric[], $13::numeric[], $14::text[], $15::bigint[])
        ON CONFLICT (organization_id, event_id) DO NOTHING
        RETURNING id`,
-      this.columns(this.created),
+      this.columns([...this.created]),
     )) as unknown[];
-    if (inserted.length !== this.created.length) throw new AcceptanceConflict("an event");
+    if (inserted.length !== this.created.size) throw new AcceptanceConflict("an event");
   }
 
   private async updateChanged(): Promise<void> {

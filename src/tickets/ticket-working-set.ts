@@ -1,20 +1,20 @@
-import { randomUUID } from "node:crypto";
+import { uuidv7 } from "../common/uuid-v7";
 
 import type { EntityManager } from "typeorm";
 
-import { AcceptanceConflict } from "../chain/ledger/acceptance-conflict";
+import { copyRows } from "../database/copy-rows";
 import { TicketEntity } from "./entities/ticket.entity";
 
 export type NewTicketFields = Pick<TicketEntity, "eventRef" | "ticketId" | "serial" | "tokenId" | "price" | "uri" | "orderTime">;
 
 /**
  * The tickets one acceptance reads and writes. Existing rows are locked in id order (no deadlocks
- * between requests); rows it creates are inserted in one statement, and a ticketId another request
- * created meanwhile makes the acceptance start over.
+ * between requests); rows it creates are copied in one statement, and a ticketId another request
+ * created meanwhile (a unique violation) makes the acceptance start over.
  */
 export class TicketWorkingSet {
   private readonly byTicketId = new Map<string, TicketEntity>();
-  private readonly created: TicketEntity[] = [];
+  private readonly created = new Set<TicketEntity>();
   private readonly changed = new Set<TicketEntity>();
 
   constructor(
@@ -40,7 +40,7 @@ export class TicketWorkingSet {
 
   create(fields: NewTicketFields): TicketEntity {
     const ticket = Object.assign(new TicketEntity(), fields, {
-      id: randomUUID(),
+      id: uuidv7(),
       organizationId: this.organizationId,
       checkedIn: false,
       invalidated: false,
@@ -49,12 +49,12 @@ export class TicketWorkingSet {
       resales: 0,
     });
     this.byTicketId.set(ticket.ticketId, ticket);
-    this.created.push(ticket);
+    this.created.add(ticket);
     return ticket;
   }
 
   touch(ticket: TicketEntity): void {
-    if (!this.created.includes(ticket)) this.changed.add(ticket);
+    if (!this.created.has(ticket)) this.changed.add(ticket);
   }
 
   async flush(): Promise<void> {
@@ -63,33 +63,28 @@ export class TicketWorkingSet {
   }
 
   private async insertCreated(): Promise<void> {
-    if (this.created.length === 0) return;
-    const t = this.created;
-    const inserted = (await this.manager.query(
-      `INSERT INTO tickets (id, organization_id, event_ref, ticket_id, serial, token_id, price, uri, order_time,
-                            checked_in, invalidated, claimed, claimed_to, resales)
-       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::bigint[], $6::numeric[], $7::text[], $8::text[],
-                            $9::numeric[], $10::bool[], $11::bool[], $12::bool[], $13::text[], $14::int[])
-       ON CONFLICT (organization_id, ticket_id) DO NOTHING
-       RETURNING id`,
-      [
-        t.map((x) => x.id),
-        t.map((x) => x.organizationId),
-        t.map((x) => x.eventRef),
-        t.map((x) => x.ticketId),
-        t.map((x) => x.serial.toString()),
-        t.map((x) => x.tokenId.toString()),
-        t.map((x) => x.price),
-        t.map((x) => x.uri),
-        t.map((x) => x.orderTime.toString()),
-        t.map((x) => x.checkedIn),
-        t.map((x) => x.invalidated),
-        t.map((x) => x.claimed),
-        t.map((x) => x.claimedTo),
-        t.map((x) => x.resales),
-      ],
-    )) as unknown[];
-    if (inserted.length !== t.length) throw new AcceptanceConflict("a ticket");
+    await copyRows(
+      this.manager,
+      "tickets",
+      // Every column: a ticket may have been scanned or claimed in the same request that sold it.
+      ["id", "organization_id", "event_ref", "ticket_id", "serial", "token_id", "price", "uri", "order_time", "checked_in", "invalidated", "claimed", "claimed_to", "resales"],
+      [...this.created].map((t) => [
+        t.id,
+        t.organizationId,
+        t.eventRef,
+        t.ticketId,
+        t.serial,
+        t.tokenId,
+        t.price,
+        t.uri,
+        t.orderTime,
+        t.checkedIn,
+        t.invalidated,
+        t.claimed,
+        t.claimedTo,
+        t.resales,
+      ]),
+    );
   }
 
   private async updateChanged(): Promise<void> {

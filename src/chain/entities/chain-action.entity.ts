@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from "typeorm";
+import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from "typeorm";
 
 import { bigintColumn } from "../../database/columns";
 import type { ChainActionKind, ChainActionStatus } from "../chain-action-kind";
@@ -9,8 +9,6 @@ import type { ChainActionKind, ChainActionStatus } from "../chain-action-kind";
  * follows.
  */
 @Entity("chain_actions")
-@Index(["eventRef", "seq"])
-@Index(["ticketRef", "seq"])
 export class ChainAction {
   @PrimaryColumn({ type: "uuid" })
   id: string;

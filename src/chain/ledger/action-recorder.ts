@@ -1,7 +1,8 @@
-import { randomUUID } from "node:crypto";
+import { uuidv7 } from "../../common/uuid-v7";
 
 import type { EntityManager } from "typeorm";
 
+import { copyRows } from "../../database/copy-rows";
 import type { RegistryBatchItem } from "../registry";
 import type { ChainActionKind } from "../chain-action-kind";
 
@@ -14,7 +15,7 @@ export interface ActionEntry {
   onChain: RegistryBatchItem | null;
 }
 
-/** Ledger rows of one acceptance, inserted in acceptance order in one statement. */
+/** Ledger rows of one acceptance, copied in acceptance order (their seq follows it) in one statement. */
 export class ActionRecorder {
   private readonly entries: (ActionEntry & { id: string })[] = [];
 
@@ -26,7 +27,7 @@ export class ActionRecorder {
 
   /** Records an accepted action and returns its promise id. */
   record(entry: ActionEntry): string {
-    const id = randomUUID();
+    const id = uuidv7();
     this.entries.push({ ...entry, id });
     return id;
   }
@@ -36,25 +37,21 @@ export class ActionRecorder {
   }
 
   async flush(): Promise<void> {
-    if (this.entries.length === 0) return;
-    const e = this.entries;
-    await this.manager.query(
-      `INSERT INTO chain_actions (id, organization_id, kind, requested_as, event_ref, ticket_ref, status, payload, request_id)
-       SELECT u.id, $2, u.kind, u.requested_as, u.event_ref, u.ticket_ref, u.status, u.payload::jsonb, $8
-         FROM unnest($1::uuid[], $3::text[], $4::text[], $5::uuid[], $6::uuid[], $7::text[], $9::text[])
-              WITH ORDINALITY AS u(id, kind, requested_as, event_ref, ticket_ref, payload, status, position)
-        ORDER BY u.position`,
-      [
-        e.map((x) => x.id),
+    await copyRows(
+      this.manager,
+      "chain_actions",
+      ["id", "organization_id", "kind", "requested_as", "event_ref", "ticket_ref", "status", "payload", "request_id"],
+      this.entries.map((x) => [
+        x.id,
         this.organizationId,
-        e.map((x) => x.kind),
-        e.map((x) => x.requestedAs),
-        e.map((x) => x.eventRef),
-        e.map((x) => x.ticketRef),
-        e.map((x) => (x.onChain === null ? null : JSON.stringify(x.onChain, bigintsAsStrings))),
+        x.kind,
+        x.requestedAs,
+        x.eventRef,
+        x.ticketRef,
+        x.onChain === null ? "no_broadcast_required" : "waiting_broadcast",
+        x.onChain === null ? null : JSON.stringify(x.onChain, bigintsAsStrings),
         this.requestId,
-        e.map((x) => (x.onChain === null ? "no_broadcast_required" : "waiting_broadcast")),
-      ],
+      ]),
     );
   }
 }

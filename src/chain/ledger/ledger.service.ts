@@ -14,8 +14,12 @@ import { mergeOutcomes, type RequestedItem, validateItems } from "./item-accepta
 const MAX_ATTEMPTS = 5;
 /** A request never waits long on Redis: its actions are already safe in the ledger. */
 const NOTIFY_TIMEOUT_MS = 1_000;
-/** Serialization failure and deadlock: PostgreSQL asks for the transaction to be tried again. */
-const RETRYABLE_SQLSTATES = new Set(["40001", "40P01"]);
+/**
+ * Serialization failure and deadlock: PostgreSQL asks for the transaction to be tried again. A
+ * unique violation means a concurrent request created the same id first: evaluated again, the
+ * request sees it and refuses that item.
+ */
+const RETRYABLE_SQLSTATES = new Set(["40001", "40P01", "23505"]);
 
 /**
  * Accepts a request's actions: evaluates them in order against locked state and writes the state

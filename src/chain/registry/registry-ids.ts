@@ -1,4 +1,6 @@
-import { AbiCoder, sha256, toUtf8Bytes } from "ethers";
+import { createHash } from "node:crypto";
+
+import { AbiCoder, getBytes } from "ethers";
 
 const UINT64_MAX = (1n << 64n) - 1n;
 
@@ -15,21 +17,26 @@ export function splitTokenId(tokenId: bigint): { eventIndex: bigint; serial: big
 
 /** sha256(abi.encode(ticketeerId, eventId)): names an event on chain without revealing its id. */
 export function eventKeyOf(ticketeerId: string, eventId: string): string {
-  return sha256(AbiCoder.defaultAbiCoder().encode(["string", "string"], [ticketeerId, eventId]));
+  return sha256Hex(getBytes(AbiCoder.defaultAbiCoder().encode(["string", "string"], [ticketeerId, eventId])));
 }
 
 /** sha256(ticketeerId): the organization's identity on chain. */
 export function ticketeerKeyOf(ticketeerId: string): string {
-  return sha256(toUtf8Bytes(ticketeerId));
+  return sha256Hex(ticketeerId);
 }
 
 /** sha256(ticketId): recorded with the sale so anyone holding the id can find and verify the ticket. */
 export function ticketHashOf(ticketId: string): string {
-  return sha256(toUtf8Bytes(ticketId));
+  return sha256Hex(ticketId);
 }
 
 function assertUint64(name: string, value: bigint, min: bigint): void {
   if (value < min || value > UINT64_MAX) {
     throw new RangeError(`${name} must be an integer from ${min} to ${UINT64_MAX}, got ${value}`);
   }
+}
+
+/** SHA-256 as 0x-prefixed hex; strings are hashed as UTF-8. */
+function sha256Hex(data: string | Uint8Array): string {
+  return "0x" + createHash("sha256").update(data).digest("hex");
 }

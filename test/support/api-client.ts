@@ -1,0 +1,23 @@
+/** A thin JSON client for the tests: answers carry status, headers and the parsed body. */
+export interface ApiAnswer<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export function apiClient(baseUrl: string, apiKey?: string) {
+  const request = async <T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiAnswer<T>> => {
+    const response = await fetch(baseUrl + path, {
+      method,
+      headers: { "content-type": "application/json", ...(apiKey ? { "x-api-key": apiKey } : {}), ...headers },
+      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+  };
+  return {
+    request,
+    get: <T = any>(path: string) => request<T>("GET", path),
+    post: <T = any>(path: string, body: unknown) => request<T>("POST", path, body),
+  };
+}
