@@ -16,7 +16,7 @@ export const TicketActions = {
     dto: SoldTicketDto,
     plan: (input, plan) => {
       plan.eventIds.push(input.eventId);
-      plan.ticketIds.push(input.ticketId);
+      plan.soldTicketIds.push(input.ticketId);
     },
     apply: sellTicket,
   }),

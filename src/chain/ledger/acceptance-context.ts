@@ -7,7 +7,13 @@ import type { ActionRecorder } from "./action-recorder";
 /** What the ids of a request need loaded and locked before its actions are evaluated. */
 export interface AcceptancePlan {
   eventIds: string[];
+  /** Tickets the actions act on: loaded and locked. */
   ticketIds: string[];
+  /**
+   * Tickets the request sells. They are expected not to exist, so the first attempt does not look
+   * them up; one that does exist fails the insert, and the attempt that follows loads them all.
+   */
+  soldTicketIds: string[];
   /** How many events the request may create: their registry indexes are reserved up front. */
   newEvents: number;
 }

@@ -18,7 +18,7 @@ export type ValidatedItems = { position: number; item: RequestedItem; input: obj
 export function validateItems(items: readonly RequestedItem[]): { valid: ValidatedItems; refused: Map<number, ErrorDetail>; plan: AcceptancePlan } {
   const valid: ValidatedItems = [];
   const refused = new Map<number, ErrorDetail>();
-  const plan: AcceptancePlan = { eventIds: [], ticketIds: [], newEvents: 0 };
+  const plan: AcceptancePlan = { eventIds: [], ticketIds: [], soldTicketIds: [], newEvents: 0 };
   items.forEach((item, position) => {
     if (item.refusal || !item.descriptor) {
       refused.set(position, item.refusal ?? { code: "invalid_item", message: "The item cannot be processed." });

@@ -56,7 +56,10 @@ export class LedgerService {
   async accept<T>(organization: AuthenticatedOrganization, plan: AcceptancePlan, evaluate: (context: AcceptanceContext) => T, requestId: string | null): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const { result, broadcasts } = await this.dataSource.transaction((manager) => this.acceptOnce(manager, organization, plan, evaluate, requestId));
+        const optimistic = attempt === 1;
+        const { result, broadcasts } = await this.dataSource.transaction((manager) =>
+          this.acceptOnce(manager, organization, optimistic ? plan : { ...plan, ticketIds: [...plan.ticketIds, ...plan.soldTicketIds] }, evaluate, requestId),
+        );
         if (broadcasts > 0) await this.notifyWriter();
         return result;
       } catch (error) {

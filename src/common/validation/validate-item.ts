@@ -1,4 +1,4 @@
-import { type ClassConstructor, plainToInstance } from "class-transformer";
+import type { ClassConstructor } from "class-transformer";
 import { validateSync } from "class-validator";
 
 import { errorDetail, type ErrorDetail } from "../errors/error-detail";
@@ -13,7 +13,8 @@ export function validateItem<T extends object>(dto: ClassConstructor<T>, raw: un
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
     return { error: errorDetail("invalid_item", "Each item must be a JSON object.") };
   }
-  const instance = plainToInstance(dto, raw);
+  // The DTOs are flat: a copy onto the prototype is all class-transformer would do, at a fraction of the cost.
+  const instance = Object.assign(Object.create(dto.prototype) as T, raw);
   const errors = validateSync(instance, {
     whitelist: true,
     forbidUnknownValues: true,

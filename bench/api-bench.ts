@@ -1,0 +1,91 @@
+import { randomBytes } from "node:crypto";
+
+import { startBenchServer } from "./bench-server";
+import { median, quantile } from "./stats";
+
+/**
+ * Acceptance speed of the API, one request at a time against a service in its own process:
+ * /stream with 5000 soldTicket actions and /api/v1/sold with 100 tickets. Prints median and p99
+ * latency and actions per second beside the targets.
+ */
+const STREAM_RUNS = 20;
+const SOLD_RUNS = 200;
+const WARMUP_RUNS = 5;
+
+async function main(): Promise<void> {
+  const server = await startBenchServer();
+  try {
+    const post = poster(server.baseUrl, server.apiKey);
+    const eventId = `bench-${randomBytes(4).toString("hex")}`;
+    await post("/api/v1/events", { eventId, ticketeerId: server.ticketeerId, currency: "EUR", callbackUrl: "https://bench.example.com/cb" });
+    const stream = await measure(STREAM_RUNS, () => post("/stream", soldActions(eventId, 5000)), 5000);
+    const sold = await measure(SOLD_RUNS, () => post("/api/v1/sold", soldItems(eventId, 100)), 100);
+    report([
+      { name: "POST /stream, 5000 soldTicket", ...stream, targetMs: 300, targetRate: 16_000 },
+      { name: "POST /api/v1/sold, 100 tickets", ...sold, targetMs: 30 },
+    ]);
+  } finally {
+    await server.stop();
+  }
+}
+
+function poster(baseUrl: string, apiKey: string) {
+  return async (path: string, body: unknown): Promise<void> => {
+    const response = await fetch(baseUrl + path, { method: "POST", headers: { "content-type": "application/json", "x-api-key": apiKey }, body: JSON.stringify(body) });
+    const answer = (await response.json()) as { status?: string; data?: { status: string }[] } | { status: string }[];
+    const entries = Array.isArray(answer) ? answer : (answer.data ?? [answer]);
+    if (!response.ok || entries.some((entry) => entry.status !== "success")) throw new Error(`${path} refused items: ${JSON.stringify(answer).slice(0, 300)}`);
+  };
+}
+
+let ticketCounter = 0;
+const nextTicketId = () => `ticket-${process.pid}-${++ticketCounter}`;
+
+function soldItems(eventId: string, count: number) {
+  return Array.from({ length: count }, () => ({ eventId, ticketId: nextTicketId(), price: "49.95", orderTime: 1_750_000_000 }));
+}
+
+function soldActions(eventId: string, count: number) {
+  return soldItems(eventId, count).map((data) => ({ action: "soldTicket", data }));
+}
+
+async function measure(runs: number, send: () => Promise<void>, actionsPerRequest: number) {
+  for (let i = 0; i < WARMUP_RUNS; i++) await send();
+  const latencies: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now();
+    await send();
+    latencies.push(performance.now() - started);
+  }
+  const medianMs = median(latencies);
+  return { runs, medianMs, p99Ms: quantile(latencies, 0.99), actionsPerSecond: (actionsPerRequest * 1000) / medianMs };
+}
+
+interface Row {
+  name: string;
+  runs: number;
+  medianMs: number;
+  p99Ms: number;
+  actionsPerSecond: number;
+  targetMs: number;
+  targetRate?: number;
+}
+
+function report(rows: Row[]): void {
+  console.table(
+    rows.map((row) => ({
+      benchmark: row.name,
+      runs: row.runs,
+      "median ms": row.medianMs.toFixed(1),
+      "p99 ms": row.p99Ms.toFixed(1),
+      "actions/s": Math.round(row.actionsPerSecond),
+      target: `≤ ${row.targetMs} ms median` + (row.targetRate ? `, ≥ ${row.targetRate} actions/s` : ""),
+      met: row.medianMs <= row.targetMs && (!row.targetRate || row.actionsPerSecond >= row.targetRate) ? "yes" : "NO",
+    })),
+  );
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

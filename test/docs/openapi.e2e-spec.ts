@@ -1,0 +1,46 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+import { ERROR_CODES } from "../../src/common/errors/error-detail";
+import { startTestApp, type TestApp } from "../support/test-app";
+
+const COMMITTED = JSON.parse(readFileSync(join(__dirname, "..", "..", "openapi.json"), "utf8"));
+
+let testApp: TestApp;
+
+beforeAll(async () => {
+  testApp = await startTestApp();
+});
+
+afterAll(async () => {
+  await testApp?.close();
+});
+
+describe("API documentation", () => {
+  it("serves the committed openapi.json at /docs-json (run `npm run openapi` after an API change)", async () => {
+    const response = await fetch(`${testApp.baseUrl}/docs-json`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual(COMMITTED);
+  });
+
+  it("serves Swagger UI at /docs without an API key", async () => {
+    const response = await fetch(`${testApp.baseUrl}/docs`);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain("swagger");
+  });
+
+  it("documents the X-Api-Key scheme, the 403 body and every error code", () => {
+    expect(COMMITTED.components.securitySchemes["api-key"]).toMatchObject({ type: "apiKey", in: "header", name: "X-Api-Key" });
+    expect(COMMITTED.components.schemas.ErrorDetailDto.properties.code.enum).toEqual([...ERROR_CODES]);
+    expect(COMMITTED.components.schemas.ForbiddenBodyDto.properties.message.enum).toEqual(["Forbidden"]);
+    for (const [path, operations] of Object.entries<Record<string, { security?: unknown; responses: Record<string, unknown> }>>(COMMITTED.paths)) {
+      if (path === "/health") continue;
+      for (const operation of Object.values(operations)) {
+        expect(operation.security, path).toEqual([{ "api-key": [] }]);
+        expect(Object.keys(operation.responses), path).toContain("403");
+      }
+    }
+  });
+});
