@@ -14,19 +14,21 @@ export const IsUint64 = (options?: ValidationOptions) =>
 export const IsCurrencyCode = (options?: ValidationOptions) =>
   rule("isCurrencyCode", isCurrencyCode, (args) => `${args.property} must be an ISO 4217 currency code in capitals, such as EUR`, options);
 
-export const IsWebUrl = (httpsOnly: boolean, options?: ValidationOptions) =>
+/** `allowBlank`: the field's default is the blank string, so sending "" is the same as leaving it out. */
+export const IsWebUrl = (httpsOnly: boolean, allowBlank = false, options?: ValidationOptions) =>
   rule(
     httpsOnly ? "isHttpsUrl" : "isWebUrl",
-    (value) => isWebUrl(value, httpsOnly),
-    (args) => `${args.property} must be an ${httpsOnly ? "https" : "http or https"} URL of at most 255 characters`,
+    (value) => (allowBlank && value === "") || isWebUrl(value, httpsOnly),
+    (args) => `${args.property} must be an ${httpsOnly ? "https" : "http or https"} URL of at most 255 characters${allowBlank ? ", or blank" : ""}`,
     options,
   );
 
+/** A blank URI is the default and clears the ticket's URI. */
 export const IsUri = (options?: ValidationOptions) =>
-  rule("isUri", isUri, (args) => `${args.property} must be a URI (scheme:rest) of at most 255 characters`, options);
+  rule("isUri", (value) => value === "" || isUri(value), (args) => `${args.property} must be a URI (scheme:rest) of at most 255 characters, or blank`, options);
 
 export const IsPrice = (options?: ValidationOptions) =>
   rule("isPrice", (value) => priceProblem(value) === null, (args) => `${args.property} ${priceProblem(args.value)}`, options);
 
 export const IsWalletAddress = (options?: ValidationOptions) =>
-  rule("isWalletAddress", isWalletAddress, (args) => `${args.property} must be a 0x-prefixed 20-byte address; mixed case must match its EIP-55 checksum`, options);
+  rule("isWalletAddress", isWalletAddress, (args) => `${args.property} must be a 0x-prefixed 20-byte address other than the zero address; mixed case must match its EIP-55 checksum`, options);

@@ -36,9 +36,12 @@ export function priceProblem(value: unknown): string | null {
   }
 }
 
-/** A 20-byte hex address; mixed case must carry a valid EIP-55 checksum. */
+/**
+ * A 20-byte hex address; mixed case must carry a valid EIP-55 checksum. Not the zero address: the
+ * registry refuses to transfer a claimed ticket there (InvalidReceiver), so accepting it would fail on chain.
+ */
 export function isWalletAddress(value: unknown): boolean {
-  if (typeof value !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(value)) return false;
+  if (typeof value !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(value) || /^0x0{40}$/.test(value)) return false;
   try {
     getAddress(value);
     return true;

@@ -7,14 +7,19 @@ export type Validated<T> = { value: T; error?: undefined } | { value?: undefined
 
 /**
  * Validates one item of a request against its DTO. Fields the DTO does not declare are dropped
- * (never stored); the first broken rule is reported with its field.
+ * (never stored), null values count as not sent; the first broken rule is reported with its field.
  */
 export function validateItem<T extends object>(dto: ClassConstructor<T>, raw: unknown): Validated<T> {
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
     return { error: errorDetail("invalid_item", "Each item must be a JSON object.") };
   }
   // The DTOs are flat: a copy onto the prototype is all class-transformer would do, at a fraction of the cost.
-  const instance = Object.assign(Object.create(dto.prototype) as T, raw);
+  // null means "not sent" (optional fields get their defaults; the rules read undefined). "__proto__" and
+  // "constructor" are never fields: copied, they would replace or hide the DTO's prototype.
+  const instance = Object.create(dto.prototype) as Record<string, unknown>;
+  for (const [key, value] of Object.entries(raw)) {
+    if (value !== null && key !== "__proto__" && key !== "constructor") instance[key] = value;
+  }
   const errors = validateSync(instance, {
     whitelist: true,
     forbidUnknownValues: true,
@@ -22,7 +27,7 @@ export function validateItem<T extends object>(dto: ClassConstructor<T>, raw: un
     validationError: { target: false, value: false },
   });
   const first = errors[0];
-  if (!first) return { value: instance };
+  if (!first) return { value: instance as T };
   const message = Object.values(first.constraints ?? {})[0] ?? `${first.property} is invalid`;
   return { error: errorDetail("invalid_field", message, first.property) };
 }

@@ -1,5 +1,5 @@
 import { ApiPropertyOptional } from "@nestjs/swagger";
-import { IsLatitude, IsLongitude, IsNumber, IsOptional, IsString, MaxLength } from "class-validator";
+import { IsNumber, IsOptional, IsString, Max, MaxLength, Min } from "class-validator";
 
 import { IsCurrencyCode, IsUint64, IsWebUrl } from "../../common/validation/field-decorators";
 import { MAX_TEXT_LENGTH } from "../../common/validation/field-rules";
@@ -22,24 +22,27 @@ export class EventFieldsDto {
 
   @ApiPropertyOptional({ format: "uri", maxLength: 255, default: "", example: "https://shop.example.com/concert", description: "http(s) URL. On chain." })
   @IsOptional()
-  @IsWebUrl(false)
+  @IsWebUrl(false, true)
   shopUrl?: string;
 
   @ApiPropertyOptional({ format: "uri", maxLength: 255, default: "", example: "https://img.example.com/concert.png", description: "http(s) URL. On chain." })
   @IsOptional()
-  @IsWebUrl(false)
+  @IsWebUrl(false, true)
   imageUrl?: string;
 
   @ApiPropertyOptional({ minimum: -90, maximum: 90, default: 0, example: 52.3731, description: "Degrees. On chain with 7 decimals." })
   @IsOptional()
   @IsNumber({ allowNaN: false, allowInfinity: false })
-  @IsLatitude({ message: "latitude must be a number from -90 to 90" })
+  // Min/Max rather than IsLatitude, which checks the number's string form and so refuses 1e-7.
+  @Min(-90, { message: "latitude must be a number from -90 to 90" })
+  @Max(90, { message: "latitude must be a number from -90 to 90" })
   latitude?: number;
 
   @ApiPropertyOptional({ minimum: -180, maximum: 180, default: 0, example: 4.8922, description: "Degrees. On chain with 7 decimals." })
   @IsOptional()
   @IsNumber({ allowNaN: false, allowInfinity: false })
-  @IsLongitude({ message: "longitude must be a number from -180 to 180" })
+  @Min(-180, { message: "longitude must be a number from -180 to 180" })
+  @Max(180, { message: "longitude must be a number from -180 to 180" })
   longitude?: number;
 
   @ApiPropertyOptional({ ...UINT64, default: 0, example: 1900000000, description: "Unix seconds, unsigned 64-bit. On chain." })

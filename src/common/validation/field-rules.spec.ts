@@ -1,0 +1,172 @@
+import { describe, expect, it } from "vitest";
+
+import { isCurrencyCode, isUri, isWalletAddress, isWebUrl, MAX_TEXT_LENGTH, priceProblem } from "./field-rules";
+
+/** An http(s) URL of exactly `length` characters. */
+function urlOfLength(length: number, scheme = "https"): string {
+  const prefix = `${scheme}://shop.example.com/`;
+  return prefix + "a".repeat(length - prefix.length);
+}
+
+describe("isCurrencyCode", () => {
+  it.each(["EUR", "USD", "JPY", "CHF"])("takes the ISO 4217 code %s", (code) => {
+    expect(isCurrencyCode(code)).toBe(true);
+  });
+
+  it.each([["eur"], ["Eur"], ["EURO"], ["EU"], ["XYZ"], [""], [" EUR"], [978], [null], [undefined]])("refuses %j", (code) => {
+    expect(isCurrencyCode(code)).toBe(false);
+  });
+});
+
+describe("isWebUrl", () => {
+  it.each(["https://shop.example.com/concert", "http://shop.example.com/concert?x=1#y", "https://localhost:8443/callbacks"])(
+    "takes the http(s) URL %s",
+    (url) => {
+      expect(isWebUrl(url, false)).toBe(true);
+    },
+  );
+
+  it("takes only https when told so", () => {
+    expect(isWebUrl("https://integrator.example.com/callbacks", true)).toBe(true);
+    expect(isWebUrl("http://integrator.example.com/callbacks", true)).toBe(false);
+  });
+
+  it("takes 255 characters and refuses 256", () => {
+    expect(urlOfLength(MAX_TEXT_LENGTH)).toHaveLength(255);
+    expect(isWebUrl(urlOfLength(255), false)).toBe(true);
+    expect(isWebUrl(urlOfLength(255), true)).toBe(true);
+    expect(isWebUrl(urlOfLength(256), false)).toBe(false);
+    expect(isWebUrl(urlOfLength(256), true)).toBe(false);
+  });
+
+  it.each([
+    ["no scheme", "shop.example.com/concert"],
+    ["a protocol-relative URL", "//shop.example.com/concert"],
+    ["javascript:", "javascript:alert(1)"],
+    ["javascript: shaped like a URL", "javascript://shop.example.com/%0Aalert(1)"],
+    ["ftp:", "ftp://shop.example.com/file"],
+    ["data:", "data:text/html,<script>alert(1)</script>"],
+    ["no host", "https://"],
+    ["blank", ""],
+    ["spaces", "https://shop.example.com/a b"],
+  ])("refuses %s", (_case, url) => {
+    expect(isWebUrl(url, false)).toBe(false);
+    expect(isWebUrl(url, true)).toBe(false);
+  });
+
+  it("refuses what is not a string", () => {
+    expect(isWebUrl(42, false)).toBe(false);
+    expect(isWebUrl(null, false)).toBe(false);
+    expect(isWebUrl({ href: "https://shop.example.com" }, false)).toBe(false);
+  });
+});
+
+describe("isUri", () => {
+  it.each([
+    "ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/1.json",
+    "https://img.example.com/ticket/1.png",
+    "ar://Q2Wl1bnTgDRi0A9Q-aX5Oj1Yw0fFfeRZ4j4RbkG3wT0",
+    "data:application/json;base64,eyJuYW1lIjoiVGlja2V0In0=",
+  ])("takes %s", (uri) => {
+    expect(isUri(uri)).toBe(true);
+  });
+
+  it("takes 255 characters and refuses 256", () => {
+    const prefix = "ipfs://";
+    expect(isUri(prefix + "a".repeat(255 - prefix.length))).toBe(true);
+    expect(isUri(prefix + "a".repeat(256 - prefix.length))).toBe(false);
+  });
+
+  it.each([
+    ["no scheme", "bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/1.json"],
+    ["a scheme and nothing else", "ipfs:"],
+    ["a scheme starting with a digit", "1pfs://x"],
+    ["blank", ""],
+    ["only spaces", "   "],
+    ["spaces inside", "ipfs://bafy/ticket 1.json"],
+    ["a leading space", " ipfs://bafy/1.json"],
+  ])("refuses %s", (_case, uri) => {
+    expect(isUri(uri)).toBe(false);
+  });
+
+  it("refuses what is not a string", () => {
+    expect(isUri(undefined)).toBe(false);
+    expect(isUri(null)).toBe(false);
+    expect(isUri(1)).toBe(false);
+  });
+});
+
+describe("priceProblem", () => {
+  it.each(["0", "12", "12.5", "49.95", "0.000001", "1.000000000", "79228162514264337593543.950335"])("has no problem with %s", (price) => {
+    expect(priceProblem(price)).toBeNull();
+  });
+
+  it.each([
+    ["12,50", "is not a non-negative decimal number"],
+    ["-1", "is not a non-negative decimal number"],
+    ["1e3", "is not a non-negative decimal number"],
+    [".5", "is not a non-negative decimal number"],
+    ["5.", "is not a non-negative decimal number"],
+    ["", "is not a non-negative decimal number"],
+    [" 1", "is not a non-negative decimal number"],
+    ["EUR 12", "is not a non-negative decimal number"],
+  ])("names the grammar problem of %j", (price, reason) => {
+    expect(priceProblem(price)).toContain(reason);
+  });
+
+  it.each([
+    ["0.0000001", "has more than 6 significant decimal places"],
+    ["12.3456789", "has more than 6 significant decimal places"],
+    ["79228162514264337593543.950336", "is larger than the registry can record"],
+    ["9".repeat(40), "has too many digits"],
+    ["1." + "0".repeat(256), "has too many decimal places"],
+  ])("names the representability problem of %s", (price, reason) => {
+    expect(priceProblem(price)).toBe(reason);
+  });
+
+  it.each([[12.5], [0], [null], [undefined], [["1"]]])("asks for a decimal string instead of %j", (price) => {
+    expect(priceProblem(price)).toBe('must be a decimal string such as "12.50"');
+  });
+});
+
+describe("isWalletAddress", () => {
+  // EIP-55 test vectors.
+  const checksummed = [
+    "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+    "0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359",
+    "0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB",
+    "0x52908400098527886E0F7030069857D2E4169EE7",
+  ];
+
+  it.each(checksummed)("takes the EIP-55 address %s", (address) => {
+    expect(isWalletAddress(address)).toBe(true);
+  });
+
+  it("takes an address in all lowercase or all uppercase, which carry no checksum", () => {
+    expect(isWalletAddress(checksummed[0].toLowerCase())).toBe(true);
+    expect(isWalletAddress("0x" + checksummed[0].slice(2).toUpperCase())).toBe(true);
+  });
+
+  it("refuses mixed case with a wrong checksum", () => {
+    expect(isWalletAddress("0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD")).toBe(false);
+    expect(isWalletAddress("0x5AAeb6053F3E94C9b9A09f33669435E7Ef1BeAed")).toBe(false);
+  });
+
+  it.each([
+    ["19 bytes", "0x" + "ab".repeat(19)],
+    ["21 bytes", "0x" + "ab".repeat(21)],
+    ["no 0x", checksummed[0].slice(2)],
+    ["a capital 0X", "0X" + checksummed[0].slice(2)],
+    ["a non-hex digit", "0x" + "ab".repeat(19) + "ag"],
+    ["surrounding spaces", ` ${checksummed[0]} `],
+    ["an ENS name", "vitalik.eth"],
+    ["the zero address, which the registry cannot transfer to", "0x" + "0".repeat(40)],
+  ])("refuses %s", (_case, address) => {
+    expect(isWalletAddress(address)).toBe(false);
+  });
+
+  it("refuses what is not a string", () => {
+    expect(isWalletAddress(0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaedn)).toBe(false);
+    expect(isWalletAddress(null)).toBe(false);
+  });
+});
