@@ -1,0 +1,30 @@
+import type { OrganizationsService } from "../auth/organizations.service";
+
+/** Every option any command takes; each command says which of them it accepts. */
+export const OPTIONS = {
+  name: { type: "string" },
+  label: { type: "string" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+export type OptionName = Exclude<keyof typeof OPTIONS, "help">;
+export type StringOptionName = { [K in OptionName]: (typeof OPTIONS)[K]["type"] extends "string" ? K : never }[OptionName];
+
+export interface CommandInput {
+  /** Operands and required options by name; the parser has checked that each is there and not blank. */
+  required: Record<string, string>;
+  /** The optional string options that were given. */
+  optional: Partial<Record<StringOptionName, string>>;
+  json: boolean;
+}
+
+export interface Command {
+  /** The words that select it, e.g. "key create". */
+  name: string;
+  summary: string;
+  operands: readonly string[];
+  requiredOptions: readonly StringOptionName[];
+  optionalOptions: readonly OptionName[];
+  run(organizations: OrganizationsService, input: CommandInput): Promise<void>;
+}

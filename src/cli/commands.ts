@@ -1,0 +1,82 @@
+import type { Command } from "./command";
+import { print, printIssuedKey, printJson, printTable, timestamp } from "./output";
+
+const orgCreate: Command = {
+  name: "org create",
+  summary: "Register an organization (a ticketing company) under the ticketeerId it was issued.",
+  operands: ["ticketeerId"],
+  requiredOptions: ["name"],
+  optionalOptions: [],
+  async run(organizations, { required }) {
+    const organization = await organizations.createOrganization(required.ticketeerId, required.name);
+    print(`Created organization ${organization.ticketeerId} (${organization.name}).`);
+  },
+};
+
+const orgList: Command = {
+  name: "org list",
+  summary: "List the organizations, oldest first.",
+  operands: [],
+  requiredOptions: [],
+  optionalOptions: ["json"],
+  async run(organizations, { json }) {
+    const rows = (await organizations.listOrganizations()).map(({ ticketeerId, name, createdAt }) => ({ ticketeerId, name, createdAt }));
+    if (json) return printJson(rows);
+    if (rows.length === 0) return print("No organizations yet.");
+    printTable(["TICKETEER ID", "NAME", "CREATED"], rows.map((row) => [row.ticketeerId, row.name, timestamp(row.createdAt)]));
+  },
+};
+
+const keyCreate: Command = {
+  name: "key create",
+  summary: "Issue a new API key to an organization; the key is printed once.",
+  operands: ["ticketeerId"],
+  requiredOptions: [],
+  optionalOptions: ["label", "json"],
+  async run(organizations, { required, optional, json }) {
+    printIssuedKey(await organizations.issueKey(required.ticketeerId, optional.label), json);
+  },
+};
+
+const keyList: Command = {
+  name: "key list",
+  summary: "List an organization's keys by prefix; secrets are never shown.",
+  operands: ["ticketeerId"],
+  requiredOptions: [],
+  optionalOptions: ["json"],
+  async run(organizations, { required, json }) {
+    // Fields are picked one by one so that the stored hash can never reach the output.
+    const keys = await organizations.listKeys(required.ticketeerId);
+    const rows = keys.map(({ prefix, label, createdAt, revokedAt }) => ({ prefix, label, createdAt, revokedAt }));
+    if (json) return printJson(rows);
+    if (rows.length === 0) return print(`No keys for ${required.ticketeerId} yet.`);
+    printTable(["PREFIX", "LABEL", "CREATED", "REVOKED"], rows.map((row) => [row.prefix, row.label || "-", timestamp(row.createdAt), timestamp(row.revokedAt)]));
+  },
+};
+
+const keyRevoke: Command = {
+  name: "key revoke",
+  summary: "Revoke a key; it stops working at once.",
+  operands: ["prefix"],
+  requiredOptions: [],
+  optionalOptions: [],
+  async run(organizations, { required }) {
+    await organizations.revokeKey(required.prefix);
+    print(`Revoked key ${required.prefix}: it no longer authenticates.`);
+  },
+};
+
+const keyRotate: Command = {
+  name: "key rotate",
+  summary: "Replace a key with a new one (same organization and label); the old one stops working at once.",
+  operands: ["prefix"],
+  requiredOptions: [],
+  optionalOptions: ["json"],
+  async run(organizations, { required, json }) {
+    const issued = await organizations.rotateKey(required.prefix);
+    if (!json) print(`Revoked key ${required.prefix}; its replacement:`);
+    printIssuedKey(issued, json);
+  },
+};
+
+export const COMMANDS: readonly Command[] = [orgCreate, orgList, keyCreate, keyList, keyRevoke, keyRotate];

@@ -1,0 +1,37 @@
+import { DataSource } from "typeorm";
+
+import { OrganizationsError, OrganizationsService } from "../auth/organizations.service";
+import type { AppConfig } from "../config/app-config";
+import { dataSourceOptions } from "../database/data-source-options";
+import { createDatabaseIfMissing, runMigrations } from "../database/prepare-database";
+import { RefusedError } from "./cli-errors";
+import type { Command, CommandInput } from "./command";
+import { note } from "./output";
+
+/**
+ * Runs a command on the service's own OrganizationsService over a plain DataSource: the CLI needs
+ * neither Nest's container nor Redis, and the service stays the one place that knows how keys are made.
+ */
+export async function runCommand(config: AppConfig, command: Command, input: CommandInput): Promise<void> {
+  await prepareDatabase(config);
+  const dataSource = await new DataSource(dataSourceOptions(config.database.url)).initialize();
+  try {
+    await command.run(new OrganizationsService(dataSource), input);
+  } catch (error) {
+    throw error instanceof OrganizationsError ? new RefusedError(error.message) : error;
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+/**
+ * Prepares the database exactly as the service does at boot, so that onboarding can come before the
+ * first deployment, and an operator who turned migrations off for the service is obeyed here too.
+ */
+async function prepareDatabase(config: AppConfig): Promise<void> {
+  const { url, createIfMissing, migrateAtBoot } = config.database;
+  if (createIfMissing && (await createDatabaseIfMissing(url))) note("created the database named in DATABASE_URL");
+  if (!migrateAtBoot) return;
+  const applied = await runMigrations(url);
+  if (applied.length > 0) note(`applied migrations: ${applied.join(", ")}`);
+}

@@ -1,0 +1,230 @@
+import { execFile } from "node:child_process";
+import path from "node:path";
+
+import { DataSource } from "typeorm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+import { API_KEY_PREFIX_LENGTH, hashApiKey } from "../../src/auth/api-key-secret";
+import { AuthService } from "../../src/auth/auth.service";
+import { OrganizationsService } from "../../src/auth/organizations.service";
+import { dataSourceOptions } from "../../src/database/data-source-options";
+import { createTestDatabase } from "../support/test-database";
+import { type CompiledCli, compileCli } from "./compiled-cli";
+
+const ROOT = path.resolve(__dirname, "../..");
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+interface KeyListing {
+  prefix: string;
+  label: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+/** A stack trace's frames; operators' mistakes must never show one. */
+const STACK_FRAME = /^\s+at /m;
+
+describe("ops CLI (npm run cli)", () => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  let dataSource: DataSource;
+  let auth: AuthService;
+  let organizations: OrganizationsService;
+  let compiled: CompiledCli;
+
+  beforeAll(async () => {
+    [database, compiled] = await Promise.all([createTestDatabase(), compileCli(ROOT)]);
+    dataSource = await new DataSource(dataSourceOptions(database.url)).initialize();
+    auth = new AuthService(dataSource);
+    // Only to arrange keys for revoke and rotate; every behaviour under test goes through the CLI.
+    organizations = new OrganizationsService(dataSource);
+  });
+
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await database?.drop();
+    await compiled?.remove();
+  });
+
+  /** The CLI as a real child process, compiled as after `nest build`; the first test runs it through npm and ts-node. */
+  function cli(...args: string[]): Promise<CliResult> {
+    return run(process.execPath, [compiled.entry, ...args]);
+  }
+
+  function run(file: string, args: string[]): Promise<CliResult> {
+    const env = { ...process.env, DATABASE_URL: database.url };
+    return new Promise((resolve) => {
+      execFile(file, args, { cwd: ROOT, env, timeout: 30_000 }, (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1;
+        resolve({ code, stdout, stderr });
+      });
+    });
+  }
+
+  async function succeeds(...args: string[]): Promise<string> {
+    const result = await cli(...args);
+    expect(result, `cli ${args.join(" ")}`).toMatchObject({ code: 0 });
+    return result.stdout;
+  }
+
+  function printedKey(stdout: string): { key: string; prefix: string } {
+    const key = /^key:\s+(\S+)$/m.exec(stdout)?.[1];
+    const prefix = /^prefix:\s+(\S+)$/m.exec(stdout)?.[1];
+    if (!key || !prefix) throw new Error(`no key in:\n${stdout}`);
+    return { key, prefix };
+  }
+
+  async function keyListing(ticketeerId: string): Promise<KeyListing[]> {
+    return JSON.parse(await succeeds("key", "list", ticketeerId, "--json")) as KeyListing[];
+  }
+
+  /** Every row of every table as text: where a leaked secret would have to be. */
+  async function everythingStored(): Promise<string> {
+    const tables = (await dataSource.query(
+      `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`,
+    )) as { table_name: string }[];
+    const dumps = await Promise.all(
+      tables.map(({ table_name }) => dataSource.query(`SELECT coalesce(string_agg(t::text, E'\\n'), '') AS text FROM "${table_name}" t`) as Promise<{ text: string }[]>),
+    );
+    return dumps.map((rows) => rows[0].text).join("\n");
+  }
+
+  async function arrangeKey(ticketeerId: string, label: string): Promise<{ key: string; prefix: string }> {
+    await organizations.createOrganization(ticketeerId, `Organization ${ticketeerId}`);
+    return organizations.issueKey(ticketeerId, label);
+  }
+
+  it("prints its usage through the npm script, and one command's usage with --help", async () => {
+    const [help, commandHelp] = await Promise.all([run("npm", ["run", "--silent", "cli", "--", "help"]), cli("key", "create", "--help")]);
+
+    expect(help.code).toBe(0);
+    for (const command of ["org create <ticketeerId> --name <name>", "org list", "key create <ticketeerId> [--label <label>]", "key list <ticketeerId>", "key revoke <prefix>", "key rotate <prefix>"]) {
+      expect(help.stdout).toContain(command);
+    }
+    expect(commandHelp).toMatchObject({ code: 0, stderr: "" });
+    expect(commandHelp.stdout).toContain("Usage: npm run cli -- key create <ticketeerId> [--label <label>] [--json]");
+  });
+
+  it("creates organizations and lists them as a table and as JSON", async () => {
+    expect(await succeeds("org", "create", "acme", "--name", "Acme Tickets")).toContain("Created organization acme (Acme Tickets)");
+    await succeeds("org", "create", "globex", "--name", "Globex");
+
+    const [table, json] = await Promise.all([succeeds("org", "list"), succeeds("org", "list", "--json")]);
+
+    expect(table).toMatch(/^TICKETEER ID\s+NAME\s+CREATED$/m);
+    expect(table).toMatch(/^acme\s+Acme Tickets\s+\d{4}-\d\d-\d\dT/m);
+    const listed = (JSON.parse(json) as { ticketeerId: string; name: string; createdAt: string }[]).filter((row) => ["acme", "globex"].includes(row.ticketeerId));
+    expect(listed).toEqual([
+      { ticketeerId: "acme", name: "Acme Tickets", createdAt: expect.any(String) },
+      { ticketeerId: "globex", name: "Globex", createdAt: expect.any(String) },
+    ]);
+  });
+
+  it("creates a key that authenticates, shows it once with a warning, and lists it by prefix only", async () => {
+    await organizations.createOrganization("initech", "Initech");
+
+    const created = await succeeds("key", "create", "initech", "--label", "ci");
+
+    const { key, prefix } = printedKey(created);
+    expect(prefix).toBe(key.slice(0, API_KEY_PREFIX_LENGTH));
+    expect(created).toMatch(/store this key now: it cannot be shown again/i);
+    expect(await auth.authenticate(key)).toMatchObject({ ticketeerId: "initech", keyPrefix: prefix });
+
+    const [table, listing] = await Promise.all([succeeds("key", "list", "initech"), keyListing("initech")]);
+    expect(table).toMatch(/^PREFIX\s+LABEL\s+CREATED\s+REVOKED$/m);
+    expect(table).toMatch(new RegExp(`^${prefix}\\s+ci\\s+\\S+\\s+-$`, "m"));
+    expect(listing).toEqual([{ prefix, label: "ci", createdAt: expect.any(String), revokedAt: null }]);
+    for (const output of [table, JSON.stringify(listing)]) {
+      expect(output).not.toContain(key.slice(API_KEY_PREFIX_LENGTH));
+      expect(output).not.toContain(hashApiKey(key));
+    }
+  });
+
+  it("stores no part of a created key's secret in clear anywhere in the database", async () => {
+    await organizations.createOrganization("umbrella", "Umbrella");
+
+    const { key, prefix } = JSON.parse(await succeeds("key", "create", "umbrella", "--json")) as { key: string; prefix: string };
+
+    const rows = (await dataSource.query("SELECT * FROM api_keys WHERE prefix = $1", [prefix])) as Record<string, unknown>[];
+    expect(rows).toHaveLength(1);
+    expect(rows[0].secret_hash).toBe(hashApiKey(key));
+    expect(Object.values(rows[0])).not.toContain(key);
+    const stored = await everythingStored();
+    expect(stored).toContain(hashApiKey(key));
+    expect(stored).not.toContain(key.slice(API_KEY_PREFIX_LENGTH));
+    expect(await auth.authenticate(key)).toMatchObject({ ticketeerId: "umbrella" });
+  });
+
+  it("revokes a key: it stops authenticating at once and is listed as revoked", async () => {
+    const { key, prefix } = await arrangeKey("hooli", "web");
+
+    expect(await succeeds("key", "revoke", prefix)).toContain(`Revoked key ${prefix}`);
+
+    expect(await auth.authenticate(key)).toBeNull();
+    const [listing, again] = await Promise.all([keyListing("hooli"), cli("key", "revoke", prefix)]);
+    expect(listing).toEqual([{ prefix, label: "web", createdAt: expect.any(String), revokedAt: expect.any(String) }]);
+    expect(again).toMatchObject({ code: 1, stdout: "", stderr: `error: no live key with prefix ${prefix}\n` });
+  });
+
+  it("rotates a key: the new one authenticates with the same label, the old one stops at once", async () => {
+    const old = await arrangeKey("pied-piper", "billing");
+
+    const rotated = await succeeds("key", "rotate", old.prefix);
+
+    const fresh = printedKey(rotated);
+    expect(rotated).toMatch(/store this key now: it cannot be shown again/i);
+    expect(fresh.prefix).not.toBe(old.prefix);
+    expect(await auth.authenticate(fresh.key)).toMatchObject({ ticketeerId: "pied-piper", keyPrefix: fresh.prefix });
+    expect(await auth.authenticate(old.key)).toBeNull();
+    const [listing, again] = await Promise.all([keyListing("pied-piper"), cli("key", "rotate", old.prefix)]);
+    expect(listing).toEqual([
+      { prefix: old.prefix, label: "billing", createdAt: expect.any(String), revokedAt: expect.any(String) },
+      { prefix: fresh.prefix, label: "billing", createdAt: expect.any(String), revokedAt: null },
+    ]);
+    expect(again).toMatchObject({ code: 1, stdout: "", stderr: `error: no live key with prefix ${old.prefix}\n` });
+  });
+
+  it("answers unknown organizations and prefixes, and duplicates, on stderr with exit code 1", async () => {
+    await organizations.createOrganization("taken", "Taken");
+
+    const results = await Promise.all([
+      cli("org", "create", "taken", "--name", "Again"),
+      cli("key", "create", "nobody"),
+      cli("key", "list", "nobody"),
+      cli("key", "revoke", "trk_unknown1"),
+    ]);
+
+    expect(results.map(({ code, stdout, stderr }) => ({ code, stdout, stderr }))).toEqual([
+      { code: 1, stdout: "", stderr: "error: organization taken exists\n" },
+      { code: 1, stdout: "", stderr: "error: no organization nobody\n" },
+      { code: 1, stdout: "", stderr: "error: no organization nobody\n" },
+      { code: 1, stdout: "", stderr: "error: no live key with prefix trk_unknown1\n" },
+    ]);
+    expect(await keyListing("taken")).toEqual([]);
+  });
+
+  it("answers command-line mistakes with the fitting usage, exit code 1 and no stack trace", async () => {
+    const cases: [string[], RegExp][] = [
+      [[], /^error: missing command\n\nUsage: npm run cli -- <command>/],
+      [["org", "create", "solo"], /^error: missing --name <name>\n\nUsage: npm run cli -- org create <ticketeerId> --name <name>/],
+      [["key", "create"], /^error: missing <ticketeerId>\n\nUsage: npm run cli -- key create/],
+      [["org", "create", " ", "--name", "Blank"], /^error: <ticketeerId> must not be blank\n/],
+      [["key", "revoke", "trk_a", "--label", "x"], /^error: key revoke does not take --label\n/],
+      [["key", "list", "acme", "--verbose"], /^error: Unknown option '--verbose'/],
+      [["user", "delete"], /^error: unknown command "user delete"\n\nRun "npm run cli -- help"/],
+    ];
+
+    const results = await Promise.all(cases.map(([args]) => cli(...args)));
+
+    results.forEach((result, index) => {
+      const [args, message] = cases[index];
+      expect(result, `cli ${args.join(" ")}`).toMatchObject({ code: 1, stdout: "" });
+      expect(result.stderr, `cli ${args.join(" ")}`).toMatch(message);
+      expect(result.stderr).not.toMatch(STACK_FRAME);
+    });
+  });
+});
