@@ -4,6 +4,7 @@ import { type DynamicModule, Module } from "@nestjs/common";
 import { ActionsModule } from "./actions/actions.module";
 import { AuthModule } from "./auth/auth.module";
 import { ChainModule } from "./chain/chain.module";
+import { ChainWriterModule } from "./chain/writer/chain-writer.module";
 import type { AppConfig } from "./config/app-config";
 import { APP_CONFIG, ConfigModule } from "./config/config.module";
 import { DatabaseModule } from "./database/database.module";
@@ -16,6 +17,8 @@ import { TicketsModule } from "./tickets/tickets.module";
 @Module({})
 export class AppModule {
   static forConfig(config: AppConfig): DynamicModule {
+    // The chain writer runs where the role asks for background work and a chain is configured.
+    const writer = config.app.role !== "api" && config.chain.rpcUrl !== null ? [ChainWriterModule] : [];
     return {
       module: AppModule,
       imports: [
@@ -28,6 +31,7 @@ export class AppModule {
         }),
         AuthModule,
         ChainModule,
+        ...writer,
         EventsModule,
         TicketsModule,
         StreamModule,

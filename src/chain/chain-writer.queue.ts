@@ -10,7 +10,9 @@ export const ChainWriterJob = {
 } as const;
 
 export interface FlushJobData {
-  reason: "accepted" | "sweep";
+  reason: "accepted" | "sweep" | "busy" | "capacity";
+  /** The signer whose share of the ledger to send; absent: every signer's. */
+  shard?: number;
 }
 
 const FLUSH_JOB_OPTIONS: JobOptions = {
@@ -25,8 +27,8 @@ const FLUSH_JOB_OPTIONS: JobOptions = {
 export class ChainWriterQueue {
   constructor(@InjectQueue(CHAIN_WRITER_QUEUE) private readonly queue: Queue<FlushJobData>) {}
 
-  async requestFlush(reason: FlushJobData["reason"]): Promise<void> {
-    await this.queue.add(ChainWriterJob.flush, { reason }, FLUSH_JOB_OPTIONS);
+  async requestFlush(reason: FlushJobData["reason"], shard?: number, delayMs = 0): Promise<void> {
+    await this.queue.add(ChainWriterJob.flush, shard === undefined ? { reason } : { reason, shard }, { ...FLUSH_JOB_OPTIONS, delay: delayMs });
   }
 
   /** Whether a flush is already waiting to run, so a sweep need not add another. */

@@ -2,6 +2,7 @@ import { BullModule } from "@nestjs/bull";
 import { Module } from "@nestjs/common";
 
 import { ChainActionsRepository } from "./chain-actions.repository";
+import { ChainClient } from "./chain-client";
 import { CHAIN_WRITER_QUEUE, ChainWriterQueue } from "./chain-writer.queue";
 import { ChainController } from "./chain.controller";
 import { LedgerService } from "./ledger/ledger.service";
@@ -11,7 +12,7 @@ import { PendingActionsSweeper } from "./pending-actions.sweeper";
 @Module({
   imports: [BullModule.registerQueue({ name: CHAIN_WRITER_QUEUE })],
   controllers: [ChainController],
-  providers: [ChainActionsRepository, ChainWriterQueue, LedgerService, PendingActionsSweeper],
-  exports: [ChainActionsRepository, ChainWriterQueue, LedgerService, PendingActionsSweeper],
+  providers: [ChainActionsRepository, ChainClient, ChainWriterQueue, LedgerService, PendingActionsSweeper],
+  exports: [ChainActionsRepository, ChainClient, ChainWriterQueue, LedgerService, PendingActionsSweeper],
 })
 export class ChainModule {}

@@ -12,8 +12,30 @@ export interface AppConfig {
   limits: { ticketItems: number; streamActions: number; ticketBodyBytes: number; streamBodyBytes: number };
   rateLimit: { points: number; durationSeconds: number };
   queue: { sweepIntervalMs: number; sweepMinAgeMs: number };
-  chain: { chainId: number | null; registryAddress: string | null; rpcUrl: string | null; confirmations: number };
+  chain: ChainConfig;
   dev: { ticketeerId: string | null; apiKey: string | null; organizationName: string };
+}
+
+export interface ChainConfig {
+  /** Null: no chain configured; actions wait in the ledger (npm start provides an embedded chain). */
+  rpcUrl: string | null;
+  registryAddress: string | null;
+  /** Set by the embedded development start: its RPC URL may be shown to integrators. */
+  embedded: boolean;
+  signerKeys: string[];
+  confirmations: number;
+  writer: {
+    maxWaitMs: number;
+    txGasCap: number;
+    blockGasShare: number;
+    maxInFlightPerSigner: number;
+    stuckAfterMs: number;
+    feeBumpPercent: number;
+    pollIntervalMs: number;
+    maxRevertedAttempts: number;
+  };
+  /** Test-only fault injection: the worker kills itself at this point of the write path. */
+  crashAt: "after-persist" | "after-broadcast" | null;
 }
 
 export class ConfigError extends Error {
@@ -69,6 +91,13 @@ class EnvReader {
     return fallback;
   }
 
+  list(name: string): string[] {
+    return (this.optional(name) ?? "")
+      .split(",")
+      .map((item) => item.trim())
+      .filter((item) => item !== "");
+  }
+
   url(name: string, fallback: string | null, protocols: string[]): string | null {
     const raw = this.optional(name) ?? fallback;
     if (raw === null) return null;
@@ -120,10 +149,22 @@ export function loadConfig(env: Env = process.env): AppConfig {
       sweepMinAgeMs: read.integer("SWEEP_MIN_AGE_MS", 10_000, 0),
     },
     chain: {
-      chainId: env.CHAIN_ID ? read.integer("CHAIN_ID", 0, 1) : null,
+      rpcUrl: read.url("CHAIN_RPC_URL", null, ["http:", "https:"]),
       registryAddress: read.optional("REGISTRY_ADDRESS"),
-      rpcUrl: read.url("CHAIN_RPC_URL", null, ["http:", "https:", "ws:", "wss:"]),
-      confirmations: read.integer("CONFIRMATIONS", 1, 0, 1_000),
+      embedded: read.boolean("CHAIN_EMBEDDED", false),
+      signerKeys: read.list("SIGNER_PRIVATE_KEYS"),
+      confirmations: read.integer("CONFIRMATIONS", 1, 1, 1_000),
+      writer: {
+        maxWaitMs: read.integer("BATCH_MAX_WAIT_MS", 300, 0, 60_000),
+        txGasCap: read.integer("TX_GAS_CAP", 15_000_000, 100_000),
+        blockGasShare: read.integer("BLOCK_GAS_SHARE_PERCENT", 50, 1, 100) / 100,
+        maxInFlightPerSigner: read.integer("MAX_IN_FLIGHT_PER_SIGNER", 8, 1, 64),
+        stuckAfterMs: read.integer("STUCK_TX_AFTER_MS", 30_000, 100),
+        feeBumpPercent: read.integer("FEE_BUMP_PERCENT", 15, 10, 500),
+        pollIntervalMs: read.integer("RECEIPT_POLL_MS", 500, 20, 60_000),
+        maxRevertedAttempts: read.integer("MAX_REVERTED_ATTEMPTS", 3, 1, 100),
+      },
+      crashAt: read.oneOf<"after-persist" | "after-broadcast" | "">("CHAIN_WRITER_CRASH_AT", ["after-persist", "after-broadcast", ""], "") || null,
     },
     dev: {
       ticketeerId: read.optional("DEV_TICKETEER_ID"),
@@ -132,6 +173,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     },
   };
   checkDevSeed(config, read.problems);
+  checkChain(config, read.problems);
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   return config;
 }
@@ -146,4 +188,25 @@ function checkDevSeed(config: AppConfig, problems: string[]): void {
     problems.push("DEV_TICKETEER_ID and DEV_API_KEY go together: set both or neither");
   }
   if (apiKey !== null && apiKey.length < 24) problems.push("DEV_API_KEY must be at least 24 characters");
+}
+
+/** A chain needs its registry everywhere, and signer keys where the writer runs. */
+function checkChain(config: AppConfig, problems: string[]): void {
+  const { chain, app } = config;
+  if (chain.registryAddress !== null && !/^0x[0-9a-fA-F]{40}$/.test(chain.registryAddress)) {
+    problems.push("REGISTRY_ADDRESS must be a 0x-prefixed 20-byte address");
+  }
+  for (const [index, key] of chain.signerKeys.entries()) {
+    if (!/^0x[0-9a-fA-F]{64}$/.test(key)) problems.push(`SIGNER_PRIVATE_KEYS entry ${index + 1} is not a 0x-prefixed 32-byte hex key`);
+  }
+  if (new Set(chain.signerKeys.map((key) => key.toLowerCase())).size !== chain.signerKeys.length) {
+    problems.push("SIGNER_PRIVATE_KEYS lists a key twice");
+  }
+  if (chain.rpcUrl === null) {
+    if (app.mode === "production") problems.push("CHAIN_RPC_URL is required in production mode");
+    return;
+  }
+  if (chain.registryAddress === null) problems.push("REGISTRY_ADDRESS is required with CHAIN_RPC_URL");
+  if (app.role !== "api" && chain.signerKeys.length === 0) problems.push("SIGNER_PRIVATE_KEYS is required where the chain writer runs (APP_ROLE worker or all)");
+  if (chain.crashAt !== null && app.mode === "production") problems.push("CHAIN_WRITER_CRASH_AT is a test hook and is refused in production mode");
 }

@@ -34,6 +34,7 @@ export function registerEvent(context: AcceptanceContext, input: NewEventDto, re
     kind: "newEvent",
     requestedAs,
     eventRef: event.id,
+    eventIndex: event.eventIndex,
     ticketRef: null,
     onChain: registerEventItem(event, organization.ticketeerId),
   });
@@ -54,7 +55,7 @@ export function updateEvent(context: AcceptanceContext, input: UpdateEventDto, r
   context.events.touch(event);
   // Only a change of on-chain fields needs a transaction; callbackUrl and ticketeerName stay here.
   const onChain = touchesChain(input) ? updateEventItem(event) : null;
-  const promise = context.actions.record({ kind: "updateEvent", requestedAs, eventRef: event.id, ticketRef: null, onChain });
+  const promise = context.actions.record({ kind: "updateEvent", requestedAs, eventRef: event.id, eventIndex: event.eventIndex, ticketRef: null, onChain });
   return { promise };
 }
 

@@ -1,7 +1,7 @@
 import { getAddress } from "ethers";
 
 import type { AcceptanceContext, ItemOutcome } from "../chain/ledger/acceptance-context";
-import { ticketHashOf, tokenIdOf } from "../chain/registry";
+import { splitTokenId, ticketHashOf, tokenIdOf } from "../chain/registry";
 import type { ChainActionKind } from "../chain/chain-action-kind";
 import { EventErrors } from "../events/events.errors";
 import { toUint64 } from "../common/validation/uint64";
@@ -108,7 +108,8 @@ function record(
   onChain: Parameters<AcceptanceContext["actions"]["record"]>[0]["onChain"],
 ): ItemOutcome {
   context.tickets.touch(ticket);
-  const promise = context.actions.record({ kind, requestedAs, eventRef: ticket.eventRef, ticketRef: ticket.id, onChain });
+  const eventIndex = splitTokenId(ticket.tokenId).eventIndex;
+  const promise = context.actions.record({ kind, requestedAs, eventRef: ticket.eventRef, eventIndex, ticketRef: ticket.id, onChain });
   return { promise };
 }
 

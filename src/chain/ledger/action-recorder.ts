@@ -10,6 +10,8 @@ export interface ActionEntry {
   kind: ChainActionKind;
   requestedAs: string;
   eventRef: string;
+  /** The event's registry index: every action of an event goes through the same signer. */
+  eventIndex: bigint;
   ticketRef: string | null;
   /** What goes on chain; null for a change the chain does not carry. */
   onChain: RegistryBatchItem | null;
@@ -40,7 +42,7 @@ export class ActionRecorder {
     await copyRows(
       this.manager,
       "chain_actions",
-      ["id", "organization_id", "kind", "requested_as", "event_ref", "ticket_ref", "status", "payload", "request_id"],
+      ["id", "organization_id", "kind", "requested_as", "event_ref", "ticket_ref", "status", "payload", "request_id", "shard_key"],
       this.entries.map((x) => [
         x.id,
         this.organizationId,
@@ -51,6 +53,7 @@ export class ActionRecorder {
         x.onChain === null ? "no_broadcast_required" : "waiting_broadcast",
         x.onChain === null ? null : JSON.stringify(x.onChain, bigintsAsStrings),
         this.requestId,
+        x.eventIndex,
       ]),
     );
   }

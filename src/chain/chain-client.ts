@@ -1,0 +1,74 @@
+import { Injectable, type OnModuleDestroy } from "@nestjs/common";
+import { JsonRpcProvider, Network, Wallet } from "ethers";
+
+import { TicketRegistry__factory } from "../../typechain-types";
+import type { AppConfig } from "../config/app-config";
+import { InjectConfig } from "../config/config.module";
+
+/** The chain is unreachable or not configured: work waits in the ledger until it is back. */
+export class ChainUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ChainUnavailableError";
+  }
+}
+
+/**
+ * The connection to the chain and the registry's ABI (from the compiled artifacts). The provider
+ * is created once the chain answers, with its chain id fixed, so an outage at start costs nothing
+ * but waiting.
+ */
+@Injectable()
+export class ChainClient implements OnModuleDestroy {
+  readonly registry = TicketRegistry__factory.createInterface();
+  private provider: JsonRpcProvider | null = null;
+
+  constructor(@InjectConfig() private readonly config: AppConfig) {}
+
+  get configured(): boolean {
+    return this.config.chain.rpcUrl !== null && this.config.chain.registryAddress !== null;
+  }
+
+  get registryAddress(): string {
+    if (!this.config.chain.registryAddress) throw new ChainUnavailableError("no registry configured");
+    return this.config.chain.registryAddress;
+  }
+
+  /** The signers' wallets; they sign locally and never hold a provider. */
+  signers(): Wallet[] {
+    return this.config.chain.signerKeys.map((key) => new Wallet(key));
+  }
+
+  async connect(): Promise<JsonRpcProvider> {
+    if (this.provider) return this.provider;
+    const url = this.config.chain.rpcUrl;
+    if (!url) throw new ChainUnavailableError("no chain configured (CHAIN_RPC_URL)");
+    const chainId = await this.detectChainId(url);
+    this.provider = new JsonRpcProvider(url, Network.from(chainId), { staticNetwork: true, batchMaxCount: 20 });
+    return this.provider;
+  }
+
+  async chainId(): Promise<bigint> {
+    return (await (await this.connect()).getNetwork()).chainId;
+  }
+
+  onModuleDestroy(): void {
+    this.provider?.destroy();
+  }
+
+  private async detectChainId(url: string): Promise<bigint> {
+    try {
+      const response = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }),
+        signal: AbortSignal.timeout(5_000),
+      });
+      const body = (await response.json()) as { result?: string };
+      if (!body.result) throw new Error(`no chain id in ${JSON.stringify(body)}`);
+      return BigInt(body.result);
+    } catch (error) {
+      throw new ChainUnavailableError(`chain at ${url} unreachable: ${(error as Error).message}`);
+    }
+  }
+}

@@ -1,0 +1,144 @@
+import { Injectable, Logger } from "@nestjs/common";
+import type { JsonRpcProvider, Wallet } from "ethers";
+
+import type { AppConfig } from "../../config/app-config";
+import { InjectConfig } from "../../config/config.module";
+import { ChainClient } from "../chain-client";
+import { ChainWriterQueue } from "../chain-writer.queue";
+import { encodeItem } from "../registry";
+import { type BatchPlan, planBatch } from "./batch-plan";
+import { CrashPoints } from "./crash-points";
+import type { PendingAction } from "./pending-action";
+import { SignerLocks } from "./signer-locks";
+import { TransactionFinalizer } from "./transaction-finalizer";
+import { broadcastRaw } from "./broadcast";
+import { type Fees, signBatch } from "./transaction-signer";
+import { WriterStore } from "./writer-store";
+
+/** How many waiting actions one look at the ledger reads: more than any batch can carry. */
+const READ_LIMIT = 5_000;
+
+/**
+ * Sends the ledger's waiting actions to the registry, per signer, in acceptance order: every event
+ * belongs to one signer (its registry index modulo the number of signers), so a sale is never mined
+ * before its event. A batch is sent when it is full or its oldest action has waited BATCH_MAX_WAIT_MS.
+ */
+@Injectable()
+export class ChainWriter {
+  private readonly logger = new Logger(ChainWriter.name);
+  private readonly wallets: Wallet[];
+
+  constructor(
+    private readonly chain: ChainClient,
+    private readonly store: WriterStore,
+    private readonly finalizer: TransactionFinalizer,
+    private readonly locks: SignerLocks,
+    private readonly queue: ChainWriterQueue,
+    private readonly crashPoints: CrashPoints,
+    @InjectConfig() private readonly config: AppConfig,
+  ) {
+    this.wallets = chain.signers();
+  }
+
+  get shardCount(): number {
+    return this.wallets.length;
+  }
+
+  async flush(shard: number): Promise<void> {
+    const wallet = this.wallets[shard];
+    if (!wallet || !this.chain.configured) return;
+    const lock = await this.locks.tryAcquire(`writer:${wallet.address}`);
+    if (!lock) {
+      // Another flush of this signer is running; ask again shortly so nothing it missed waits for the sweep.
+      await this.queue.requestFlush("busy", shard, 250);
+      return;
+    }
+    try {
+      await this.flushLocked(wallet, shard);
+    } finally {
+      await lock.release();
+    }
+  }
+
+  private async flushLocked(wallet: Wallet, shard: number): Promise<void> {
+    const provider = await this.chain.connect();
+    const chainId = await this.chain.chainId();
+    await this.store.ensureSigner(wallet.address, chainId, BigInt(await provider.getTransactionCount(wallet.address, "pending")));
+    const budget = await this.gasBudget(provider);
+    let checkedPause = false;
+    while ((await this.store.inFlight(wallet.address)) < this.config.chain.writer.maxInFlightPerSigner) {
+      const plan = await this.nextBatch(shard, budget, chainId);
+      if (!plan) return;
+      if (!checkedPause && (await this.registryPaused(provider))) {
+        this.logger.warn("the registry is paused: actions wait until it is unpaused");
+        return;
+      }
+      checkedPause = true;
+      await this.send(wallet, provider, plan, chainId);
+    }
+  }
+
+  private async send(wallet: Wallet, provider: JsonRpcProvider, plan: BatchPlan, chainId: bigint): Promise<void> {
+    const fees = await this.currentFees(provider);
+    const batch = { chainId, registryAddress: this.chain.registryAddress, items: plan.actions.map((action) => encodeItem(action.item)), gasLimit: BigInt(plan.gasLimit) };
+    const signed = await this.store.persistNew(wallet.address, plan.actions, (nonce) => signBatch(wallet, this.chain.registry, batch, nonce, fees));
+    this.crashPoints.reach("after-persist");
+    if (await broadcastRaw(provider, signed, this.logger)) await this.store.markBroadcast(signed.id);
+    this.crashPoints.reach("after-broadcast");
+    this.logger.debug(`sent ${signed.itemCount} actions in ${signed.hash} (nonce ${signed.nonce})`);
+  }
+
+  /** The next batch of this shard, or null when nothing waits. Waits up to BATCH_MAX_WAIT_MS for a batch to fill. */
+  private async nextBatch(shard: number, budget: number, chainId: bigint): Promise<BatchPlan | null> {
+    let plan = await this.readBatch(shard, budget, chainId);
+    if (!plan || plan.full) return plan;
+    const waited = Date.now() - plan.actions[0].acceptedAt.getTime();
+    const remaining = this.config.chain.writer.maxWaitMs - waited;
+    if (remaining <= 0) return plan;
+    await new Promise((resolve) => setTimeout(resolve, remaining));
+    plan = await this.readBatch(shard, budget, chainId);
+    return plan;
+  }
+
+  private async readBatch(shard: number, budget: number, chainId: bigint): Promise<BatchPlan | null> {
+    const waiting = await this.store.waitingActions(this.shardCount, shard, READ_LIMIT);
+    const encodable = await this.withoutUnencodable(waiting, chainId);
+    if (encodable.length === 0) return null;
+    return planBatch(encodable, budget);
+  }
+
+  /** An item the codec refuses can never be sent: it fails at once instead of blocking its shard. */
+  private async withoutUnencodable(actions: PendingAction[], chainId: bigint): Promise<PendingAction[]> {
+    const refused: { id: string; reason: string }[] = [];
+    const kept = actions.filter((action) => {
+      try {
+        encodeItem(action.item);
+        return true;
+      } catch (error) {
+        refused.push({ id: action.id, reason: (error as Error).message });
+        return false;
+      }
+    });
+    if (refused.length > 0) await this.finalizer.failUnsent(refused, chainId, this.chain.registryAddress);
+    return kept;
+  }
+
+  /** The chain's per-transaction cap, and a share of the block so other traffic still fits. */
+  private async gasBudget(provider: JsonRpcProvider): Promise<number> {
+    const block = await provider.getBlock("latest");
+    const blockShare = block ? Number(block.gasLimit) * this.config.chain.writer.blockGasShare : Number.POSITIVE_INFINITY;
+    return Math.floor(Math.min(this.config.chain.writer.txGasCap, blockShare));
+  }
+
+  private async currentFees(provider: JsonRpcProvider): Promise<Fees> {
+    const data = await provider.getFeeData();
+    const maxPriorityFeePerGas = data.maxPriorityFeePerGas ?? 1_000_000_000n;
+    return { maxFeePerGas: data.maxFeePerGas ?? (data.gasPrice ?? 0n) * 2n + maxPriorityFeePerGas, maxPriorityFeePerGas };
+  }
+
+  private async registryPaused(provider: JsonRpcProvider): Promise<boolean> {
+    const data = this.chain.registry.encodeFunctionData("paused");
+    const result = await provider.call({ to: this.chain.registryAddress, data });
+    return this.chain.registry.decodeFunctionResult("paused", result)[0] as boolean;
+  }
+}

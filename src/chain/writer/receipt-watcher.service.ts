@@ -1,0 +1,142 @@
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from "@nestjs/common";
+import type { JsonRpcProvider, TransactionReceipt, Wallet } from "ethers";
+
+import type { AppConfig } from "../../config/app-config";
+import { InjectConfig } from "../../config/config.module";
+import { ChainClient } from "../chain-client";
+import { ChainWriterQueue } from "../chain-writer.queue";
+import { broadcastRaw } from "./broadcast";
+import { SignerLocks } from "./signer-locks";
+import { readBatchOutcome, TransactionFinalizer } from "./transaction-finalizer";
+import { bumpedFees, signReplacement } from "./transaction-signer";
+import { type OpenTransaction, WriterStore } from "./writer-store";
+
+/**
+ * Follows every sent nonce to its end: marks it mined, finalizes it at the configured depth,
+ * re-sends bytes the node lost (a crash before broadcast, a restarted node, a reorg), and replaces a
+ * transaction stuck below the market with higher fees.
+ */
+@Injectable()
+export class ReceiptWatcher implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(ReceiptWatcher.name);
+  private readonly wallets: Wallet[];
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  private stopped = false;
+
+  constructor(
+    private readonly chain: ChainClient,
+    private readonly store: WriterStore,
+    private readonly finalizer: TransactionFinalizer,
+    private readonly locks: SignerLocks,
+    private readonly queue: ChainWriterQueue,
+    @InjectConfig() private readonly config: AppConfig,
+  ) {
+    this.wallets = chain.signers();
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.chain.configured) return;
+    this.schedule(0);
+  }
+
+  onApplicationShutdown(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+
+  /** One pass over every signer; exposed for tests. */
+  async poll(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      const provider = await this.chain.connect();
+      for (const [shard, wallet] of this.wallets.entries()) await this.watchSigner(provider, shard, wallet);
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private schedule(delay: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.poll()
+        .catch((error: unknown) => this.logger.warn(`receipt watch failed, retrying: ${(error as Error).message}`))
+        .finally(() => this.schedule(this.config.chain.writer.pollIntervalMs));
+    }, delay);
+  }
+
+  private async watchSigner(provider: JsonRpcProvider, shard: number, wallet: Wallet): Promise<void> {
+    const lock = await this.locks.tryAcquire(`watcher:${wallet.address}`);
+    if (!lock) return;
+    try {
+      const open = await this.store.openTransactions(wallet.address);
+      if (open.length === 0) return;
+      const head = await provider.getBlockNumber();
+      let finalized = false;
+      for (const attempts of groupByNonce(open)) {
+        finalized = (await this.watchNonce(provider, wallet, attempts, head)) || finalized;
+      }
+      if (finalized) await this.queue.requestFlush("capacity", shard);
+    } finally {
+      await lock.release();
+    }
+  }
+
+  /** Returns true when the nonce was finalized. */
+  private async watchNonce(provider: JsonRpcProvider, wallet: Wallet, attempts: OpenTransaction[], head: number): Promise<boolean> {
+    const receipts = await Promise.all(attempts.map((attempt) => provider.getTransactionReceipt(attempt.hash)));
+    const minedAt = receipts.findIndex((receipt) => receipt !== null);
+    if (minedAt >= 0) return this.onMined(provider, attempts[minedAt], receipts[minedAt] as TransactionReceipt, head);
+    await this.onUnmined(provider, wallet, attempts);
+    return false;
+  }
+
+  private async onMined(provider: JsonRpcProvider, attempt: OpenTransaction, receipt: TransactionReceipt, head: number): Promise<boolean> {
+    if (head - receipt.blockNumber + 1 < this.config.chain.confirmations) {
+      if (attempt.status !== "mined") await this.store.markMined(attempt.id, receipt.blockNumber, receipt.blockHash);
+      return false;
+    }
+    // Deep enough: finalize only if the block is still the canonical one at that height.
+    const block = await provider.getBlock(receipt.blockNumber);
+    if (block?.hash !== receipt.blockHash) return false;
+    const outcome = receipt.status === 1 ? readBatchOutcome(this.chain.registry, this.chain.registryAddress, receipt) : null;
+    if (receipt.status !== 1) this.logger.warn(`transaction ${receipt.hash} reverted: its actions go back in line`);
+    await this.finalizer.finalize(attempt, receipt, outcome, await this.chain.chainId(), this.chain.registryAddress);
+    return true;
+  }
+
+  private async onUnmined(provider: JsonRpcProvider, wallet: Wallet, attempts: OpenTransaction[]): Promise<void> {
+    for (const attempt of attempts.filter((a) => a.status === "mined")) {
+      this.logger.warn(`receipt of ${attempt.hash} vanished (reorg): sending it again`);
+      await this.store.markUnmined(attempt.id);
+    }
+    const latest = attempts[attempts.length - 1];
+    const sentAt = latest.broadcastAt ?? latest.createdAt;
+    if (latest.status !== "signed" && Date.now() - sentAt.getTime() > this.config.chain.writer.stuckAfterMs) {
+      await this.replace(provider, wallet, latest);
+      return;
+    }
+    // Bytes the node does not know (never sent, lost by a restarted node, dropped by a reorg) go out again.
+    for (const attempt of attempts) {
+      if (attempt.status === "signed" || !(await provider.getTransaction(attempt.hash))) {
+        if (await broadcastRaw(provider, attempt, this.logger)) await this.store.markBroadcast(attempt.id);
+      }
+    }
+  }
+
+  private async replace(provider: JsonRpcProvider, wallet: Wallet, stuck: OpenTransaction): Promise<void> {
+    const market = await provider.getFeeData();
+    const current = { maxFeePerGas: market.maxFeePerGas ?? 0n, maxPriorityFeePerGas: market.maxPriorityFeePerGas ?? 0n };
+    const fees = bumpedFees(stuck, current, this.config.chain.writer.feeBumpPercent);
+    const replacement = await this.store.persistReplacement(stuck, await signReplacement(wallet, stuck, fees));
+    this.logger.warn(`nonce ${stuck.nonce} stuck since ${(stuck.broadcastAt ?? stuck.createdAt).toISOString()}: replaced by ${replacement.hash} at ${fees.maxFeePerGas} wei/gas`);
+    if (await broadcastRaw(provider, replacement, this.logger)) await this.store.markBroadcast(replacement.id);
+  }
+}
+
+function groupByNonce(transactions: OpenTransaction[]): OpenTransaction[][] {
+  const groups = new Map<bigint, OpenTransaction[]>();
+  for (const tx of transactions) groups.set(tx.nonce, [...(groups.get(tx.nonce) ?? []), tx]);
+  return [...groups.values()];
+}

@@ -1,0 +1,161 @@
+import { Injectable } from "@nestjs/common";
+import type { Interface, TransactionReceipt } from "ethers";
+import type { EntityManager } from "typeorm";
+
+import type { AppConfig } from "../../config/app-config";
+import { InjectConfig } from "../../config/config.module";
+import { RegistryItemFailure } from "../registry";
+import type { OpenTransaction } from "./writer-store";
+import { WriterStore } from "./writer-store";
+
+/** What a mined batch did, read from its logs. */
+export interface BatchOutcome {
+  /** batch index → the registry's reason for skipping the item. */
+  failures: Map<number, RegistryItemFailure>;
+  /** tokenId → the address that holds it after the batch. */
+  holders: Map<bigint, string>;
+}
+
+export function readBatchOutcome(registry: Interface, registryAddress: string, receipt: TransactionReceipt): BatchOutcome {
+  const failures = new Map<number, RegistryItemFailure>();
+  const holders = new Map<bigint, string>();
+  for (const log of receipt.logs) {
+    if (log.address.toLowerCase() !== registryAddress.toLowerCase()) continue;
+    const parsed = registry.parseLog(log);
+    if (parsed?.name === "ItemFailed") failures.set(Number(parsed.args.index), Number(parsed.args.reason) as RegistryItemFailure);
+    if (parsed?.name === "Transfer") holders.set(parsed.args.tokenId as bigint, parsed.args.to as string);
+  }
+  return { failures, holders };
+}
+
+/** `TicketCheckedIn` → `onchain_ticket_checked_in`: the stable code of an item the registry refused. */
+export function chainFailureCode(reason: RegistryItemFailure): string {
+  const name = RegistryItemFailure[reason] ?? `Reason${reason}`;
+  return "onchain_" + name.replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase();
+}
+
+/**
+ * Closes a nonce once its receipt is deep enough: the actions it carried become confirmed or error,
+ * tickets learn their holders, and each finalized action gets its callback row, all in one
+ * transaction. A reverted transaction puts its actions back in line, up to a limit.
+ */
+@Injectable()
+export class TransactionFinalizer {
+  constructor(
+    private readonly store: WriterStore,
+    @InjectConfig() private readonly config: AppConfig,
+  ) {}
+
+  async finalize(mined: OpenTransaction, receipt: TransactionReceipt, outcome: BatchOutcome | null, chainId: bigint, registryAddress: string): Promise<void> {
+    await this.store.transaction(async (manager) => {
+      const closed = await closeNonce(manager, mined, receipt);
+      if (!closed) return;
+      const finalized = receipt.status === 1 && outcome ? await applyOutcome(manager, mined, receipt, outcome) : await this.putBack(manager, mined);
+      await insertCallbacks(manager, finalized, chainId, registryAddress);
+    });
+  }
+
+  /** Actions that cannot be encoded for the registry fail without a transaction. */
+  async failUnsent(refused: { id: string; reason: string }[], chainId: bigint, registryAddress: string): Promise<void> {
+    await this.store.transaction(async (manager) => {
+      await manager.query(
+        `UPDATE chain_actions AS a SET status = 'error', error_code = 'onchain_unencodable', error_message = u.reason, updated_at = now()
+           FROM unnest($1::uuid[], $2::text[]) AS u(id, reason) WHERE a.id = u.id AND a.status = 'waiting_broadcast'`,
+        [refused.map((r) => r.id), refused.map((r) => r.reason)],
+      );
+      await insertCallbacks(manager, refused.map((r) => r.id), chainId, registryAddress);
+    });
+  }
+
+  /** A reverted batch applied nothing: its actions wait again, unless they keep reverting. */
+  private async putBack(manager: EntityManager, mined: OpenTransaction): Promise<string[]> {
+    const rows = (await manager.query(
+      `UPDATE chain_actions
+          SET reverted_attempts = reverted_attempts + 1,
+              status = CASE WHEN reverted_attempts + 1 >= $3 THEN 'error' ELSE 'waiting_broadcast' END,
+              error_code = CASE WHEN reverted_attempts + 1 >= $3 THEN 'onchain_reverted' END,
+              error_message = CASE WHEN reverted_attempts + 1 >= $3 THEN 'The transaction carrying this action reverted ' || (reverted_attempts + 1) || ' times.' END,
+              tx_hash = CASE WHEN reverted_attempts + 1 >= $3 THEN tx_hash END,
+              tx_signer = NULL, tx_nonce = NULL, batch_index = NULL, updated_at = now()
+        WHERE tx_signer = $1 AND tx_nonce = $2 AND status = 'pending'
+        RETURNING id, status`,
+      [mined.signer, mined.nonce.toString(), this.config.chain.writer.maxRevertedAttempts],
+    )) as [{ id: string; status: string }[], number];
+    return rows[0].filter((row) => row.status === "error").map((row) => row.id);
+  }
+}
+
+/** Marks the mined attempt confirmed and its siblings replaced; false if another worker closed it first. */
+async function closeNonce(manager: EntityManager, mined: OpenTransaction, receipt: TransactionReceipt): Promise<boolean> {
+  const confirmed = (await manager.query(
+    `UPDATE chain_transactions SET status = $2, block_number = $3, block_hash = $4, gas_used = $5, updated_at = now()
+      WHERE id = $1 AND status IN ('signed', 'broadcast', 'mined') RETURNING id`,
+    [mined.id, receipt.status === 1 ? "confirmed" : "reverted", receipt.blockNumber, receipt.blockHash, receipt.gasUsed.toString()],
+  )) as [unknown[], number];
+  if (confirmed[1] === 0) return false;
+  await manager.query(`UPDATE chain_transactions SET status = 'replaced', updated_at = now() WHERE signer = $1 AND nonce = $2 AND id <> $3 AND status IN ('signed', 'broadcast', 'mined')`, [
+    mined.signer,
+    mined.nonce.toString(),
+    mined.id,
+  ]);
+  return true;
+}
+
+async function applyOutcome(manager: EntityManager, mined: OpenTransaction, receipt: TransactionReceipt, outcome: BatchOutcome): Promise<string[]> {
+  const failed = [...outcome.failures.entries()];
+  const rows = (await manager.query(
+    `UPDATE chain_actions AS a
+        SET status = CASE WHEN f.batch_index IS NULL THEN 'confirmed' ELSE 'error' END,
+            error_code = f.code, error_message = f.message,
+            tx_hash = $3, block_number = $4, updated_at = now()
+       FROM chain_actions AS x
+       LEFT JOIN unnest($5::int[], $6::text[], $7::text[]) AS f(batch_index, code, message) ON f.batch_index = x.batch_index
+      WHERE a.id = x.id AND x.tx_signer = $1 AND x.tx_nonce = $2 AND x.status = 'pending'
+      RETURNING a.id`,
+    [
+      mined.signer,
+      mined.nonce.toString(),
+      mined.hash,
+      receipt.blockNumber,
+      failed.map(([index]) => index),
+      failed.map(([, reason]) => chainFailureCode(reason)),
+      failed.map(([, reason]) => `The registry refused the item: ${RegistryItemFailure[reason]}.`),
+    ],
+  )) as [{ id: string }[], number];
+  if (outcome.holders.size > 0) {
+    const holders = [...outcome.holders.entries()];
+    await manager.query(
+      `UPDATE tickets AS t SET holder = u.holder, updated_at = now() FROM unnest($1::numeric[], $2::text[]) AS u(token_id, holder) WHERE t.token_id = u.token_id`,
+      [holders.map(([tokenId]) => tokenId.toString()), holders.map(([, holder]) => holder)],
+    );
+  }
+  return rows[0].map((row) => row.id);
+}
+
+/** The outbox: one callback per finalized action, with the interface's fields and the chain facts. */
+async function insertCallbacks(manager: EntityManager, actionIds: string[], chainId: bigint, registryAddress: string): Promise<void> {
+  if (actionIds.length === 0) return;
+  await manager.query(
+    `INSERT INTO callbacks (id, action_id, organization_id, event_ref, ticket_ref, payload)
+     SELECT gen_random_uuid(), a.id, a.organization_id, a.event_ref, a.ticket_ref,
+            jsonb_build_object(
+              'txHash', a.tx_hash,
+              'transactionType', CASE WHEN a.ticket_ref IS NULL THEN 'event' ELSE 'ticket' END,
+              'action', a.kind,
+              'eventId', e.event_id,
+              'ticketId', t.ticket_id,
+              'actionPromise', a.id,
+              'status', a.status,
+              'error', CASE WHEN a.error_code IS NULL THEN NULL ELSE jsonb_build_object('code', a.error_code, 'message', a.error_message) END,
+              'blockNumber', a.block_number,
+              'tokenId', t.token_id::text,
+              'chainId', $2::bigint,
+              'registryAddress', $3::text)
+       FROM chain_actions a
+       JOIN events e ON e.id = a.event_ref
+       LEFT JOIN tickets t ON t.id = a.ticket_ref
+      WHERE a.id = ANY($1::uuid[])
+     ON CONFLICT (action_id) DO NOTHING`,
+    [actionIds, chainId.toString(), registryAddress],
+  );
+}
