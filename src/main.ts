@@ -25,6 +25,8 @@ async function bootstrap(): Promise<void> {
   await app.listen(config.app.port);
   const base = `http://127.0.0.1:${config.app.port}`;
   logger.log(`${config.app.role} role listening: API ${base}/api/v1, Swagger ${base}/docs, health ${base}/health`);
+  if (config.chain.embedded) logger.log(`embedded chain: JSON-RPC ${config.chain.rpcUrl}, TicketRegistry ${config.chain.registryAddress}`);
+  else if (!config.chain.rpcUrl) logger.warn("no chain configured (CHAIN_RPC_URL): accepted actions wait in the ledger");
 }
 
 async function prepareDatabase(config: AppConfig): Promise<void> {
