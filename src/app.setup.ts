@@ -4,8 +4,11 @@ import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from "@nestjs/swag
 import express, { type NextFunction, type Request, type Response } from "express";
 
 import { AppModule } from "./app.module";
+import { API_KEY_HEADER } from "./auth/api-key.guard";
+import { AuthService } from "./auth/auth.service";
+import type { AuthenticatedRequest } from "./auth/authenticated-organization";
 import { API_KEY_SECURITY } from "./common/http/api-responses";
-import { ApiExceptionFilter, bodyErrorAnswer } from "./common/http/api-exception.filter";
+import { ApiExceptionFilter, bodyErrorAnswer, FORBIDDEN_BODY } from "./common/http/api-exception.filter";
 import { requestIdMiddleware } from "./common/http/request-id";
 import type { AppConfig } from "./config/app-config";
 import { STREAM_PATHS } from "./stream/stream.controller";
@@ -20,6 +23,9 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
 export function configureApp(app: INestApplication, config: AppConfig): void {
   app.enableShutdownHooks();
   app.use(requestIdMiddleware);
+  // Every write needs a key: a request without a valid one is refused before its body is read, so
+  // it gets the 403 (not a body error) and nobody unauthenticated makes the service parse 16 MiB.
+  app.use(authenticateWrites(app.get(AuthService)));
   // Bodies are capped per endpoint: /stream takes 5000 actions, the per-action endpoints 100 items.
   const parse = (limit: number) => express.json({ limit, strict: false, type: ["application/json", "application/*+json"] });
   app.use(STREAM_PATHS.map((path) => `/${path}`), parse(config.limits.streamBodyBytes));
@@ -41,6 +47,25 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addApiKey({ type: "apiKey", in: "header", name: "X-Api-Key", description: "The organization's API key, issued at onboarding." }, API_KEY_SECURITY)
     .build();
   return SwaggerModule.createDocument(app, document);
+}
+
+function authenticateWrites(auth: AuthService) {
+  return (request: AuthenticatedRequest, response: Response, next: NextFunction): void => {
+    if (request.method !== "POST") return next();
+    const presented = request.headers[API_KEY_HEADER];
+    (typeof presented === "string" ? auth.authenticate(presented) : Promise.resolve(null)).then(
+      (organization) => {
+        if (!organization) {
+          response.status(403).json(FORBIDDEN_BODY);
+          return;
+        }
+        request.organization = organization;
+        next();
+      },
+      // The guard tries again and answers the failure through the exception filter.
+      () => next(),
+    );
+  };
 }
 
 function answerBodyErrors(error: unknown, _request: Request, response: Response, next: NextFunction): void {

@@ -138,7 +138,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       ticketItems: 100,
       streamActions: 5000,
       ticketBodyBytes: read.integer("TICKET_BODY_LIMIT_BYTES", 256 * 1024, 1024),
-      streamBodyBytes: read.integer("STREAM_BODY_LIMIT_BYTES", 12 * 1024 * 1024, 1024),
+      streamBodyBytes: read.integer("STREAM_BODY_LIMIT_BYTES", 16 * 1024 * 1024, 1024),
     },
     rateLimit: {
       points: read.integer("RATE_LIMIT_REQUESTS", 600, 1),

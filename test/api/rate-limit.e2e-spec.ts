@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+import { OrganizationsService } from "../../src/auth/organizations.service";
+import { apiClient, type ApiAnswer } from "../support/api-client";
+import { eventBody, id, soldItem } from "../support/fixtures";
+import { startTestApp, type TestApp } from "../support/test-app";
+
+/** Requests per API key, counted in Redis: RateLimit-* headers, then 429 rate_limited with Retry-After. */
+let testApp: TestApp;
+let organization: { ticketeerId: string; key: string; prefix: string };
+
+const LIMIT = 3;
+
+const header = (answer: ApiAnswer, name: string) => answer.headers.get(name);
+
+function expectRateHeaders(answer: ApiAnswer, remaining: number): void {
+  expect(header(answer, "ratelimit-limit")).toBe(String(LIMIT));
+  expect(header(answer, "ratelimit-remaining")).toBe(String(remaining));
+  const reset = Number(header(answer, "ratelimit-reset"));
+  expect(Number.isInteger(reset)).toBe(true);
+  expect(reset).toBeGreaterThanOrEqual(0);
+  expect(reset).toBeLessThanOrEqual(testApp.config.rateLimit.durationSeconds);
+}
+
+async function newKey(): Promise<ReturnType<typeof apiClient>> {
+  const issued = await testApp.app.get(OrganizationsService).issueKey(organization.ticketeerId, "rate");
+  return apiClient(testApp.baseUrl, issued.key);
+}
+
+beforeAll(async () => {
+  testApp = await startTestApp({ RATE_LIMIT_REQUESTS: String(LIMIT) });
+  organization = await testApp.organization();
+});
+
+afterAll(async () => {
+  await testApp?.close();
+});
+
+describe("rate limits per API key", () => {
+  it("answers RateLimit-Limit/Remaining/Reset, then 429 rate_limited with Retry-After", async () => {
+    const api = await newKey();
+    const answers = [await api.get("/api/v1/chain"), await api.get("/api/v1/events/none"), await api.post("/api/v1/sold", [])];
+    expect(answers.map((answer) => answer.status)).toEqual([200, 404, 200]);
+    answers.forEach((answer, i) => expectRateHeaders(answer, LIMIT - 1 - i));
+
+    for (const request of [() => api.get("/api/v1/chain"), () => api.post("/stream", [])]) {
+      const limited = await request();
+      expect(limited.status).toBe(429);
+      expect(limited.body).toEqual({ status: "error", error: { code: "rate_limited", message: expect.any(String) } });
+      expectRateHeaders(limited, 0);
+      const retryAfter = Number(header(limited, "retry-after"));
+      expect(Number.isInteger(retryAfter)).toBe(true);
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(testApp.config.rateLimit.durationSeconds);
+    }
+  });
+
+  it("a limited request is not applied; another key of the same organization still passes", async () => {
+    const limitedApi = await newKey();
+    const eventId = id("ev-rate");
+    expect((await limitedApi.post("/api/v1/events", eventBody(eventId, organization.ticketeerId))).status).toBe(200);
+    await limitedApi.get("/api/v1/chain");
+    await limitedApi.get("/api/v1/chain");
+    const ticketId = id("t-rate");
+    const refused = await limitedApi.post("/api/v1/sold", [soldItem(eventId, ticketId)]);
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.code).toBe("rate_limited");
+
+    const otherApi = await newKey();
+    const ticket = await otherApi.get(`/api/v1/tickets/${ticketId}`);
+    expect(ticket.status).toBe(404);
+    expectRateHeaders(ticket, LIMIT - 1);
+    const sold = await otherApi.post("/api/v1/sold", [soldItem(eventId, ticketId)]);
+    expect(sold.status).toBe(200);
+    expect(sold.body[0].status).toBe("success");
+    expectRateHeaders(sold, LIMIT - 2);
+    // The limited key stays limited.
+    expect((await limitedApi.get("/api/v1/chain")).status).toBe(429);
+  });
+
+  it("keys of another organization count on their own; /health is not limited", async () => {
+    const exhausted = await newKey();
+    for (let i = 0; i < LIMIT; i++) expect((await exhausted.get("/api/v1/chain")).status).toBe(200);
+    expect((await exhausted.get("/api/v1/chain")).status).toBe(429);
+
+    const other = await testApp.organization();
+    const answer = await apiClient(testApp.baseUrl, other.key).get("/api/v1/chain");
+    expect(answer.status).toBe(200);
+    expectRateHeaders(answer, LIMIT - 1);
+
+    for (let i = 0; i < LIMIT + 2; i++) {
+      const health = await apiClient(testApp.baseUrl).get("/health");
+      expect(health.status).toBe(200);
+      expect(header(health, "ratelimit-limit")).toBeNull();
+    }
+  });
+});
