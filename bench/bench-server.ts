@@ -10,6 +10,7 @@ const SERVER_URL = process.env.BENCH_DATABASE_SERVER_URL ?? "postgres://postgres
 
 export interface BenchServer {
   baseUrl: string;
+  databaseUrl: string;
   apiKey: string;
   ticketeerId: string;
   stop: () => Promise<void>;
@@ -43,6 +44,7 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
   await waitForHealth(baseUrl, child);
   return {
     baseUrl,
+    databaseUrl: `${SERVER_URL}/${database}`,
     apiKey,
     ticketeerId,
     stop: async () => {

@@ -64,28 +64,38 @@ export class ChainWriter {
     const provider = await this.chain.connect();
     const chainId = await this.chain.chainId();
     await this.store.ensureSigner(wallet.address, chainId, BigInt(await provider.getTransactionCount(wallet.address, "pending")));
+    if (await this.registryPaused(provider)) {
+      this.logger.warn("the registry is paused: actions wait until it is unpaused");
+      return;
+    }
     const budget = await this.gasBudget(provider);
-    let checkedPause = false;
-    while ((await this.store.inFlight(wallet.address)) < this.config.chain.writer.maxInFlightPerSigner) {
-      const plan = await this.nextBatch(shard, budget, chainId);
-      if (!plan) return;
-      if (!checkedPause && (await this.registryPaused(provider))) {
-        this.logger.warn("the registry is paused: actions wait until it is unpaused");
-        return;
+    const fees = await this.currentFees(provider);
+    // Broadcasts run while the next batch is prepared (a node may answer only once it has mined);
+    // the lock is held until every one of them has returned.
+    const broadcasts: Promise<void>[] = [];
+    try {
+      while ((await this.store.inFlight(wallet.address)) < this.config.chain.writer.maxInFlightPerSigner) {
+        const plan = await this.nextBatch(shard, budget, chainId);
+        if (!plan) return;
+        const { broadcast } = await this.send(wallet, provider, plan, chainId, fees);
+        broadcasts.push(broadcast);
       }
-      checkedPause = true;
-      await this.send(wallet, provider, plan, chainId);
+    } finally {
+      await Promise.all(broadcasts);
     }
   }
 
-  private async send(wallet: Wallet, provider: JsonRpcProvider, plan: BatchPlan, chainId: bigint): Promise<void> {
-    const fees = await this.currentFees(provider);
+  /** Signs and commits the batch, then starts its broadcast; `broadcast` settles when the node has answered. */
+  private async send(wallet: Wallet, provider: JsonRpcProvider, plan: BatchPlan, chainId: bigint, fees: Fees): Promise<{ broadcast: Promise<void> }> {
     const batch = { chainId, registryAddress: this.chain.registryAddress, items: plan.actions.map((action) => encodeItem(action.item)), gasLimit: BigInt(plan.gasLimit) };
     const signed = await this.store.persistNew(wallet.address, plan.actions, (nonce) => signBatch(wallet, this.chain.registry, batch, nonce, fees));
     this.crashPoints.reach("after-persist");
-    if (await broadcastRaw(provider, signed, this.logger)) await this.store.markBroadcast(signed.id);
-    this.crashPoints.reach("after-broadcast");
-    this.logger.debug(`sent ${signed.itemCount} actions in ${signed.hash} (nonce ${signed.nonce})`);
+    this.logger.debug(`sending ${signed.itemCount} actions in ${signed.hash} (nonce ${signed.nonce})`);
+    const broadcast = broadcastRaw(provider, signed, this.logger).then(async (known) => {
+      if (known) await this.store.markBroadcast(signed.id);
+      this.crashPoints.reach("after-broadcast");
+    });
+    return { broadcast };
   }
 
   /** The next batch of this shard, or null when nothing waits. Waits up to BATCH_MAX_WAIT_MS for a batch to fill. */

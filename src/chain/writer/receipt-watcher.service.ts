@@ -1,5 +1,5 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from "@nestjs/common";
-import type { JsonRpcProvider, TransactionReceipt, Wallet } from "ethers";
+import type { JsonRpcProvider, Wallet } from "ethers";
 
 import type { AppConfig } from "../../config/app-config";
 import { InjectConfig } from "../../config/config.module";
@@ -7,7 +7,8 @@ import { ChainClient } from "../chain-client";
 import { ChainWriterQueue } from "../chain-writer.queue";
 import { broadcastRaw } from "./broadcast";
 import { SignerLocks } from "./signer-locks";
-import { readBatchOutcome, TransactionFinalizer } from "./transaction-finalizer";
+import { fetchReceipt, type MinedReceipt, readBatchOutcome } from "./mined-receipt";
+import { TransactionFinalizer } from "./transaction-finalizer";
 import { bumpedFees, signReplacement } from "./transaction-signer";
 import { type OpenTransaction, WriterStore } from "./writer-store";
 
@@ -85,14 +86,14 @@ export class ReceiptWatcher implements OnApplicationBootstrap, OnApplicationShut
 
   /** Returns true when the nonce was finalized. */
   private async watchNonce(provider: JsonRpcProvider, wallet: Wallet, attempts: OpenTransaction[], head: number): Promise<boolean> {
-    const receipts = await Promise.all(attempts.map((attempt) => provider.getTransactionReceipt(attempt.hash)));
+    const receipts = await Promise.all(attempts.map((attempt) => fetchReceipt(provider, attempt.hash)));
     const minedAt = receipts.findIndex((receipt) => receipt !== null);
-    if (minedAt >= 0) return this.onMined(provider, attempts[minedAt], receipts[minedAt] as TransactionReceipt, head);
+    if (minedAt >= 0) return this.onMined(provider, attempts[minedAt], receipts[minedAt] as MinedReceipt, head);
     await this.onUnmined(provider, wallet, attempts);
     return false;
   }
 
-  private async onMined(provider: JsonRpcProvider, attempt: OpenTransaction, receipt: TransactionReceipt, head: number): Promise<boolean> {
+  private async onMined(provider: JsonRpcProvider, attempt: OpenTransaction, receipt: MinedReceipt, head: number): Promise<boolean> {
     if (head - receipt.blockNumber + 1 < this.config.chain.confirmations) {
       if (attempt.status !== "mined") await this.store.markMined(attempt.id, receipt.blockNumber, receipt.blockHash);
       return false;

@@ -1,32 +1,12 @@
 import { Injectable } from "@nestjs/common";
-import type { Interface, TransactionReceipt } from "ethers";
 import type { EntityManager } from "typeorm";
 
 import type { AppConfig } from "../../config/app-config";
 import { InjectConfig } from "../../config/config.module";
 import { RegistryItemFailure } from "../registry";
+import type { BatchOutcome, MinedReceipt } from "./mined-receipt";
 import type { OpenTransaction } from "./writer-store";
 import { WriterStore } from "./writer-store";
-
-/** What a mined batch did, read from its logs. */
-export interface BatchOutcome {
-  /** batch index → the registry's reason for skipping the item. */
-  failures: Map<number, RegistryItemFailure>;
-  /** tokenId → the address that holds it after the batch. */
-  holders: Map<bigint, string>;
-}
-
-export function readBatchOutcome(registry: Interface, registryAddress: string, receipt: TransactionReceipt): BatchOutcome {
-  const failures = new Map<number, RegistryItemFailure>();
-  const holders = new Map<bigint, string>();
-  for (const log of receipt.logs) {
-    if (log.address.toLowerCase() !== registryAddress.toLowerCase()) continue;
-    const parsed = registry.parseLog(log);
-    if (parsed?.name === "ItemFailed") failures.set(Number(parsed.args.index), Number(parsed.args.reason) as RegistryItemFailure);
-    if (parsed?.name === "Transfer") holders.set(parsed.args.tokenId as bigint, parsed.args.to as string);
-  }
-  return { failures, holders };
-}
 
 /** `TicketCheckedIn` → `onchain_ticket_checked_in`: the stable code of an item the registry refused. */
 export function chainFailureCode(reason: RegistryItemFailure): string {
@@ -46,7 +26,7 @@ export class TransactionFinalizer {
     @InjectConfig() private readonly config: AppConfig,
   ) {}
 
-  async finalize(mined: OpenTransaction, receipt: TransactionReceipt, outcome: BatchOutcome | null, chainId: bigint, registryAddress: string): Promise<void> {
+  async finalize(mined: OpenTransaction, receipt: MinedReceipt, outcome: BatchOutcome | null, chainId: bigint, registryAddress: string): Promise<void> {
     await this.store.transaction(async (manager) => {
       const closed = await closeNonce(manager, mined, receipt);
       if (!closed) return;
@@ -86,7 +66,7 @@ export class TransactionFinalizer {
 }
 
 /** Marks the mined attempt confirmed and its siblings replaced; false if another worker closed it first. */
-async function closeNonce(manager: EntityManager, mined: OpenTransaction, receipt: TransactionReceipt): Promise<boolean> {
+async function closeNonce(manager: EntityManager, mined: OpenTransaction, receipt: MinedReceipt): Promise<boolean> {
   const confirmed = (await manager.query(
     `UPDATE chain_transactions SET status = $2, block_number = $3, block_hash = $4, gas_used = $5, updated_at = now()
       WHERE id = $1 AND status IN ('signed', 'broadcast', 'mined') RETURNING id`,
@@ -101,7 +81,7 @@ async function closeNonce(manager: EntityManager, mined: OpenTransaction, receip
   return true;
 }
 
-async function applyOutcome(manager: EntityManager, mined: OpenTransaction, receipt: TransactionReceipt, outcome: BatchOutcome): Promise<string[]> {
+async function applyOutcome(manager: EntityManager, mined: OpenTransaction, receipt: MinedReceipt, outcome: BatchOutcome): Promise<string[]> {
   const failed = [...outcome.failures.entries()];
   const rows = (await manager.query(
     `UPDATE chain_actions AS a

@@ -1,0 +1,96 @@
+import { randomBytes } from "node:crypto";
+
+import { Client } from "pg";
+
+import { startTestChain } from "../test/support/test-chain";
+import { startBenchServer } from "./bench-server";
+
+/**
+ * End to end: 20,000 soldTicket actions through /stream (four requests of 5000), timed from the
+ * first request until every action is confirmed on a local Hardhat chain. Prints tickets per second
+ * beside the target, and the batches the writer actually sent with their gas per ticket.
+ */
+const TICKETS = 20_000;
+const PER_REQUEST = 5_000;
+const TARGET_TICKETS_PER_SECOND = 1_000;
+
+async function main(): Promise<void> {
+  const chain = await startTestChain();
+  const server = await startBenchServer({ ...chain.env, APP_ROLE: "all", BATCH_MAX_WAIT_MS: "300", RECEIPT_POLL_MS: "200" });
+  const db = new Client({ connectionString: server.databaseUrl });
+  await db.connect();
+  try {
+    const post = poster(server.baseUrl, server.apiKey);
+    const eventId = `bench-${randomBytes(4).toString("hex")}`;
+    await post("/api/v1/events", { eventId, ticketeerId: server.ticketeerId, currency: "EUR", callbackUrl: "https://bench.example.com/cb" });
+    await waitForConfirmed(db, 1);
+
+    const started = performance.now();
+    for (let offset = 0; offset < TICKETS; offset += PER_REQUEST) await post("/stream", soldActions(eventId, offset, PER_REQUEST));
+    const accepted = performance.now();
+    await waitForConfirmed(db, TICKETS + 1);
+    const confirmed = performance.now();
+
+    const seconds = (confirmed - started) / 1000;
+    console.table([
+      {
+        tickets: TICKETS,
+        "accepted in s": ((accepted - started) / 1000).toFixed(2),
+        "all confirmed in s": seconds.toFixed(2),
+        "tickets/s end to end": Math.round(TICKETS / seconds),
+        target: `≥ ${TARGET_TICKETS_PER_SECOND}`,
+        met: TICKETS / seconds >= TARGET_TICKETS_PER_SECOND ? "yes" : "NO",
+      },
+    ]);
+    console.log("Batches the writer sent (sales only):");
+    console.table(await batches(db, Date.now() - (performance.now() - started)));
+    const onChain = await chain.registry.eventRecord(1n);
+    console.log(`On chain: ${onChain.ticketsSold} tickets sold in event 1 (expected ${TICKETS})`);
+  } finally {
+    await db.end();
+    await server.stop();
+    await chain.stop();
+  }
+}
+
+function poster(baseUrl: string, apiKey: string) {
+  return async (path: string, body: unknown): Promise<void> => {
+    const response = await fetch(baseUrl + path, { method: "POST", headers: { "content-type": "application/json", "x-api-key": apiKey }, body: JSON.stringify(body) });
+    if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
+  };
+}
+
+function soldActions(eventId: string, offset: number, count: number) {
+  return Array.from({ length: count }, (_, i) => ({ action: "soldTicket", data: { eventId, ticketId: `ticket-${offset + i}`, price: "49.95", orderTime: 1_750_000_000 } }));
+}
+
+async function waitForConfirmed(db: Client, count: number): Promise<void> {
+  for (;;) {
+    const { rows } = await db.query<{ confirmed: number; failed: number }>(
+      `SELECT count(*) FILTER (WHERE status = 'confirmed')::int AS confirmed, count(*) FILTER (WHERE status = 'error')::int AS failed FROM chain_actions`,
+    );
+    if (rows[0].failed > 0) throw new Error(`${rows[0].failed} actions failed`);
+    if (rows[0].confirmed >= count) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function batches(db: Client, startedAtMs: number) {
+  const { rows } = await db.query<{ nonce: string; item_count: number; gas_used: string; created_at: Date; updated_at: Date }>(
+    `SELECT nonce, item_count, gas_used, created_at, updated_at FROM chain_transactions WHERE status = 'confirmed' AND item_count > 1 ORDER BY nonce`,
+  );
+  const at = (date: Date) => ((date.getTime() - startedAtMs) / 1000).toFixed(2);
+  return rows.map((row) => ({
+    nonce: Number(row.nonce),
+    tickets: row.item_count,
+    "gas used": Number(row.gas_used),
+    "gas per ticket": Math.round(Number(row.gas_used) / row.item_count),
+    "signed at s": at(row.created_at),
+    "confirmed at s": at(row.updated_at),
+  }));
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

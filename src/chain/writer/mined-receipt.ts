@@ -1,0 +1,67 @@
+import { getAddress, type Interface, type JsonRpcProvider } from "ethers";
+
+import type { RegistryItemFailure } from "../registry";
+
+interface RawLog {
+  address: string;
+  topics: string[];
+}
+
+/** A receipt as the node sends it, read without building ethers objects for thousands of logs. */
+export interface MinedReceipt {
+  hash: string;
+  status: number;
+  blockNumber: number;
+  blockHash: string;
+  gasUsed: bigint;
+  logs: RawLog[];
+}
+
+interface RawReceipt {
+  transactionHash: string;
+  status: string;
+  blockNumber: string;
+  blockHash: string;
+  gasUsed: string;
+  logs: RawLog[];
+}
+
+export async function fetchReceipt(provider: JsonRpcProvider, hash: string): Promise<MinedReceipt | null> {
+  const raw = (await provider.send("eth_getTransactionReceipt", [hash])) as RawReceipt | null;
+  if (!raw?.blockHash) return null;
+  return {
+    hash: raw.transactionHash,
+    status: Number(raw.status),
+    blockNumber: Number(raw.blockNumber),
+    blockHash: raw.blockHash,
+    gasUsed: BigInt(raw.gasUsed),
+    logs: raw.logs,
+  };
+}
+
+/** What a mined batch did, read from its logs. */
+export interface BatchOutcome {
+  /** batch index → the registry's reason for skipping the item. */
+  failures: Map<number, RegistryItemFailure>;
+  /** tokenId → the address that holds it after the batch. */
+  holders: Map<bigint, string>;
+}
+
+/**
+ * Both logs it needs have only indexed arguments: ItemFailed(index, subject, reason) and
+ * Transfer(from, to, tokenId) are read straight from their topics.
+ */
+export function readBatchOutcome(registry: Interface, registryAddress: string, receipt: MinedReceipt): BatchOutcome {
+  const itemFailed = registry.getEvent("ItemFailed")?.topicHash;
+  const transfer = registry.getEvent("Transfer")?.topicHash;
+  const failures = new Map<number, RegistryItemFailure>();
+  const holders = new Map<bigint, string>();
+  const address = registryAddress.toLowerCase();
+  for (const log of receipt.logs) {
+    if (log.address.toLowerCase() !== address) continue;
+    const [topic, first, second, third] = log.topics;
+    if (topic === itemFailed) failures.set(Number(BigInt(first)), Number(BigInt(third)) as RegistryItemFailure);
+    if (topic === transfer) holders.set(BigInt(third), getAddress("0x" + second.slice(26)));
+  }
+  return { failures, holders };
+}
