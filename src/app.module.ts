@@ -3,6 +3,7 @@ import { type DynamicModule, Module } from "@nestjs/common";
 
 import { ActionsModule } from "./actions/actions.module";
 import { AuthModule } from "./auth/auth.module";
+import { CallbacksModule } from "./callbacks/callbacks.module";
 import { ChainModule } from "./chain/chain.module";
 import { ChainWriterModule } from "./chain/writer/chain-writer.module";
 import type { AppConfig } from "./config/app-config";
@@ -36,6 +37,7 @@ export class AppModule {
         TicketsModule,
         StreamModule,
         ActionsModule,
+        CallbacksModule.forRole(config.app.role !== "api"),
         HealthModule,
       ],
     };

@@ -39,9 +39,9 @@ async function prepareDatabase(config: AppConfig): Promise<void> {
 }
 
 async function seedPlayground(organizations: OrganizationsService, config: AppConfig): Promise<void> {
-  const { ticketeerId, apiKey, organizationName } = config.dev;
+  const { ticketeerId, apiKey, organizationName, webhookSecret } = config.dev;
   if (!ticketeerId || !apiKey) return;
-  await organizations.seedPlayground(ticketeerId, organizationName, apiKey);
+  await organizations.seedPlayground(ticketeerId, organizationName, apiKey, webhookSecret);
   logger.log(`playground organization ${ticketeerId} is ready; use DEV_API_KEY as X-Api-Key`);
 }
 

@@ -5,6 +5,7 @@ import { DataSource, IsNull } from "typeorm";
 import { apiKeyPrefix, generateApiKey, hashApiKey } from "./api-key-secret";
 import { ApiKey } from "./entities/api-key.entity";
 import { Organization } from "./entities/organization.entity";
+import { WebhookSecretsService } from "./webhook-secrets.service";
 
 export interface IssuedKey {
   /** The full key: shown once, never stored. */
@@ -17,11 +18,24 @@ export class OrganizationsError extends Error {}
 /** Onboarding: organizations and their API keys. Used by the ops CLI and the playground seed. */
 @Injectable()
 export class OrganizationsService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly webhookSecrets: WebhookSecretsService,
+  ) {}
 
-  async createOrganization(ticketeerId: string, name: string): Promise<Organization> {
+  /** A new organization with its first webhook signing secret (returned once, like a key). */
+  async createOrganization(ticketeerId: string, name: string, webhookSecret?: string): Promise<Organization & { webhookSecret: string }> {
     if (await this.findOrganization(ticketeerId)) throw new OrganizationsError(`organization ${ticketeerId} exists`);
-    return this.dataSource.getRepository(Organization).save({ ticketeerId, name });
+    return this.dataSource.transaction(async (manager) => {
+      const organization = await manager.getRepository(Organization).save({ ticketeerId, name });
+      return { ...organization, webhookSecret: await this.webhookSecrets.create(organization.id, webhookSecret, manager) };
+    });
+  }
+
+  /** A new signing secret; the old ones keep signing for `graceHours` so receivers can switch. */
+  async rotateWebhookSecret(ticketeerId: string, graceHours: number): Promise<string> {
+    const organization = await this.requireOrganization(ticketeerId);
+    return this.webhookSecrets.rotate(organization.id, graceHours);
   }
 
   listOrganizations(): Promise<Organization[]> {
@@ -57,9 +71,11 @@ export class OrganizationsService {
     });
   }
 
-  /** Makes the playground organization and key exist (embedded development mode only). */
-  async seedPlayground(ticketeerId: string, name: string, key: string): Promise<void> {
-    if (!(await this.findOrganization(ticketeerId))) await this.createOrganization(ticketeerId, name);
+  /** Makes the playground organization, key and (if given) webhook secret exist (development only). */
+  async seedPlayground(ticketeerId: string, name: string, key: string, webhookSecret: string | null): Promise<void> {
+    const organization = await this.findOrganization(ticketeerId);
+    if (!organization) await this.createOrganization(ticketeerId, name, webhookSecret ?? undefined);
+    else if (webhookSecret) await this.webhookSecrets.seed(organization.id, webhookSecret);
     const existing = await this.dataSource.getRepository(ApiKey).findOneBy({ prefix: apiKeyPrefix(key) });
     if (existing && existing.secretHash === hashApiKey(key) && existing.revokedAt === null) return;
     if (existing) throw new OrganizationsError("DEV_API_KEY shares its first 12 characters with another key; choose another");

@@ -4,6 +4,7 @@ import type { OrganizationsService } from "../auth/organizations.service";
 export const OPTIONS = {
   name: { type: "string" },
   label: { type: "string" },
+  "grace-hours": { type: "string" },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;

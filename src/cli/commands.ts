@@ -1,5 +1,6 @@
 import type { Command } from "./command";
-import { print, printIssuedKey, printJson, printTable, timestamp } from "./output";
+import { RefusedError } from "./cli-errors";
+import { print, printIssuedKey, printJson, printSecret, printTable, timestamp } from "./output";
 
 const orgCreate: Command = {
   name: "org create",
@@ -10,6 +11,7 @@ const orgCreate: Command = {
   async run(organizations, { required }) {
     const organization = await organizations.createOrganization(required.ticketeerId, required.name);
     print(`Created organization ${organization.ticketeerId} (${organization.name}).`);
+    printSecret("webhook secret", organization.webhookSecret);
   },
 };
 
@@ -79,4 +81,19 @@ const keyRotate: Command = {
   },
 };
 
-export const COMMANDS: readonly Command[] = [orgCreate, orgList, keyCreate, keyList, keyRevoke, keyRotate];
+const secretRotate: Command = {
+  name: "secret rotate",
+  summary: "Issue a new webhook signing secret; the current ones keep signing for --grace-hours (default 24).",
+  operands: ["ticketeerId"],
+  requiredOptions: [],
+  optionalOptions: ["grace-hours"],
+  async run(organizations, { required, optional }) {
+    const graceHours = Number(optional["grace-hours"] ?? 24);
+    if (!Number.isInteger(graceHours) || graceHours < 0 || graceHours > 720) throw new RefusedError("--grace-hours must be a whole number of hours from 0 to 720");
+    const secret = await organizations.rotateWebhookSecret(required.ticketeerId, graceHours);
+    print(`Callbacks are signed with both the new and the current secrets for ${graceHours} h, then with the new one only.`);
+    printSecret("webhook secret", secret);
+  },
+};
+
+export const COMMANDS: readonly Command[] = [orgCreate, orgList, keyCreate, keyList, keyRevoke, keyRotate, secretRotate];

@@ -34,3 +34,9 @@ export function printIssuedKey(issued: IssuedKey, json: boolean): void {
   print(`prefix: ${issued.prefix}`);
   print("Store this key now: it cannot be shown again. Only its prefix and a hash are kept.");
 }
+
+/** A webhook signing secret is shown once, when it is issued; the receiver needs it to verify callbacks. */
+export function printSecret(label: string, secret: string): void {
+  print(`${label}: ${secret}`);
+  print("Give it to the organization's callback receiver now: it verifies the webhook-signature header with it.");
+}

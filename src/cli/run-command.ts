@@ -1,6 +1,7 @@
 import { DataSource } from "typeorm";
 
 import { OrganizationsError, OrganizationsService } from "../auth/organizations.service";
+import { WebhookSecretsService } from "../auth/webhook-secrets.service";
 import type { AppConfig } from "../config/app-config";
 import { dataSourceOptions } from "../database/data-source-options";
 import { createDatabaseIfMissing, runMigrations } from "../database/prepare-database";
@@ -16,7 +17,7 @@ export async function runCommand(config: AppConfig, command: Command, input: Com
   await prepareDatabase(config);
   const dataSource = await new DataSource(dataSourceOptions(config.database.url)).initialize();
   try {
-    await command.run(new OrganizationsService(dataSource), input);
+    await command.run(new OrganizationsService(dataSource, new WebhookSecretsService(dataSource)), input);
   } catch (error) {
     throw error instanceof OrganizationsError ? new RefusedError(error.message) : error;
   } finally {

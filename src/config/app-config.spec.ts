@@ -34,7 +34,8 @@ describe("loadConfig", () => {
   });
 
   it("does not create databases in production unless told to", () => {
-    expect(loadConfig({ APP_MODE: "production" }).database.createIfMissing).toBe(false);
+    const production = { APP_MODE: "production", CHAIN_RPC_URL: "https://rpc.example.com", REGISTRY_ADDRESS: "0x5FbDB2315678afecb367f032d93F642f64180aa3", APP_ROLE: "api" };
+    expect(loadConfig(production).database.createIfMissing).toBe(false);
   });
 });
 

@@ -13,7 +13,8 @@ export interface AppConfig {
   rateLimit: { points: number; durationSeconds: number };
   queue: { sweepIntervalMs: number; sweepMinAgeMs: number };
   chain: ChainConfig;
-  dev: { ticketeerId: string | null; apiKey: string | null; organizationName: string };
+  callbacks: { deliver: boolean; concurrency: number; timeoutMs: number; leaseMs: number; pollMs: number; allowHosts: string[]; maxAttempts: number };
+  dev: { ticketeerId: string | null; apiKey: string | null; organizationName: string; webhookSecret: string | null };
 }
 
 export interface ChainConfig {
@@ -166,7 +167,17 @@ export function loadConfig(env: Env = process.env): AppConfig {
       },
       crashAt: read.oneOf<"after-persist" | "after-broadcast" | "">("CHAIN_WRITER_CRASH_AT", ["after-persist", "after-broadcast", ""], "") || null,
     },
+    callbacks: {
+      deliver: read.boolean("CALLBACK_DELIVERY", true),
+      concurrency: read.integer("CALLBACK_CONCURRENCY", 200, 1, 10_000),
+      timeoutMs: read.integer("CALLBACK_TIMEOUT_MS", 15_000, 100, 120_000),
+      leaseMs: read.integer("CALLBACK_LEASE_MS", 60_000, 1_000),
+      pollMs: read.integer("CALLBACK_POLL_MS", 200, 10, 60_000),
+      allowHosts: read.list("CALLBACK_ALLOW_HOSTS").map((host) => host.toLowerCase()),
+      maxAttempts: read.integer("CALLBACK_MAX_ATTEMPTS", 12, 1, 100),
+    },
     dev: {
+      webhookSecret: read.optional("DEV_WEBHOOK_SECRET"),
       ticketeerId: read.optional("DEV_TICKETEER_ID"),
       apiKey: read.optional("DEV_API_KEY"),
       organizationName: read.string("DEV_ORGANIZATION_NAME", "Playground"),
@@ -174,6 +185,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
   };
   checkDevSeed(config, read.problems);
   checkChain(config, read.problems);
+  if (config.app.mode === "production" && config.callbacks.allowHosts.length > 0) {
+    read.problems.push("CALLBACK_ALLOW_HOSTS lets callbacks reach private addresses: refused in production mode");
+  }
+  if (config.app.mode === "production" && config.dev.webhookSecret) read.problems.push("DEV_WEBHOOK_SECRET is refused in production mode");
+  if (config.callbacks.leaseMs <= config.callbacks.timeoutMs) read.problems.push("CALLBACK_LEASE_MS must be longer than CALLBACK_TIMEOUT_MS");
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   return config;
 }

@@ -7,9 +7,10 @@ import { EventEntity } from "../events/entities/event.entity";
 import { TicketEntity } from "../tickets/entities/ticket.entity";
 import { InitialSchema1763740000000 } from "./migrations/1763740000000-InitialSchema";
 import { ChainPipeline1763750000000 } from "./migrations/1763750000000-ChainPipeline";
+import { CallbackDelivery1763760000000 } from "./migrations/1763760000000-CallbackDelivery";
 
 export const ENTITIES = [Organization, ApiKey, EventEntity, TicketEntity, ChainAction];
-export const MIGRATIONS = [InitialSchema1763740000000, ChainPipeline1763750000000];
+export const MIGRATIONS = [InitialSchema1763740000000, ChainPipeline1763750000000, CallbackDelivery1763760000000];
 
 /** Migrations are the only way the schema changes: never `synchronize`. */
 export function dataSourceOptions(url: string): DataSourceOptions {

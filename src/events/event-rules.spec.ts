@@ -49,7 +49,7 @@ describe("registerEvent", () => {
       endTime: 1_900_010_800n,
       callbackUrl: CALLBACK,
     });
-    expect(recorded).toEqual([{ id: outcome.promise, kind: "newEvent", requestedAs: "newEvent", eventRef: event!.id, ticketRef: null, onChain: expect.any(Object) }]);
+    expect(recorded).toEqual([{ id: outcome.promise, kind: "newEvent", requestedAs: "newEvent", eventRef: event!.id, eventIndex: event!.eventIndex, ticketRef: null, onChain: expect.any(Object) }]);
   });
 
   it("records registerEvent with the event key sha256(abi.encode(ticketeerId, eventId)) and the ticketeer sha256(ticketeerId)", async () => {
@@ -234,6 +234,7 @@ describe("updateEvent", () => {
         kind: "updateEvent",
         requestedAs: "updateEvent",
         eventRef: event.id,
+        eventIndex: event.eventIndex,
         ticketRef: null,
         onChain: {
           action: "updateEvent",
@@ -265,7 +266,7 @@ describe("updateEvent", () => {
     expect(outcome.error).toBeUndefined();
     expect(event).toMatchObject(fields);
     expect(touchedEvents).toEqual([event]);
-    expect(recorded).toEqual([{ id: outcome.promise, kind: "updateEvent", requestedAs: "updateEvent", eventRef: event.id, ticketRef: null, onChain: null }]);
+    expect(recorded).toEqual([{ id: outcome.promise, kind: "updateEvent", requestedAs: "updateEvent", eventRef: event.id, eventIndex: event.eventIndex, ticketRef: null, onChain: null }]);
   });
 
   it.each([["eventName", "x"], ["currency", "USD"], ["shopUrl", "https://s.example.com"], ["imageUrl", "https://i.example.com"], ["latitude", 0], ["longitude", 0], ["startTime", 0], ["endTime", 0]])(

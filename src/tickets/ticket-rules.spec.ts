@@ -132,7 +132,7 @@ describe("sellTicket", () => {
     expect(event.ticketsSold).toBe(42n);
     expect(touchedEvents).toEqual([event]);
     expect(touchedTickets).toEqual([ticket]);
-    expect(recorded).toEqual([{ id: outcome.promise, kind: "sold", requestedAs: "soldTicket", eventRef: event.id, ticketRef: ticket.id, onChain: expect.any(Object) }]);
+    expect(recorded).toEqual([{ id: outcome.promise, kind: "sold", requestedAs: "soldTicket", eventRef: event.id, eventIndex: event.eventIndex, ticketRef: ticket.id, onChain: expect.any(Object) }]);
   });
 
   it("records the sale on chain with sha256(ticketId), the price string as sent and the orderTime", async () => {
@@ -243,6 +243,7 @@ describe("resellTicket", () => {
         kind: "resold",
         requestedAs: "resoldTicket",
         eventRef: ticket.eventRef,
+        eventIndex: ticket.tokenId >> 64n,
         ticketRef: ticket.id,
         onChain: { action: "resold", tokenId: ticket.tokenId, price: "75.5", orderTime: 1_760_000_000n },
       },
@@ -274,6 +275,7 @@ describe("checkInTicket", () => {
         kind: "scanned",
         requestedAs: "checkedInTicket",
         eventRef: ticket.eventRef,
+        eventIndex: ticket.tokenId >> 64n,
         ticketRef: ticket.id,
         onChain: { action: "checkedIn", tokenId: ticket.tokenId, orderTime: 1_760_000_000n },
       },
@@ -312,6 +314,7 @@ describe("invalidateTicket", () => {
         kind: "invalidated",
         requestedAs: "invalidatedTicket",
         eventRef: ticket.eventRef,
+        eventIndex: ticket.tokenId >> 64n,
         ticketRef: ticket.id,
         onChain: { action: "invalidated", tokenId: ticket.tokenId, orderTime: NOW },
       },
@@ -325,7 +328,7 @@ describe("updateTicket", () => {
     const { context, recorded, ticket } = await withTicket("valid", { uri: "ipfs://bafy/1.json" });
     const outcome = updateTicket(context, uriUpdate({ uri: "ar://new" }), "updateTicket");
     expect(ticket.uri).toBe("ar://new");
-    expect(recorded).toEqual([{ id: outcome.promise, kind: "updateTicket", requestedAs: "updateTicket", eventRef: ticket.eventRef, ticketRef: ticket.id, onChain: null }]);
+    expect(recorded).toEqual([{ id: outcome.promise, kind: "updateTicket", requestedAs: "updateTicket", eventRef: ticket.eventRef, eventIndex: ticket.tokenId >> 64n, ticketRef: ticket.id, onChain: null }]);
   });
 });
 
@@ -336,7 +339,7 @@ describe("claimTicket", () => {
     expect(outcome.error).toBeUndefined();
     expect(ticket).toMatchObject({ claimed: true, claimedTo: WALLET, checkedIn: true });
     expect(recorded).toEqual([
-      { id: outcome.promise, kind: "claimed", requestedAs: "claimedTicket", eventRef: ticket.eventRef, ticketRef: ticket.id, onChain: { action: "claimed", tokenId: ticket.tokenId, to: WALLET } },
+      { id: outcome.promise, kind: "claimed", requestedAs: "claimedTicket", eventRef: ticket.eventRef, eventIndex: ticket.tokenId >> 64n, ticketRef: ticket.id, onChain: { action: "claimed", tokenId: ticket.tokenId, to: WALLET } },
     ]);
     expect(() => encodeItem(recorded[0].onChain!)).not.toThrow();
   });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { API_KEY_PREFIX_LENGTH, hashApiKey } from "../../src/auth/api-key-secret";
 import { AuthService } from "../../src/auth/auth.service";
 import { OrganizationsService } from "../../src/auth/organizations.service";
+import { WebhookSecretsService } from "../../src/auth/webhook-secrets.service";
 import { dataSourceOptions } from "../../src/database/data-source-options";
 import { createTestDatabase } from "../support/test-database";
 import { type CompiledCli, compileCli } from "./compiled-cli";
@@ -41,7 +42,7 @@ describe("ops CLI (npm run cli)", () => {
     dataSource = await new DataSource(dataSourceOptions(database.url)).initialize();
     auth = new AuthService(dataSource);
     // Only to arrange keys for revoke and rotate; every behaviour under test goes through the CLI.
-    organizations = new OrganizationsService(dataSource);
+    organizations = new OrganizationsService(dataSource, new WebhookSecretsService(dataSource));
   });
 
   afterAll(async () => {

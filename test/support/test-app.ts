@@ -15,7 +15,7 @@ export interface TestApp {
   baseUrl: string;
   databaseUrl: string;
   /** An organization with a live key, created for the test file. */
-  organization: (ticketeerId?: string) => Promise<{ ticketeerId: string; key: string; prefix: string }>;
+  organization: (ticketeerId?: string) => Promise<{ ticketeerId: string; key: string; prefix: string; webhookSecret: string }>;
   close: () => Promise<void>;
 }
 
@@ -29,6 +29,8 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     REDIS_KEY_PREFIX: keyPrefix,
     RATE_LIMIT_REQUESTS: "100000",
     LOG_LEVEL: "error",
+    // Callbacks go out only in the tests that bring a receiver.
+    CALLBACK_DELIVERY: "false",
     ...env,
   });
   const app = await createApp(config);
@@ -41,8 +43,8 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     baseUrl: `http://127.0.0.1:${port}`,
     databaseUrl: database.url,
     organization: async (ticketeerId = `org-${randomBytes(4).toString("hex")}`) => {
-      await organizations.createOrganization(ticketeerId, `Organization ${ticketeerId}`);
-      return { ticketeerId, ...(await organizations.issueKey(ticketeerId, "test")) };
+      const { webhookSecret } = await organizations.createOrganization(ticketeerId, `Organization ${ticketeerId}`);
+      return { ticketeerId, webhookSecret, ...(await organizations.issueKey(ticketeerId, "test")) };
     },
     close: async () => {
       await app.close();

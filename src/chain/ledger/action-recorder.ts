@@ -2,6 +2,7 @@ import { uuidv7 } from "../../common/uuid-v7";
 
 import type { EntityManager } from "typeorm";
 
+import { insertCallbacks } from "../../callbacks/outbox";
 import { copyRows } from "../../database/copy-rows";
 import type { RegistryBatchItem } from "../registry";
 import type { ChainActionKind } from "../chain-action-kind";
@@ -56,6 +57,9 @@ export class ActionRecorder {
         x.eventIndex,
       ]),
     );
+    // Nothing will confirm these on chain: their callbacks are due at once.
+    const unbroadcast = this.entries.filter((entry) => entry.onChain === null).map((entry) => entry.id);
+    await insertCallbacks(this.manager, unbroadcast, null, null);
   }
 }
 

@@ -1,6 +1,7 @@
 import { Injectable } from "@nestjs/common";
 import type { EntityManager } from "typeorm";
 
+import { insertCallbacks } from "../../callbacks/outbox";
 import type { AppConfig } from "../../config/app-config";
 import { InjectConfig } from "../../config/config.module";
 import { RegistryItemFailure } from "../registry";
@@ -110,32 +111,4 @@ async function applyOutcome(manager: EntityManager, mined: OpenTransaction, rece
     );
   }
   return rows[0].map((row) => row.id);
-}
-
-/** The outbox: one callback per finalized action, with the interface's fields and the chain facts. */
-async function insertCallbacks(manager: EntityManager, actionIds: string[], chainId: bigint, registryAddress: string): Promise<void> {
-  if (actionIds.length === 0) return;
-  await manager.query(
-    `INSERT INTO callbacks (id, action_id, organization_id, event_ref, ticket_ref, payload)
-     SELECT gen_random_uuid(), a.id, a.organization_id, a.event_ref, a.ticket_ref,
-            jsonb_build_object(
-              'txHash', a.tx_hash,
-              'transactionType', CASE WHEN a.ticket_ref IS NULL THEN 'event' ELSE 'ticket' END,
-              'action', a.kind,
-              'eventId', e.event_id,
-              'ticketId', t.ticket_id,
-              'actionPromise', a.id,
-              'status', a.status,
-              'error', CASE WHEN a.error_code IS NULL THEN NULL ELSE jsonb_build_object('code', a.error_code, 'message', a.error_message) END,
-              'blockNumber', a.block_number,
-              'tokenId', t.token_id::text,
-              'chainId', $2::bigint,
-              'registryAddress', $3::text)
-       FROM chain_actions a
-       JOIN events e ON e.id = a.event_ref
-       LEFT JOIN tickets t ON t.id = a.ticket_ref
-      WHERE a.id = ANY($1::uuid[])
-     ON CONFLICT (action_id) DO NOTHING`,
-    [actionIds, chainId.toString(), registryAddress],
-  );
 }

@@ -20,6 +20,7 @@ export const ERROR_CODES = [
   "ticket_claimed",
   "ticket_not_checked_in",
   "action_not_found",
+  "callback_not_found",
   "not_found",
   "rate_limited",
   "internal_error",

@@ -45,6 +45,11 @@ export class ApiExceptionFilter implements ExceptionFilter {
       response.status(status).json(FORBIDDEN_BODY);
       return;
     }
+    if (status === HttpStatus.SERVICE_UNAVAILABLE && isHealthCheckResult(exception.getResponse())) {
+      // A failed /health check: its documented body says which dependency is down.
+      response.status(status).json(exception.getResponse());
+      return;
+    }
     if (status === HttpStatus.NOT_FOUND) {
       response.status(status).json({ status: "error", error: errorDetail("not_found", "No such endpoint.") });
       return;
@@ -56,6 +61,11 @@ export class ApiExceptionFilter implements ExceptionFilter {
     }
     response.status(status).json({ status: "error", error: errorDetail("invalid_body", exception.message) });
   }
+}
+
+/** Terminus' result of a health check ({status, info, error, details}), which it throws with a 503. */
+function isHealthCheckResult(body: unknown): boolean {
+  return typeof body === "object" && body !== null && "status" in body && "details" in body;
 }
 
 /** The answer to a body the parser refused (too large, not JSON), or null for any other error. */

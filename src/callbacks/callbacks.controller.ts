@@ -1,0 +1,55 @@
+import { Controller, Get, HttpCode, Param, ParseIntPipe, Post, Query, DefaultValuePipe } from "@nestjs/common";
+import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from "@nestjs/swagger";
+
+import { type AuthenticatedOrganization, CurrentOrganization } from "../auth/authenticated-organization";
+import { ApiError } from "../common/errors/api-error";
+import { ErrorBodyDto } from "../common/errors/error-body.dto";
+import { errorDetail } from "../common/errors/error-detail";
+import { ApiCommonReadResponses } from "../common/http/api-responses";
+import { CALLBACK_STATUSES, CallbacksService } from "./callbacks.service";
+import { CallbackViewDto } from "./dto/callback-view.dto";
+
+@ApiTags("callbacks")
+@Controller("api/v1/callbacks")
+export class CallbacksController {
+  constructor(private readonly callbacks: CallbacksService) {}
+
+  @Get()
+  @ApiOperation({ summary: "Your callbacks and their delivery log, newest first" })
+  @ApiQuery({ name: "status", required: false, enum: CALLBACK_STATUSES })
+  @ApiQuery({ name: "eventId", required: false })
+  @ApiQuery({ name: "limit", required: false, schema: { type: "integer", minimum: 1, maximum: 500, default: 100 } })
+  @ApiOkResponse({ type: [CallbackViewDto] })
+  @ApiCommonReadResponses()
+  list(
+    @CurrentOrganization() organization: AuthenticatedOrganization,
+    @Query("status") status?: string,
+    @Query("eventId") eventId?: string,
+    @Query("limit", new DefaultValuePipe(100), ParseIntPipe) limit = 100,
+  ): Promise<CallbackViewDto[]> {
+    if (status !== undefined && !(CALLBACK_STATUSES as readonly string[]).includes(status)) {
+      throw new ApiError(400, errorDetail("invalid_field", `status must be one of ${CALLBACK_STATUSES.join(", ")}.`, "status"));
+    }
+    if (limit < 1 || limit > 500) throw new ApiError(400, errorDetail("invalid_field", "limit must be from 1 to 500.", "limit"));
+    return this.callbacks.list(organization.id, { status, eventId, limit });
+  }
+
+  @Get(":callbackId")
+  @ApiOperation({ summary: "One callback and its delivery log" })
+  @ApiOkResponse({ type: CallbackViewDto })
+  @ApiNotFoundResponse({ type: ErrorBodyDto, description: "callback_not_found (also for another organization's callback)." })
+  @ApiCommonReadResponses()
+  find(@CurrentOrganization() organization: AuthenticatedOrganization, @Param("callbackId") callbackId: string): Promise<CallbackViewDto> {
+    return this.callbacks.find(organization.id, callbackId);
+  }
+
+  @Post(":callbackId/redeliver")
+  @HttpCode(200)
+  @ApiOperation({ summary: "Send a callback again", description: "Now, with a fresh retry schedule; the webhook-id stays the same so receivers can drop duplicates." })
+  @ApiOkResponse({ type: CallbackViewDto })
+  @ApiNotFoundResponse({ type: ErrorBodyDto, description: "callback_not_found (also for another organization's callback)." })
+  @ApiCommonReadResponses()
+  redeliver(@CurrentOrganization() organization: AuthenticatedOrganization, @Param("callbackId") callbackId: string): Promise<CallbackViewDto> {
+    return this.callbacks.redeliver(organization.id, callbackId);
+  }
+}

@@ -1,0 +1,76 @@
+import https from "node:https";
+
+import { RequestFilteringHttpsAgent } from "request-filtering-agent";
+
+export interface DeliveryAnswer {
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  retryAfter: string | undefined;
+}
+
+export interface CallbackHttpOptions {
+  timeoutMs: number;
+  /** Host names allowed to resolve to private addresses (development and tests only). */
+  allowHosts: readonly string[];
+}
+
+/**
+ * POSTs a callback over HTTPS. Targets must resolve to public addresses, checked on the address the
+ * socket actually connects to (so DNS rebinding gains nothing): private, loopback, link-local,
+ * carrier-grade NAT, multicast, reserved and IPv4-mapped addresses are refused before connecting.
+ * Redirects are never followed.
+ */
+export class CallbackHttp {
+  private readonly publicAgent: https.Agent;
+  private readonly allowedAgent: https.Agent;
+
+  constructor(private readonly options: CallbackHttpOptions) {
+    this.publicAgent = new RequestFilteringHttpsAgent({ keepAlive: true, maxSockets: 64, allowPrivateIPAddress: false, allowMetaIPAddress: false });
+    this.allowedAgent = new https.Agent({ keepAlive: true, maxSockets: 64 });
+  }
+
+  post(target: string, body: string, headers: Record<string, string>): Promise<DeliveryAnswer> {
+    const started = performance.now();
+    const finish = (answer: Omit<DeliveryAnswer, "durationMs">): DeliveryAnswer => ({ ...answer, durationMs: Math.round(performance.now() - started) });
+    let url: URL;
+    try {
+      url = new URL(target);
+    } catch {
+      return Promise.resolve(finish({ statusCode: null, error: "callbackUrl is not a URL", retryAfter: undefined }));
+    }
+    if (url.protocol !== "https:") return Promise.resolve(finish({ statusCode: null, error: "callbackUrl must use https", retryAfter: undefined }));
+    return new Promise((resolve) => {
+      const request = https.request(
+        url,
+        {
+          method: "POST",
+          agent: this.agentFor(url),
+          headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), "user-agent": "ticket-registry-callbacks/1", ...headers },
+          signal: AbortSignal.timeout(this.options.timeoutMs),
+        },
+        (response) => {
+          response.resume();
+          const retryAfter = response.headers["retry-after"];
+          resolve(finish({ statusCode: response.statusCode ?? null, error: null, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter }));
+        },
+      );
+      request.on("error", (error) => resolve(finish({ statusCode: null, error: describe(error, this.options.timeoutMs), retryAfter: undefined })));
+      request.end(body);
+    });
+  }
+
+  close(): void {
+    this.publicAgent.destroy();
+    this.allowedAgent.destroy();
+  }
+
+  private agentFor(url: URL): https.Agent {
+    return this.options.allowHosts.includes(url.hostname.toLowerCase()) ? this.allowedAgent : this.publicAgent;
+  }
+}
+
+function describe(error: Error, timeoutMs: number): string {
+  if (error.name === "AbortError" || error.name === "TimeoutError") return `no answer within ${timeoutMs} ms`;
+  return error.message;
+}

@@ -1,0 +1,34 @@
+import type { EntityManager } from "typeorm";
+
+/**
+ * Writes one callback per finalized action into the outbox, inside the caller's transaction: the
+ * interface's fields (txHash, transactionType, action, eventId, ticketId) plus the promise, the
+ * status and the chain facts. Delivery reads the event's callbackUrl when it sends.
+ */
+export async function insertCallbacks(manager: EntityManager, actionIds: readonly string[], chainId: bigint | null, registryAddress: string | null): Promise<void> {
+  if (actionIds.length === 0) return;
+  await manager.query(
+    `INSERT INTO callbacks (id, action_id, organization_id, event_ref, ticket_ref, order_key, payload)
+     SELECT gen_random_uuid(), a.id, a.organization_id, a.event_ref, a.ticket_ref, COALESCE(a.ticket_ref, a.event_ref),
+            jsonb_build_object(
+              'txHash', a.tx_hash,
+              'transactionType', CASE WHEN a.ticket_ref IS NULL THEN 'event' ELSE 'ticket' END,
+              'action', a.kind,
+              'eventId', e.event_id,
+              'ticketId', t.ticket_id,
+              'actionPromise', a.id,
+              'status', a.status,
+              'error', CASE WHEN a.error_code IS NULL THEN NULL ELSE jsonb_build_object('code', a.error_code, 'message', a.error_message) END,
+              'blockNumber', a.block_number,
+              'tokenId', t.token_id::text,
+              'chainId', $2::bigint,
+              'registryAddress', $3::text)
+       FROM chain_actions a
+       JOIN events e ON e.id = a.event_ref
+       LEFT JOIN tickets t ON t.id = a.ticket_ref
+      WHERE a.id = ANY($1::uuid[])
+      ORDER BY a.seq
+     ON CONFLICT (action_id) DO NOTHING`,
+    [actionIds, chainId === null ? null : chainId.toString(), registryAddress],
+  );
+}
