@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { createServer } from "node:net";
 import { join } from "node:path";
 
 import { Client } from "pg";
+
+import { freePort } from "../test/support/test-chain";
 
 const ROOT = join(__dirname, "..");
 const SERVER_URL = process.env.BENCH_DATABASE_SERVER_URL ?? "postgres://postgres@127.0.0.1:5432";
@@ -74,15 +75,4 @@ async function admin(sql: string): Promise<void> {
   } finally {
     await client.end();
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on("error", reject);
-  });
 }

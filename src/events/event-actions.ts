@@ -1,26 +1,18 @@
+import type { AcceptancePlan } from "../chain/ledger/acceptance-context";
 import { describeAction } from "../chain/ledger/action-descriptor";
 import { CreateEventDto, NewEventDto } from "./dto/new-event.dto";
 import { UpdateEventDto } from "./dto/update-event.dto";
 import { registerEvent, updateEvent } from "./event-rules";
 
+const planNewEvent = (input: { eventId: string }, plan: AcceptancePlan) => {
+  plan.eventIds.push(input.eventId);
+  plan.newEvents += 1;
+};
+
 export const EventActions = {
   /** POST /api/v1/events: the ticketeerId is required there. */
-  create: describeAction({
-    dto: CreateEventDto,
-    plan: (input, plan) => {
-      plan.eventIds.push(input.eventId);
-      plan.newEvents += 1;
-    },
-    apply: registerEvent,
-  }),
-  newEvent: describeAction({
-    dto: NewEventDto,
-    plan: (input, plan) => {
-      plan.eventIds.push(input.eventId);
-      plan.newEvents += 1;
-    },
-    apply: registerEvent,
-  }),
+  create: describeAction({ dto: CreateEventDto, plan: planNewEvent, apply: registerEvent }),
+  newEvent: describeAction({ dto: NewEventDto, plan: planNewEvent, apply: registerEvent }),
   updateEvent: describeAction({
     dto: UpdateEventDto,
     plan: (input, plan) => plan.eventIds.push(input.eventId),
