@@ -44,7 +44,8 @@ export class ChainClient implements OnModuleDestroy {
     const url = this.config.chain.rpcUrl;
     if (!url) throw new ChainUnavailableError("no chain configured (CHAIN_RPC_URL)");
     const chainId = await this.detectChainId(url);
-    this.provider = new JsonRpcProvider(url, Network.from(chainId), { staticNetwork: true, batchMaxCount: 20 });
+    // No request cache: a receipt or block poll must see the chain as it is now, not 250 ms ago.
+    this.provider = new JsonRpcProvider(url, Network.from(chainId), { staticNetwork: true, batchMaxCount: 20, cacheTimeout: -1 });
     return this.provider;
   }
 

@@ -26,7 +26,7 @@ export interface TestChain {
   /** The app's environment for this chain. */
   env: Record<string, string>;
   send: (method: string, params?: unknown[]) => Promise<any>;
-  /** Stops the node process; `start` brings up a new, empty one on the same port (for outage tests use `pause`). */
+  /** Stops the node process (for outage tests put a tcp-proxy.ts proxy in front of it instead). */
   stop: () => Promise<void>;
 }
 
@@ -35,8 +35,25 @@ export async function startTestChain(signers = 1): Promise<TestChain> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const node = spawn(process.execPath, [HARDHAT_CLI, "node", "--hostname", "127.0.0.1", "--port", String(port)], { cwd: ROOT, stdio: "ignore", detached: true });
+  const kill = async () => {
+    if (node.exitCode === null && node.signalCode === null) {
+      process.kill(-(node.pid as number), "SIGKILL");
+      await new Promise((resolve) => node.once("exit", resolve));
+    }
+  };
+  try {
+    return await deployed(node, url, signers, kill);
+  } catch (error) {
+    await kill();
+    throw error;
+  }
+}
+
+async function deployed(node: ChildProcess, url: string, signers: number, kill: () => Promise<void>): Promise<TestChain> {
   await waitForRpc(url, node);
-  const provider = new JsonRpcProvider(url, Network.from(31337), { staticNetwork: true });
+  // No response cache: ethers shares identical requests for 250 ms, so a second transaction sent right
+  // after the first would reuse its pending nonce.
+  const provider = new JsonRpcProvider(url, Network.from(31337), { staticNetwork: true, cacheTimeout: -1 });
   const admin = new Wallet(HARDHAT_KEYS[0], provider);
   const registry = await new TicketRegistry__factory(admin).deploy(admin.address, "Ticket Registry", "TICKET", "");
   await registry.waitForDeployment();
@@ -53,10 +70,7 @@ export async function startTestChain(signers = 1): Promise<TestChain> {
     send: (method, params = []) => provider.send(method, params),
     stop: async () => {
       provider.destroy();
-      if (node.exitCode === null) {
-        process.kill(-(node.pid as number), "SIGKILL");
-        await new Promise((resolve) => node.once("exit", resolve));
-      }
+      await kill();
     },
   };
 }

@@ -1,4 +1,4 @@
-import { BATCH_BASE_GAS, itemGas } from "./item-gas";
+import { BATCH_BASE_GAS, itemGas, storageGas } from "./item-gas";
 import type { PendingAction } from "./pending-action";
 
 export interface BatchPlan {
@@ -12,10 +12,13 @@ export interface BatchPlan {
 export function planBatch(waiting: readonly PendingAction[], budget: number): BatchPlan {
   let gas = BATCH_BASE_GAS;
   const actions: PendingAction[] = [];
+  const touched = new Set<string>();
   for (const action of waiting) {
-    const cost = itemGas(action.item);
+    const storage = storageGas(action.item, touched);
+    const cost = itemGas(action.item) + storage.gas;
     if (gas + cost > budget) break;
     gas += cost;
+    for (const slot of storage.slots) touched.add(slot);
     actions.push(action);
   }
   return { actions, gasLimit: gas, full: actions.length < waiting.length };

@@ -72,27 +72,35 @@ export class ChainWriter {
     const fees = await this.currentFees(provider);
     // Broadcasts run while the next batch is prepared (a node may answer only once it has mined);
     // the lock is held until every one of them has returned.
-    const broadcasts: Promise<void>[] = [];
+    // Each broadcast starts once the one before it has returned, so nonces reach the node in order
+    // (an automining node refuses a nonce from the future).
+    let previous: Promise<void> = Promise.resolve();
     try {
       while ((await this.store.inFlight(wallet.address)) < this.config.chain.writer.maxInFlightPerSigner) {
         const plan = await this.nextBatch(shard, budget, chainId);
         if (!plan) return;
-        const { broadcast } = await this.send(wallet, provider, plan, chainId, fees);
-        broadcasts.push(broadcast);
+        previous = (await this.send(wallet, provider, plan, chainId, fees, previous)).broadcast;
       }
     } finally {
-      await Promise.all(broadcasts);
+      await previous;
     }
   }
 
-  /** Signs and commits the batch, then starts its broadcast; `broadcast` settles when the node has answered. */
-  private async send(wallet: Wallet, provider: JsonRpcProvider, plan: BatchPlan, chainId: bigint, fees: Fees): Promise<{ broadcast: Promise<void> }> {
+  /** Signs and commits the batch; returns its broadcast, which follows `previous` and settles when the node has answered. */
+  private async send(
+    wallet: Wallet,
+    provider: JsonRpcProvider,
+    plan: BatchPlan,
+    chainId: bigint,
+    fees: Fees,
+    previous: Promise<void>,
+  ): Promise<{ broadcast: Promise<void> }> {
     const batch = { chainId, registryAddress: this.chain.registryAddress, items: plan.actions.map((action) => encodeItem(action.item)), gasLimit: BigInt(plan.gasLimit) };
     const signed = await this.store.persistNew(wallet.address, plan.actions, (nonce) => signBatch(wallet, this.chain.registry, batch, nonce, fees));
     this.crashPoints.reach("after-persist");
     this.logger.debug(`sending ${signed.itemCount} actions in ${signed.hash} (nonce ${signed.nonce})`);
-    const broadcast = broadcastRaw(provider, signed, this.logger).then(async (known) => {
-      if (known) await this.store.markBroadcast(signed.id);
+    const broadcast = previous.then(async () => {
+      if (await broadcastRaw(provider, signed, this.logger)) await this.store.markBroadcast(signed.id);
       this.crashPoints.reach("after-broadcast");
     });
     return { broadcast };

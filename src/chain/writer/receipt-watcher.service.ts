@@ -108,21 +108,22 @@ export class ReceiptWatcher implements OnApplicationBootstrap, OnApplicationShut
   }
 
   private async onUnmined(provider: JsonRpcProvider, wallet: Wallet, attempts: OpenTransaction[]): Promise<void> {
-    for (const attempt of attempts.filter((a) => a.status === "mined")) {
+    const reorged = attempts.filter((a) => a.status === "mined");
+    for (const attempt of reorged) {
       this.logger.warn(`receipt of ${attempt.hash} vanished (reorg): sending it again`);
       await this.store.markUnmined(attempt.id);
     }
     const latest = attempts[attempts.length - 1];
     const sentAt = latest.broadcastAt ?? latest.createdAt;
-    if (latest.status !== "signed" && Date.now() - sentAt.getTime() > this.config.chain.writer.stuckAfterMs) {
+    // A transaction a reorg took back was mined, not stuck: the same bytes go out again, and its stuck clock restarts.
+    if (reorged.length === 0 && latest.status !== "signed" && Date.now() - sentAt.getTime() > this.config.chain.writer.stuckAfterMs) {
       await this.replace(provider, wallet, latest);
       return;
     }
-    // Bytes the node does not know (never sent, lost by a restarted node, dropped by a reorg) go out again.
-    for (const attempt of attempts) {
-      if (attempt.status === "signed" || !(await provider.getTransaction(attempt.hash))) {
-        if (await broadcastRaw(provider, attempt, this.logger)) await this.store.markBroadcast(attempt.id);
-      }
+    // Bytes the node does not know (never sent, lost by a restarted node, dropped by a reorg) go out
+    // again; only the latest attempt, since a replacement supersedes the ones before it.
+    if (latest.status === "signed" || !(await provider.getTransaction(latest.hash))) {
+      if (await broadcastRaw(provider, latest, this.logger)) await this.store.markBroadcast(latest.id);
     }
   }
 

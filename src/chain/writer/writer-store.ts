@@ -123,10 +123,10 @@ export class WriterStore {
     );
   }
 
-  /** A receipt that vanished (a reorg): the transaction is waiting to be mined again. */
+  /** A receipt that vanished (a reorg): the transaction is waiting to be mined again, sent again now. */
   async markUnmined(id: string): Promise<void> {
     await this.dataSource.query(
-      `UPDATE chain_transactions SET status = 'broadcast', block_number = NULL, block_hash = NULL, updated_at = now() WHERE id = $1 AND status = 'mined'`,
+      `UPDATE chain_transactions SET status = 'broadcast', block_number = NULL, block_hash = NULL, broadcast_at = now(), updated_at = now() WHERE id = $1 AND status = 'mined'`,
       [id],
     );
   }
