@@ -120,10 +120,26 @@ export class ReceiptWatcher implements OnApplicationBootstrap, OnApplicationShut
       await this.replace(provider, wallet, latest);
       return;
     }
-    // Bytes the node does not know (never sent, lost by a restarted node, dropped by a reorg) go out
-    // again; only the latest attempt, since a replacement supersedes the ones before it.
-    if (latest.status === "signed" || !(await provider.getTransaction(latest.hash))) {
-      if (await broadcastRaw(provider, latest, this.logger)) await this.store.markBroadcast(latest.id);
+    if (latest.status === "signed") {
+      await this.sendOrphaned(provider, wallet, latest);
+      return;
+    }
+    // Bytes the node does not know (lost by a restarted node, dropped by a reorg) go out again; only
+    // the latest attempt, since a replacement supersedes the ones before it.
+    if (!(await provider.getTransaction(latest.hash)) && (await broadcastRaw(provider, latest, this.logger))) await this.store.markBroadcast(latest.id);
+  }
+
+  /**
+   * A transaction signed and never broadcast belongs to a running flush, which sends it in nonce
+   * order; only when no flush holds the signer (its worker died) does the watcher send it.
+   */
+  private async sendOrphaned(provider: JsonRpcProvider, wallet: Wallet, signed: OpenTransaction): Promise<void> {
+    const writer = await this.locks.tryAcquire(`writer:${wallet.address}`);
+    if (!writer) return;
+    try {
+      if (await broadcastRaw(provider, signed, this.logger)) await this.store.markBroadcast(signed.id);
+    } finally {
+      await writer.release();
     }
   }
 
