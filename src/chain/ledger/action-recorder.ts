@@ -4,7 +4,7 @@ import type { EntityManager } from "typeorm";
 
 import { insertCallbacks } from "../../callbacks/outbox";
 import { copyRows } from "../../database/copy-rows";
-import type { RegistryBatchItem } from "../registry";
+import { type RegistryBatchItem, registryItemToJson } from "../registry";
 import type { ChainActionKind } from "../chain-action-kind";
 
 export interface ActionEntry {
@@ -52,7 +52,7 @@ export class ActionRecorder {
         x.eventRef,
         x.ticketRef,
         x.onChain === null ? "no_broadcast_required" : "waiting_broadcast",
-        x.onChain === null ? null : JSON.stringify(x.onChain, bigintsAsStrings),
+        x.onChain === null ? null : registryItemToJson(x.onChain),
         this.requestId,
         x.eventIndex,
       ]),
@@ -61,8 +61,4 @@ export class ActionRecorder {
     const unbroadcast = this.entries.filter((entry) => entry.onChain === null).map((entry) => entry.id);
     await insertCallbacks(this.manager, unbroadcast, null, null);
   }
-}
-
-function bigintsAsStrings(_key: string, value: unknown): unknown {
-  return typeof value === "bigint" ? value.toString() : value;
 }

@@ -3,3 +3,4 @@ export * from "./registry-coordinates";
 export * from "./registry-ids";
 export * from "./registry-price";
 export * from "./registry-failures";
+export * from "./registry-item-json";

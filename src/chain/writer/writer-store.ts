@@ -3,7 +3,8 @@ import { InjectDataSource } from "@nestjs/typeorm";
 import { DataSource, type EntityManager } from "typeorm";
 
 import { uuidv7 } from "../../common/uuid-v7";
-import { itemFromPayload, type PendingAction } from "./pending-action";
+import { registryItemFromJson } from "../registry";
+import type { PendingAction } from "./pending-action";
 
 export interface SignedTransaction {
   id: string;
@@ -64,7 +65,7 @@ export class WriterStore {
         ORDER BY seq LIMIT $3`,
       [shardCount, shardIndex, limit],
     )) as { id: string; seq: string; payload: Record<string, unknown>; created_at: Date }[];
-    return rows.map((row) => ({ id: row.id, seq: BigInt(row.seq), item: itemFromPayload(row.payload), acceptedAt: row.created_at }));
+    return rows.map((row) => ({ id: row.id, seq: BigInt(row.seq), item: registryItemFromJson(row.payload), acceptedAt: row.created_at }));
   }
 
   /** Nonces of this signer sent and not yet final. */
