@@ -6,6 +6,12 @@ import { DataSource, type EntityManager } from "typeorm";
 
 import { uuidv7 } from "../common/uuid-v7";
 
+/** Whether `secret` is `whsec_` and well-formed base64 of at least 16 bytes: signing with it cannot fail. */
+export function isWebhookSecret(secret: string): boolean {
+  const encoded = secret.slice("whsec_".length);
+  return secret.startsWith("whsec_") && /^[A-Za-z0-9+/]+={0,2}$/.test(encoded) && encoded.length % 4 === 0 && Buffer.from(encoded, "base64").length >= 16;
+}
+
 /** A Standard Webhooks secret: `whsec_` and 32 random bytes in base64. */
 export function generateWebhookSecret(): string {
   return `whsec_${randomBytes(32).toString("base64")}`;
@@ -21,7 +27,7 @@ export class WebhookSecretsService {
 
   /** Adds a secret for the organization and returns it (shown once). */
   async create(organizationId: string, secret = generateWebhookSecret(), manager: EntityManager = this.dataSource.manager): Promise<string> {
-    if (!/^whsec_[A-Za-z0-9+/]+=*$/.test(secret)) throw new Error("a webhook secret is whsec_ followed by base64");
+    if (!isWebhookSecret(secret)) throw new Error("a webhook secret is whsec_ followed by base64 of at least 16 bytes");
     await manager.query(`INSERT INTO webhook_secrets (id, organization_id, secret) VALUES ($1, $2, $3)`, [uuidv7(), organizationId, secret]);
     return secret;
   }

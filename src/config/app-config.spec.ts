@@ -37,6 +37,20 @@ describe("loadConfig", () => {
     const production = { APP_MODE: "production", CHAIN_RPC_URL: "https://rpc.example.com", REGISTRY_ADDRESS: "0x5FbDB2315678afecb367f032d93F642f64180aa3", APP_ROLE: "api" };
     expect(loadConfig(production).database.createIfMissing).toBe(false);
   });
+
+  it("keeps the callbacks' retry schedule and allow-list out of production", () => {
+    expect(loadConfig({}).callbacks).toMatchObject({ retryScale: 1, allowHosts: [], timeoutMs: 15_000, maxAttempts: 12 });
+    expect(loadConfig({ CALLBACK_RETRY_SCALE: "0.01", CALLBACK_ALLOW_HOSTS: "LocalHost, receiver.test" }).callbacks).toMatchObject({
+      retryScale: 0.01,
+      allowHosts: ["localhost", "receiver.test"],
+    });
+    expect(() => loadConfig({ CALLBACK_RETRY_SCALE: "0" })).toThrow('CALLBACK_RETRY_SCALE must be a number from 0.0001 to 1, got "0"');
+    expect(() => loadConfig({ CALLBACK_RETRY_SCALE: "fast" })).toThrow("CALLBACK_RETRY_SCALE must be a number");
+    const production = { APP_MODE: "production", CHAIN_RPC_URL: "https://rpc.example.com", REGISTRY_ADDRESS: "0x5FbDB2315678afecb367f032d93F642f64180aa3", APP_ROLE: "api" };
+    expect(() => loadConfig({ ...production, CALLBACK_RETRY_SCALE: "0.5" })).toThrow("CALLBACK_RETRY_SCALE shortens the callbacks' retry schedule: refused in production mode");
+    expect(() => loadConfig({ ...production, CALLBACK_ALLOW_HOSTS: "localhost" })).toThrow("CALLBACK_ALLOW_HOSTS lets callbacks reach private addresses");
+    expect(loadConfig({ ...production, CALLBACK_RETRY_SCALE: "1" }).callbacks.retryScale).toBe(1);
+  });
 });
 
 function captureError(run: () => unknown): unknown {

@@ -13,7 +13,17 @@ export interface AppConfig {
   rateLimit: { points: number; durationSeconds: number };
   queue: { sweepIntervalMs: number; sweepMinAgeMs: number };
   chain: ChainConfig;
-  callbacks: { deliver: boolean; concurrency: number; timeoutMs: number; leaseMs: number; pollMs: number; allowHosts: string[]; maxAttempts: number };
+  callbacks: {
+    deliver: boolean;
+    concurrency: number;
+    timeoutMs: number;
+    leaseMs: number;
+    pollMs: number;
+    allowHosts: string[];
+    maxAttempts: number;
+    /** Multiplies the retry schedule's delays (not a receiver's Retry-After): tests shrink it; production keeps 1. */
+    retryScale: number;
+  };
   dev: { ticketeerId: string | null; apiKey: string | null; organizationName: string; webhookSecret: string | null };
 }
 
@@ -82,6 +92,18 @@ class EnvReader {
     if (raw === "false" || raw === "0") return false;
     this.problems.push(`${name} must be true or false, got "${raw}"`);
     return fallback;
+  }
+
+  /** A decimal number such as 0.01. */
+  decimal(name: string, fallback: number, min: number, max: number): number {
+    const raw = this.optional(name);
+    if (raw === null) return fallback;
+    const value = Number(raw);
+    if (!/^\d+(\.\d+)?$/.test(raw) || value < min || value > max) {
+      this.problems.push(`${name} must be a number from ${min} to ${max}, got "${raw}"`);
+      return fallback;
+    }
+    return value;
   }
 
   oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
@@ -169,12 +191,13 @@ export function loadConfig(env: Env = process.env): AppConfig {
     },
     callbacks: {
       deliver: read.boolean("CALLBACK_DELIVERY", true),
-      concurrency: read.integer("CALLBACK_CONCURRENCY", 200, 1, 10_000),
+      concurrency: read.integer("CALLBACK_CONCURRENCY", 400, 1, 10_000),
       timeoutMs: read.integer("CALLBACK_TIMEOUT_MS", 15_000, 100, 120_000),
       leaseMs: read.integer("CALLBACK_LEASE_MS", 60_000, 1_000),
       pollMs: read.integer("CALLBACK_POLL_MS", 200, 10, 60_000),
       allowHosts: read.list("CALLBACK_ALLOW_HOSTS").map((host) => host.toLowerCase()),
       maxAttempts: read.integer("CALLBACK_MAX_ATTEMPTS", 12, 1, 100),
+      retryScale: read.decimal("CALLBACK_RETRY_SCALE", 1, 0.0001, 1),
     },
     dev: {
       webhookSecret: read.optional("DEV_WEBHOOK_SECRET"),
@@ -187,6 +210,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
   checkChain(config, read.problems);
   if (config.app.mode === "production" && config.callbacks.allowHosts.length > 0) {
     read.problems.push("CALLBACK_ALLOW_HOSTS lets callbacks reach private addresses: refused in production mode");
+  }
+  if (config.app.mode === "production" && config.callbacks.retryScale !== 1) {
+    read.problems.push("CALLBACK_RETRY_SCALE shortens the callbacks' retry schedule: refused in production mode");
   }
   if (config.app.mode === "production" && config.dev.webhookSecret) read.problems.push("DEV_WEBHOOK_SECRET is refused in production mode");
   if (config.callbacks.leaseMs <= config.callbacks.timeoutMs) read.problems.push("CALLBACK_LEASE_MS must be longer than CALLBACK_TIMEOUT_MS");

@@ -1,3 +1,4 @@
+import type { LookupFunction } from "node:net";
 import https from "node:https";
 
 import { RequestFilteringHttpsAgent } from "request-filtering-agent";
@@ -13,6 +14,17 @@ export interface CallbackHttpOptions {
   timeoutMs: number;
   /** Host names allowed to resolve to private addresses (development and tests only). */
   allowHosts: readonly string[];
+  /** The resolver behind the address check (default dns.lookup); tests put a stub here. */
+  lookup?: LookupFunction;
+}
+
+/**
+ * The agent for every host not in the allow-list: it checks an IP-literal host before creating a
+ * socket, and every address a name resolves to inside the socket's own lookup (so before connecting,
+ * on every new connection): only public unicast addresses pass.
+ */
+export function createPublicAgent(): https.Agent {
+  return new RequestFilteringHttpsAgent({ keepAlive: true, maxSockets: 64, allowPrivateIPAddress: false, allowMetaIPAddress: false });
 }
 
 /**
@@ -26,7 +38,7 @@ export class CallbackHttp {
   private readonly allowedAgent: https.Agent;
 
   constructor(private readonly options: CallbackHttpOptions) {
-    this.publicAgent = new RequestFilteringHttpsAgent({ keepAlive: true, maxSockets: 64, allowPrivateIPAddress: false, allowMetaIPAddress: false });
+    this.publicAgent = createPublicAgent();
     this.allowedAgent = new https.Agent({ keepAlive: true, maxSockets: 64 });
   }
 
@@ -46,6 +58,7 @@ export class CallbackHttp {
         {
           method: "POST",
           agent: this.agentFor(url),
+          ...(this.options.lookup ? { lookup: this.options.lookup } : {}),
           headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), "user-agent": "ticket-registry-callbacks/1", ...headers },
           signal: AbortSignal.timeout(this.options.timeoutMs),
         },

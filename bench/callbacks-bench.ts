@@ -1,0 +1,185 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:https";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+
+import { Client } from "pg";
+import type { EntityManager } from "typeorm";
+
+import { insertCallbacks } from "../src/callbacks/outbox";
+import { generateTestTls, writeTestTls } from "../test/support/test-ca";
+import { startBenchServer } from "./bench-server";
+import { quantile } from "./stats";
+
+/**
+ * Callback delivery: 20,000 pending callbacks in a fresh database, made through the real paths —
+ * 10,000 tickets sold through /stream whose sales are then marked confirmed as the chain writer
+ * would and get their callbacks from the outbox's insertCallbacks, and one updateTicket per ticket
+ * through /stream, whose callback the acceptance writes (each waits for its ticket's sale callback:
+ * the per-ticket order is part of the work). A worker process (APP_ROLE=worker) then delivers them
+ * to a local keep-alive HTTPS receiver answering 204, trusted through NODE_EXTRA_CA_CERTS. Prints
+ * deliveries per second beside the target, and the attempts' latency from the delivery log.
+ */
+const TICKETS = 10_000;
+const CALLBACKS = TICKETS * 2;
+const PER_REQUEST = 5_000;
+const TARGET_PER_SECOND = 1_000;
+const ROOT = join(__dirname, "..");
+
+async function main(): Promise<void> {
+  const tls = writeTestTls(await generateTestTls());
+  const receiver = await startReceiver(tls.certFile, tls.keyFile);
+  const server = await startBenchServer({ APP_ROLE: "api" });
+  const db = new Client({ connectionString: server.databaseUrl });
+  await db.connect();
+  let worker: ChildProcess | undefined;
+  try {
+    const created = await createCallbacks(server, db, `https://localhost:${receiver.port}/callbacks`);
+    console.log(`${created} pending callbacks created; starting a worker to deliver them`);
+
+    const spawnedAt = performance.now();
+    worker = spawn(process.execPath, ["-r", "ts-node/register/transpile-only", "src/main.ts"], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        DATABASE_URL: server.databaseUrl,
+        APP_ROLE: "worker",
+        APP_MODE: "development",
+        MIGRATE_AT_BOOT: "false",
+        REDIS_KEY_PREFIX: `trs-bench-${randomBytes(4).toString("hex")}`,
+        CALLBACK_DELIVERY: "true",
+        CALLBACK_ALLOW_HOSTS: "localhost",
+        NODE_EXTRA_CA_CERTS: tls.caFile,
+        LOG_LEVEL: "warn",
+        ...workerEnv(),
+      },
+      // The worker role logs its module wiring to stdout; problems go to stderr.
+      stdio: ["ignore", "ignore", "inherit"],
+    });
+    await waitForDelivered(db, CALLBACKS, worker);
+    const wall = (performance.now() - spawnedAt) / 1000;
+
+    const { rows } = await db.query<{ first: Date; last: Date; attempts: number; failed: number }>(
+      `SELECT min(started_at) AS first, max(started_at + make_interval(secs => duration_ms / 1000.0)) AS last,
+              count(*)::int AS attempts, count(*) FILTER (WHERE status_code IS NULL OR status_code >= 300)::int AS failed
+         FROM callback_attempts`,
+    );
+    const durations = (await db.query<{ duration_ms: number }>(`SELECT duration_ms FROM callback_attempts`)).rows.map((row) => row.duration_ms);
+    const queued = (
+      await db.query<{ ms: number }>(`SELECT extract(epoch FROM (delivered_at - $1::timestamptz)) * 1000 AS ms FROM callbacks`, [rows[0].first])
+    ).rows.map((row) => Number(row.ms));
+    const seconds = (rows[0].last.getTime() - rows[0].first.getTime()) / 1000;
+    const perSecond = CALLBACKS / seconds;
+    console.table([
+      {
+        callbacks: CALLBACKS,
+        attempts: rows[0].attempts,
+        "failed attempts": rows[0].failed,
+        "receiver saw": receiver.count(),
+        "first → last attempt s": seconds.toFixed(2),
+        "deliveries/s": Math.round(perSecond),
+        target: `≥ ${TARGET_PER_SECOND}`,
+        met: perSecond >= TARGET_PER_SECOND ? "yes" : "NO",
+        "wall s (incl. worker boot)": wall.toFixed(2),
+      },
+    ]);
+    console.log("Delivery latency (one attempt: connect or reuse, TLS, POST, answer), from the attempt log:");
+    console.table([{ "p50 ms": quantile(durations, 0.5), "p99 ms": quantile(durations, 0.99), "max ms": Math.max(...durations) }]);
+    console.log("Delivered after the first attempt began (the backlog draining):");
+    console.table([{ "p50 s": (quantile(queued, 0.5) / 1000).toFixed(2), "p99 s": (quantile(queued, 0.99) / 1000).toFixed(2) }]);
+  } finally {
+    if (worker && worker.exitCode === null) {
+      worker.kill("SIGTERM");
+      await new Promise((resolve) => worker?.once("exit", resolve));
+    }
+    await db.end();
+    await server.stop();
+    await receiver.close();
+    tls.remove();
+  }
+}
+
+/** 10,000 sales (confirmed as the chain writer would record them) and 10,000 updateTickets: 20,000 callbacks. */
+async function createCallbacks(server: Awaited<ReturnType<typeof startBenchServer>>, db: Client, callbackUrl: string): Promise<number> {
+  const eventId = `bench-${randomBytes(4).toString("hex")}`;
+  const ticketIds = Array.from({ length: TICKETS }, (_, i) => `ticket-${i}`);
+  await post(server, "/stream", [{ action: "newEvent", data: { eventId, eventName: "Bench", currency: "EUR", callbackUrl } }]);
+  for (let offset = 0; offset < TICKETS; offset += PER_REQUEST) {
+    await post(
+      server,
+      "/stream",
+      ticketIds.slice(offset, offset + PER_REQUEST).map((ticketId) => ({ action: "soldTicket", data: { eventId, ticketId, price: "49.95", orderTime: 1_750_000_000 } })),
+    );
+  }
+  // What the transaction finalizer does when the sales' transaction is deep enough.
+  await db.query("BEGIN");
+  const { rows } = await db.query<{ id: string }>(
+    `UPDATE chain_actions SET status = 'confirmed', tx_hash = '0x' || repeat('ab', 32), block_number = 1, updated_at = now() WHERE kind = 'sold' RETURNING id`,
+  );
+  await insertCallbacks({ query: (sql: string, params: unknown[]) => db.query(sql, params) } as unknown as EntityManager, rows.map((row) => row.id), 31337n, "0x5FbDB2315678afecb367f032d93F642f64180aa3");
+  await db.query("COMMIT");
+  for (let offset = 0; offset < TICKETS; offset += PER_REQUEST) {
+    await post(
+      server,
+      "/stream",
+      ticketIds.slice(offset, offset + PER_REQUEST).map((ticketId) => ({ action: "updateTicket", data: { ticketId, uri: `https://meta.example.com/${ticketId}` } })),
+    );
+  }
+  const { rows: counted } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM callbacks WHERE status = 'pending'`);
+  if (counted[0].n !== CALLBACKS) throw new Error(`expected ${CALLBACKS} pending callbacks, found ${counted[0].n}`);
+  return counted[0].n;
+}
+
+/** BENCH_WORKER_ENV="CALLBACK_CONCURRENCY=400 ..." tries other settings on the worker. */
+function workerEnv(): Record<string, string> {
+  return Object.fromEntries((process.env.BENCH_WORKER_ENV ?? "").split(/\s+/).filter(Boolean).map((pair) => pair.split("=", 2) as [string, string]));
+}
+
+async function post(server: { baseUrl: string; apiKey: string }, path: string, body: unknown): Promise<void> {
+  const response = await fetch(server.baseUrl + path, { method: "POST", headers: { "content-type": "application/json", "x-api-key": server.apiKey }, body: JSON.stringify(body) });
+  const text = await response.text();
+  if (!response.ok || JSON.parse(text).data?.some((item: { status: string }) => item.status !== "success")) throw new Error(`${path}: ${response.status} ${text.slice(0, 500)}`);
+}
+
+async function waitForDelivered(db: Client, count: number, worker: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 300_000;
+  for (;;) {
+    if (worker.exitCode !== null) throw new Error(`the worker exited with code ${worker.exitCode}`);
+    const { rows } = await db.query<{ delivered: number; failed: number }>(
+      `SELECT count(*) FILTER (WHERE status = 'delivered')::int AS delivered, count(*) FILTER (WHERE status = 'failed')::int AS failed FROM callbacks`,
+    );
+    if (rows[0].failed > 0) throw new Error(`${rows[0].failed} callbacks failed`);
+    if (rows[0].delivered >= count) return;
+    if (Date.now() > deadline) throw new Error(`only ${rows[0].delivered} of ${count} callbacks delivered within 300 s`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** A keep-alive HTTPS receiver on 127.0.0.1 that reads each body and answers 204. */
+async function startReceiver(certFile: string, keyFile: string): Promise<{ port: number; count: () => number; close: () => Promise<void> }> {
+  let received = 0;
+  const server = createServer({ cert: readFileSync(certFile), key: readFileSync(keyFile), keepAliveTimeout: 60_000 }, (request, response) => {
+    request.resume();
+    request.on("end", () => {
+      received += 1;
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    count: () => received,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
