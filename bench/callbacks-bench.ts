@@ -1,8 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { createServer } from "node:https";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 
 import { Client } from "pg";
@@ -11,6 +8,7 @@ import type { EntityManager } from "typeorm";
 import { insertCallbacks } from "../src/callbacks/outbox";
 import { generateTestTls, writeTestTls } from "../test/support/test-ca";
 import { startBenchServer } from "./bench-server";
+import { startCallbackSink } from "./callback-sink";
 import { quantile } from "./stats";
 
 /**
@@ -30,7 +28,7 @@ const ROOT = join(__dirname, "..");
 
 async function main(): Promise<void> {
   const tls = writeTestTls(await generateTestTls());
-  const receiver = await startReceiver(tls.certFile, tls.keyFile);
+  const receiver = await startCallbackSink(tls.certFile, tls.keyFile);
   const server = await startBenchServer({ APP_ROLE: "api" });
   const db = new Client({ connectionString: server.databaseUrl });
   await db.connect();
@@ -158,27 +156,6 @@ async function waitForDelivered(db: Client, count: number, worker: ChildProcess)
 }
 
 /** A keep-alive HTTPS receiver on 127.0.0.1 that reads each body and answers 204. */
-async function startReceiver(certFile: string, keyFile: string): Promise<{ port: number; count: () => number; close: () => Promise<void> }> {
-  let received = 0;
-  const server = createServer({ cert: readFileSync(certFile), key: readFileSync(keyFile), keepAliveTimeout: 60_000 }, (request, response) => {
-    request.resume();
-    request.on("end", () => {
-      received += 1;
-      response.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    count: () => received,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
-}
-
 main().catch((error: unknown) => {
   console.error(error);
   process.exit(1);

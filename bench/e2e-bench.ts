@@ -2,13 +2,16 @@ import { randomBytes } from "node:crypto";
 
 import { Client } from "pg";
 
+import { generateTestTls, writeTestTls } from "../test/support/test-ca";
 import { startTestChain } from "../test/support/test-chain";
 import { startBenchServer } from "./bench-server";
+import { startCallbackSink } from "./callback-sink";
 
 /**
  * End to end: 20,000 soldTicket actions through /stream (four requests of 5000), timed from the
- * first request until every action is confirmed on a local Hardhat chain. Prints tickets per second
- * beside the target, and the batches the writer actually sent with their gas per ticket.
+ * first request until every action is confirmed on a local Hardhat chain and its callback delivered
+ * to a local HTTPS receiver. Prints tickets per second beside the target, and the batches the writer
+ * actually sent with their gas per ticket.
  */
 const TICKETS = 20_000;
 const PER_REQUEST = 5_000;
@@ -16,13 +19,22 @@ const TARGET_TICKETS_PER_SECOND = 1_000;
 
 async function main(): Promise<void> {
   const chain = await startTestChain();
-  const server = await startBenchServer({ ...chain.env, APP_ROLE: "all", BATCH_MAX_WAIT_MS: "300", RECEIPT_POLL_MS: "200" });
+  const tls = writeTestTls(await generateTestTls());
+  const receiver = await startCallbackSink(tls.certFile, tls.keyFile);
+  const server = await startBenchServer({
+    ...chain.env,
+    APP_ROLE: "all",
+    BATCH_MAX_WAIT_MS: "300",
+    RECEIPT_POLL_MS: "200",
+    CALLBACK_ALLOW_HOSTS: "localhost",
+    NODE_EXTRA_CA_CERTS: tls.caFile,
+  });
   const db = new Client({ connectionString: server.databaseUrl });
   await db.connect();
   try {
     const post = poster(server.baseUrl, server.apiKey);
     const eventId = `bench-${randomBytes(4).toString("hex")}`;
-    await post("/api/v1/events", { eventId, ticketeerId: server.ticketeerId, currency: "EUR", callbackUrl: "https://bench.example.com/cb" });
+    await post("/api/v1/events", { eventId, ticketeerId: server.ticketeerId, currency: "EUR", callbackUrl: `https://localhost:${receiver.port}/callbacks` });
     await waitForConfirmed(db, 1);
 
     const started = performance.now();
@@ -30,6 +42,8 @@ async function main(): Promise<void> {
     const accepted = performance.now();
     await waitForConfirmed(db, TICKETS + 1);
     const confirmed = performance.now();
+    await waitForDelivered(db, TICKETS + 1);
+    const delivered = performance.now();
 
     const seconds = (confirmed - started) / 1000;
     console.table([
@@ -39,6 +53,7 @@ async function main(): Promise<void> {
         "all confirmed in s": seconds.toFixed(2),
         "tickets/s end to end": Math.round(TICKETS / seconds),
         target: `≥ ${TARGET_TICKETS_PER_SECOND}`,
+        "last callback delivered at s": ((delivered - started) / 1000).toFixed(2),
         met: TICKETS / seconds >= TARGET_TICKETS_PER_SECOND ? "yes" : "NO",
       },
     ]);
@@ -49,6 +64,7 @@ async function main(): Promise<void> {
   } finally {
     await db.end();
     await server.stop();
+    await receiver.close();
     await chain.stop();
   }
 }
@@ -71,6 +87,14 @@ async function waitForConfirmed(db: Client, count: number): Promise<void> {
     );
     if (rows[0].failed > 0) throw new Error(`${rows[0].failed} actions failed`);
     if (rows[0].confirmed >= count) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function waitForDelivered(db: Client, count: number): Promise<void> {
+  for (;;) {
+    const { rows } = await db.query<{ delivered: number }>(`SELECT count(*) FILTER (WHERE status = 'delivered')::int AS delivered FROM callbacks`);
+    if (rows[0].delivered >= count) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

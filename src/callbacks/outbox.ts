@@ -3,7 +3,7 @@ import type { EntityManager } from "typeorm";
 /**
  * Writes one callback per finalized action into the outbox, inside the caller's transaction: the
  * interface's fields (txHash, transactionType, action, eventId, ticketId) plus the promise, the
- * status and the chain facts. Delivery reads the event's callbackUrl when it sends.
+ * status ("confirmed" or "error") and the chain facts. Delivery reads the event's callbackUrl when it sends.
  */
 export async function insertCallbacks(manager: EntityManager, actionIds: readonly string[], chainId: bigint | null, registryAddress: string | null): Promise<void> {
   if (actionIds.length === 0) return;
@@ -17,7 +17,8 @@ export async function insertCallbacks(manager: EntityManager, actionIds: readonl
               'eventId', e.event_id,
               'ticketId', t.ticket_id,
               'actionPromise', a.id,
-              'status', a.status,
+              -- A change with nothing on chain is final once accepted: the receiver sees it confirmed.
+              'status', CASE WHEN a.status = 'no_broadcast_required' THEN 'confirmed' ELSE a.status END,
               'error', CASE WHEN a.error_code IS NULL THEN NULL ELSE jsonb_build_object('code', a.error_code, 'message', a.error_message) END,
               'blockNumber', a.block_number,
               'tokenId', t.token_id::text,

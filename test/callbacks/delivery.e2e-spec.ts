@@ -119,7 +119,7 @@ describe("retries", () => {
     expect(requests).toHaveLength(3);
     expect(new Set(requests.map((request) => request.headers["webhook-id"]))).toEqual(new Set([view.callbackId]));
     expect(new Set(requests.map((request) => request.body)).size).toBe(1);
-    for (const request of requests) expect(verifyCallback(request, secret)).toMatchObject({ action: "updateTicket", actionPromise: promise, status: "no_broadcast_required" });
+    for (const request of requests) expect(verifyCallback(request, secret)).toMatchObject({ action: "updateTicket", actionPromise: promise, status: "confirmed", txHash: null });
   });
 
   it("stops at 410 Gone: failed after one attempt", async () => {
