@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { apiClient } from "../support/api-client";
+import type { ApiClient } from "../support/api-client";
 import { startTestApp, type TestApp } from "../support/test-app";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 let testApp: TestApp;
-let api: ReturnType<typeof apiClient>;
+let api: ApiClient;
 let ticketeerId: string;
 
 const newEvent = (eventId: string, extra: Record<string, unknown> = {}) => ({
@@ -20,9 +20,7 @@ const newEvent = (eventId: string, extra: Record<string, unknown> = {}) => ({
 
 beforeAll(async () => {
   testApp = await startTestApp();
-  const organization = await testApp.organization();
-  ticketeerId = organization.ticketeerId;
-  api = apiClient(testApp.baseUrl, organization.key);
+  ({ ticketeerId, api } = await testApp.client());
 });
 
 afterAll(async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { apiClient } from "../support/api-client";
+import type { ApiClient } from "../support/api-client";
 import { eventBody, id, newEventData, soldItem } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";
 
@@ -9,7 +9,7 @@ import { startTestApp, type TestApp } from "../support/test-app";
  * ticket always obeys the rules, whatever the interleaving.
  */
 let testApp: TestApp;
-let api: ReturnType<typeof apiClient>;
+let api: ApiClient;
 let ticketeerId: string;
 let eventA: string;
 let eventB: string;
@@ -20,9 +20,7 @@ const codeOf = (entry: { status: string; error?: { code: string } }) => (entry.s
 
 beforeAll(async () => {
   testApp = await startTestApp();
-  const organization = await testApp.organization();
-  ticketeerId = organization.ticketeerId;
-  api = apiClient(testApp.baseUrl, organization.key);
+  ({ ticketeerId, api } = await testApp.client());
   [eventA, eventB] = [id("ev-a"), id("ev-b")];
   for (const eventId of [eventA, eventB]) expect((await api.post("/api/v1/events", eventBody(eventId, ticketeerId))).status).toBe(200);
 });

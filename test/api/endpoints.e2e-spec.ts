@@ -45,9 +45,7 @@ async function registerEvent(eventId: string, extra: Record<string, unknown> = {
 
 beforeAll(async () => {
   testApp = await startTestApp();
-  const organization = await testApp.organization();
-  ticketeerId = organization.ticketeerId;
-  api = apiClient(testApp.baseUrl, organization.key);
+  ({ ticketeerId, api } = await testApp.client());
 });
 
 afterAll(async () => {

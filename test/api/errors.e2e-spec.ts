@@ -47,9 +47,7 @@ async function freshTicket(): Promise<string> {
 
 beforeAll(async () => {
   testApp = await startTestApp();
-  const organization = await testApp.organization();
-  ticketeerId = organization.ticketeerId;
-  api = apiClient(testApp.baseUrl, organization.key);
+  ({ ticketeerId, api } = await testApp.client());
   eventId = id("ev-errors");
   expect((await api.post("/api/v1/events", eventBody(eventId, ticketeerId))).status).toBe(200);
 });

@@ -42,9 +42,7 @@ const fill = (head: string, length: number, pad = "x") => head + pad.repeat(leng
 
 beforeAll(async () => {
   testApp = await startTestApp();
-  const organization = await testApp.organization();
-  ticketeerId = organization.ticketeerId;
-  api = apiClient(testApp.baseUrl, organization.key);
+  ({ ticketeerId, api } = await testApp.client());
   eventId = id("ev-limits");
   expect((await api.post("/api/v1/events", eventBody(eventId, ticketeerId))).status).toBe(200);
 });

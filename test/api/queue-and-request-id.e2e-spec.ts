@@ -33,9 +33,7 @@ async function deleteBullKeys(): Promise<number> {
 beforeAll(async () => {
   // The api role: no chain writer consumes the queue and no periodic sweep runs; the test calls it.
   testApp = await startTestApp({ APP_ROLE: "api", SWEEP_MIN_AGE_MS: "0", SWEEP_INTERVAL_MS: "3600000" });
-  const organization = await testApp.organization();
-  ticketeerId = organization.ticketeerId;
-  api = apiClient(testApp.baseUrl, organization.key);
+  ({ ticketeerId, api } = await testApp.client());
   queue = testApp.app.get<Queue>(getQueueToken(CHAIN_WRITER_QUEUE));
   redis = new Redis(testApp.config.redis.url);
 });

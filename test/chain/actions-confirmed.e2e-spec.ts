@@ -1,7 +1,6 @@
 import { AbiCoder, sha256, toUtf8Bytes, Wallet } from "ethers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { apiClient } from "../support/api-client";
 import {
   actionPromises,
   type Api,
@@ -34,9 +33,7 @@ beforeAll(async () => {
   // Two signers: events are spread over both, each event's actions through one.
   chain = await startTestChain(2);
   testApp = await startTestApp(chain.env);
-  const organization = await testApp.organization();
-  ticketeerId = organization.ticketeerId;
-  api = apiClient(testApp.baseUrl, organization.key);
+  ({ ticketeerId, api } = await testApp.client());
 });
 
 afterAll(async () => {

@@ -1,7 +1,6 @@
 import { Wallet } from "ethers";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 
-import { apiClient } from "../support/api-client";
 import {
   actionRows,
   type Api,
@@ -38,9 +37,7 @@ const workers = new Set<WorkerProcess>();
 beforeAll(async () => {
   chain = await startTestChain();
   testApp = await startTestApp({ ...chain.env, APP_ROLE: "api" });
-  const organization = await testApp.organization();
-  ticketeerId = organization.ticketeerId;
-  api = apiClient(testApp.baseUrl, organization.key);
+  ({ ticketeerId, api } = await testApp.client());
 });
 
 afterEach(async () => {

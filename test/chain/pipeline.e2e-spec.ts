@@ -1,7 +1,7 @@
 import { sha256, toUtf8Bytes } from "ethers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { apiClient } from "../support/api-client";
+import type { ApiClient } from "../support/api-client";
 import { eventually, startTestChain, type TestChain } from "../support/test-chain";
 import { startTestApp, type TestApp } from "../support/test-app";
 
@@ -9,15 +9,13 @@ const WALLET = "0x52908400098527886E0F7030069857D2E4169EE7";
 
 let chain: TestChain;
 let testApp: TestApp;
-let api: ReturnType<typeof apiClient>;
+let api: ApiClient;
 let ticketeerId: string;
 
 beforeAll(async () => {
   chain = await startTestChain();
   testApp = await startTestApp(chain.env);
-  const organization = await testApp.organization();
-  ticketeerId = organization.ticketeerId;
-  api = apiClient(testApp.baseUrl, organization.key);
+  ({ ticketeerId, api } = await testApp.client());
 });
 
 afterAll(async () => {

@@ -5,7 +5,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { CHAIN_WRITER_QUEUE } from "../../src/chain/chain-writer.queue";
 import { PendingActionsSweeper } from "../../src/chain/pending-actions.sweeper";
-import { apiClient } from "../support/api-client";
 import { actionRows, type Api, CALLBACK_URL, eventIndexOf, mints, tokenIds, txPromises, uid, waitForLedgerStatus } from "../support/chain-e2e";
 import { startTestChain, type TestChain } from "../support/test-chain";
 import { startTestApp, type TestApp } from "../support/test-app";
@@ -25,9 +24,7 @@ beforeAll(async () => {
   chain = await startTestChain();
   // The periodic sweep is out of the way: the test runs it by hand.
   testApp = await startTestApp({ ...chain.env, SWEEP_MIN_AGE_MS: "0", SWEEP_INTERVAL_MS: "600000" });
-  const organization = await testApp.organization();
-  ticketeerId = organization.ticketeerId;
-  api = apiClient(testApp.baseUrl, organization.key);
+  ({ ticketeerId, api } = await testApp.client());
   redis = new Redis(testApp.config.redis.url);
 });
 

@@ -1,6 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 
-import { apiClient } from "../support/api-client";
 import {
   actionRows,
   type Api,
@@ -34,9 +33,7 @@ beforeAll(async () => {
   chain = await startTestChain();
   // A reorg comes later than STUCK_TX_AFTER_MS after the broadcast: a transaction that was mined is not stuck.
   testApp = await startTestApp({ ...chain.env, CONFIRMATIONS: "3", STUCK_TX_AFTER_MS: String(STUCK_AFTER_MS) });
-  const organization = await testApp.organization();
-  ticketeerId = organization.ticketeerId;
-  api = apiClient(testApp.baseUrl, organization.key);
+  ({ ticketeerId, api } = await testApp.client());
 });
 
 afterEach(async () => {

@@ -1,6 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 
-import { apiClient } from "../support/api-client";
 import {
   actionRows,
   type Api,
@@ -34,9 +33,7 @@ beforeAll(async () => {
   chain = await startTestChain();
   proxy = await startTcpProxy(Number(new URL(chain.url).port));
   testApp = await startTestApp({ ...chain.env, CHAIN_RPC_URL: proxy.url, SWEEP_INTERVAL_MS: "500", SWEEP_MIN_AGE_MS: "0" });
-  const organization = await testApp.organization();
-  ticketeerId = organization.ticketeerId;
-  api = apiClient(testApp.baseUrl, organization.key);
+  ({ ticketeerId, api } = await testApp.client());
 });
 
 afterEach(async () => {

@@ -1,6 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 
-import { apiClient } from "../support/api-client";
 import {
   actionRows,
   type Api,
@@ -33,9 +32,7 @@ let ticketeerId: string;
 beforeAll(async () => {
   chain = await startTestChain();
   testApp = await startTestApp({ ...chain.env, STUCK_TX_AFTER_MS: String(STUCK_AFTER_MS), FEE_BUMP_PERCENT: "15" });
-  const organization = await testApp.organization();
-  ticketeerId = organization.ticketeerId;
-  api = apiClient(testApp.baseUrl, organization.key);
+  ({ ticketeerId, api } = await testApp.client());
 });
 
 afterEach(async () => {

@@ -21,3 +21,5 @@ export function apiClient(baseUrl: string, apiKey?: string) {
     post: <T = any>(path: string, body: unknown) => request<T>("POST", path, body),
   };
 }
+
+export type ApiClient = ReturnType<typeof apiClient>;

@@ -7,6 +7,7 @@ import Redis from "ioredis";
 import { createApp } from "../../src/app.setup";
 import { OrganizationsService } from "../../src/auth/organizations.service";
 import { type AppConfig, loadConfig } from "../../src/config/app-config";
+import { apiClient } from "./api-client";
 import { createTestDatabase } from "./test-database";
 
 export interface TestApp {
@@ -16,6 +17,8 @@ export interface TestApp {
   databaseUrl: string;
   /** An organization with a live key, created for the test file. */
   organization: (ticketeerId?: string) => Promise<{ ticketeerId: string; key: string; prefix: string; webhookSecret: string }>;
+  /** A new organization and an API client signed in with its key. */
+  client: () => Promise<{ ticketeerId: string; api: ReturnType<typeof apiClient> }>;
   close: () => Promise<void>;
 }
 
@@ -37,14 +40,20 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   await app.listen(0, "127.0.0.1");
   const { port } = app.getHttpServer().address() as AddressInfo;
   const organizations = app.get(OrganizationsService);
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const organization = async (ticketeerId = `org-${randomBytes(4).toString("hex")}`) => {
+    const { webhookSecret } = await organizations.createOrganization(ticketeerId, `Organization ${ticketeerId}`);
+    return { ticketeerId, webhookSecret, ...(await organizations.issueKey(ticketeerId, "test")) };
+  };
   return {
     app,
     config,
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl,
     databaseUrl: database.url,
-    organization: async (ticketeerId = `org-${randomBytes(4).toString("hex")}`) => {
-      const { webhookSecret } = await organizations.createOrganization(ticketeerId, `Organization ${ticketeerId}`);
-      return { ticketeerId, webhookSecret, ...(await organizations.issueKey(ticketeerId, "test")) };
+    organization,
+    client: async () => {
+      const created = await organization();
+      return { ticketeerId: created.ticketeerId, api: apiClient(baseUrl, created.key) };
     },
     close: async () => {
       await app.close();
