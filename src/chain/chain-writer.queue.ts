@@ -36,8 +36,4 @@ export class ChainWriterQueue {
     const counts = await this.queue.getJobCounts();
     return counts.waiting + counts.delayed > 0;
   }
-
-  async isReachable(): Promise<boolean> {
-    return (await this.queue.client.ping()) === "PONG";
-  }
 }

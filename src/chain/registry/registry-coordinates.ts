@@ -10,7 +10,3 @@ export function toFixedCoordinate(degrees: number, limit: 90 | 180): number {
   }
   return Math.sign(degrees) * Math.round(Math.abs(degrees) * SCALE) || 0;
 }
-
-export function fromFixedCoordinate(fixed: number | bigint): number {
-  return Number(fixed) / SCALE;
-}
