@@ -24,7 +24,9 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
   const port = await freePort();
   const apiKey = `bench_${randomBytes(24).toString("hex")}`;
   const ticketeerId = "bench-organization";
-  const child = spawn(process.execPath, ["-r", "ts-node/register/transpile-only", "src/main.ts"], {
+  // BENCH_SERVICE_NODE_ARGS passes profiling flags (--cpu-prof and the like) to the service only.
+  const nodeArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, "-r", "ts-node/register/transpile-only", "src/main.ts"], {
     cwd: ROOT,
     env: {
       ...process.env,

@@ -1,9 +1,10 @@
 import { Injectable, type OnModuleDestroy } from "@nestjs/common";
-import { JsonRpcProvider, Network, Wallet } from "ethers";
+import { type JsonRpcProvider, Network, Wallet } from "ethers";
 
 import { TicketRegistry__factory } from "../../typechain-types";
 import type { AppConfig } from "../config/app-config";
 import { InjectConfig } from "../config/config.module";
+import { JsonRpcOverFetchProvider } from "./json-rpc-over-fetch";
 
 /** The chain is unreachable or not configured: work waits in the ledger until it is back. */
 export class ChainUnavailableError extends Error {
@@ -45,7 +46,7 @@ export class ChainClient implements OnModuleDestroy {
     if (!url) throw new ChainUnavailableError("no chain configured (CHAIN_RPC_URL)");
     const chainId = await this.detectChainId(url);
     // No request cache: a receipt or block poll must see the chain as it is now, not 250 ms ago.
-    this.provider = new JsonRpcProvider(url, Network.from(chainId), { staticNetwork: true, batchMaxCount: 20, cacheTimeout: -1 });
+    this.provider = new JsonRpcOverFetchProvider(url, Network.from(chainId), { staticNetwork: true, batchMaxCount: 20, cacheTimeout: -1 });
     return this.provider;
   }
 
