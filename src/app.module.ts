@@ -4,6 +4,7 @@ import { type DynamicModule, Module } from "@nestjs/common";
 import { ActionsModule } from "./actions/actions.module";
 import { AuthModule } from "./auth/auth.module";
 import { CallbacksModule } from "./callbacks/callbacks.module";
+import { ChainInfoModule } from "./chain/chain-info.module";
 import { ChainModule } from "./chain/chain.module";
 import { ChainWriterModule } from "./chain/writer/chain-writer.module";
 import type { AppConfig } from "./config/app-config";
@@ -11,6 +12,7 @@ import { APP_CONFIG, ConfigModule } from "./config/config.module";
 import { DatabaseModule } from "./database/database.module";
 import { EventsModule } from "./events/events.module";
 import { HealthModule } from "./health/health.module";
+import { LoggingModule } from "./logging";
 import { RedisModule } from "./redis/redis.module";
 import { StreamModule } from "./stream/stream.module";
 import { TicketsModule } from "./tickets/tickets.module";
@@ -18,12 +20,17 @@ import { TicketsModule } from "./tickets/tickets.module";
 @Module({})
 export class AppModule {
   static forConfig(config: AppConfig): DynamicModule {
+    const servesApi = config.app.role !== "worker";
+    const runsWorker = config.app.role !== "api";
     // The chain writer runs where the role asks for background work and a chain is configured.
-    const writer = config.app.role !== "api" && config.chain.rpcUrl !== null ? [ChainWriterModule] : [];
+    const writer = runsWorker && config.chain.rpcUrl !== null ? [ChainWriterModule] : [];
+    // A worker serves the operations endpoints (health, metrics, queue dashboard) and no API.
+    const api = servesApi ? [EventsModule, TicketsModule, StreamModule, ActionsModule, ChainInfoModule] : [];
     return {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
+        LoggingModule.forConfig(config),
         DatabaseModule,
         RedisModule,
         BullModule.forRootAsync({
@@ -33,12 +40,9 @@ export class AppModule {
         AuthModule,
         ChainModule,
         ...writer,
-        EventsModule,
-        TicketsModule,
-        StreamModule,
-        ActionsModule,
-        CallbacksModule.forRole(config.app.role !== "api"),
-        HealthModule,
+        ...api,
+        CallbacksModule.forRole({ servesApi, runsWorker }),
+        HealthModule.forRoot(config.app.shutdownGraceMs),
       ],
     };
   }

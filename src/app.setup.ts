@@ -3,6 +3,7 @@ import { NestFactory } from "@nestjs/core";
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from "@nestjs/swagger";
 import express, { type NextFunction, type Request, type Response } from "express";
 
+import { mountQueueDashboard } from "./admin/queue-dashboard";
 import { AppModule } from "./app.module";
 import { API_KEY_HEADER } from "./auth/api-key.guard";
 import { AuthService } from "./auth/auth.service";
@@ -11,11 +12,14 @@ import { API_KEY_SECURITY } from "./common/http/api-responses";
 import { ApiExceptionFilter, bodyErrorAnswer, FORBIDDEN_BODY } from "./common/http/api-exception.filter";
 import { requestIdMiddleware } from "./common/http/request-id";
 import type { AppConfig } from "./config/app-config";
+import { ServiceLogger, useHttpLogging } from "./logging";
 import { STREAM_PATHS } from "./stream/stream.controller";
 
 /** Builds the HTTP application; main.ts and the end-to-end tests share it. */
 export async function createApp(config: AppConfig): Promise<INestApplication> {
-  const app = await NestFactory.create(AppModule.forConfig(config), { bodyParser: false, logger: nestLogLevels(config.app.logLevel) });
+  // Lines logged while the application starts wait for its JSON logger instead of going to the console.
+  const app = await NestFactory.create(AppModule.forConfig(config), { bodyParser: false, bufferLogs: true });
+  app.useLogger(app.get(ServiceLogger));
   configureApp(app, config);
   return app;
 }
@@ -23,6 +27,14 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
 export function configureApp(app: INestApplication, config: AppConfig): void {
   app.enableShutdownHooks();
   app.use(requestIdMiddleware);
+  useHttpLogging(app);
+  app.useGlobalFilters(new ApiExceptionFilter());
+  mountQueueDashboard(app, config.admin);
+  if (config.app.role !== "worker") configureApi(app, config);
+}
+
+/** What only the API role serves: authenticated writes, capped bodies and the Swagger docs. */
+function configureApi(app: INestApplication, config: AppConfig): void {
   // Every write needs a key: a request without a valid one is refused before its body is read, so
   // it gets the 403 (not a body error) and nobody unauthenticated makes the service parse 16 MiB.
   app.use(authenticateWrites(app.get(AuthService)));
@@ -31,7 +43,6 @@ export function configureApp(app: INestApplication, config: AppConfig): void {
   app.use(STREAM_PATHS.map((path) => `/${path}`), parse(config.limits.streamBodyBytes));
   app.use(parse(config.limits.ticketBodyBytes));
   app.use(answerBodyErrors);
-  app.useGlobalFilters(new ApiExceptionFilter());
   SwaggerModule.setup("docs", app, () => buildOpenApiDocument(app), { jsonDocumentUrl: "docs-json" });
 }
 
@@ -72,10 +83,4 @@ function answerBodyErrors(error: unknown, _request: Request, response: Response,
   const answer = bodyErrorAnswer(error);
   if (!answer) return next(error);
   response.status(answer.status).json({ status: "error", error: answer.detail });
-}
-
-function nestLogLevels(level: string): ("fatal" | "error" | "warn" | "log" | "debug" | "verbose")[] {
-  const order = ["fatal", "error", "warn", "log", "debug", "verbose"] as const;
-  const index = order.indexOf((level === "info" ? "log" : level) as (typeof order)[number]);
-  return order.slice(0, index + 1);
 }

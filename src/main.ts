@@ -1,32 +1,38 @@
 import "reflect-metadata";
 
-import { Logger } from "@nestjs/common";
-import { NestFactory } from "@nestjs/core";
+import type { AddressInfo } from "node:net";
+
+import { type INestApplication, Logger } from "@nestjs/common";
 
 import { createApp } from "./app.setup";
-import { AppModule } from "./app.module";
 import { OrganizationsService } from "./auth/organizations.service";
 import { type AppConfig, ConfigError, loadConfig } from "./config/app-config";
 import { createDatabaseIfMissing, runMigrations } from "./database/prepare-database";
+import { processLogging } from "./logging";
 
 const logger = new Logger("Bootstrap");
 
 async function bootstrap(): Promise<void> {
   const config = loadConfig();
+  // JSON lines from the first one: the database is prepared before the application exists.
+  Logger.overrideLogger(processLogging(config).nest);
   await prepareDatabase(config);
+  const app = await createApp(config);
   if (config.app.role === "worker") {
-    const worker = await NestFactory.createApplicationContext(AppModule.forConfig(config));
-    worker.enableShutdownHooks();
-    logger.log("worker role started: no HTTP endpoints");
+    await app.listen(config.app.port);
+    logger.log(`worker role started: operations endpoints on port ${listeningPort(app)} (health, metrics, queue dashboard), no API`);
     return;
   }
-  const app = await createApp(config);
   await seedPlayground(app.get(OrganizationsService), config);
   await app.listen(config.app.port);
-  const base = `http://127.0.0.1:${config.app.port}`;
+  const base = `http://127.0.0.1:${listeningPort(app)}`;
   logger.log(`${config.app.role} role listening: API ${base}/api/v1, Swagger ${base}/docs, health ${base}/health`);
   if (config.chain.embedded) logger.log(`embedded chain: JSON-RPC ${config.chain.rpcUrl}, TicketRegistry ${config.chain.registryAddress}`);
   else if (!config.chain.rpcUrl) logger.warn("no chain configured (CHAIN_RPC_URL): accepted actions wait in the ledger");
+}
+
+function listeningPort(app: INestApplication): number {
+  return (app.getHttpServer().address() as AddressInfo).port;
 }
 
 async function prepareDatabase(config: AppConfig): Promise<void> {
@@ -49,7 +55,7 @@ bootstrap().catch((error: unknown) => {
   if (error instanceof ConfigError) {
     console.error(error.message);
   } else {
-    logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+    logger.error(error instanceof Error ? error : String(error));
   }
   process.exit(1);
 });

@@ -8,12 +8,12 @@ import { AuthModule } from "../auth/auth.module";
 /** The outbox's delivery (worker role) and its log and redelivery (API). */
 @Module({})
 export class CallbacksModule {
-  static forRole(runsWorker: boolean): DynamicModule {
+  static forRole(role: { servesApi: boolean; runsWorker: boolean }): DynamicModule {
     return {
       module: CallbacksModule,
       imports: [AuthModule],
-      controllers: [CallbacksController],
-      providers: [CallbacksService, ...(runsWorker ? [CallbackDispatcher] : [])],
+      controllers: role.servesApi ? [CallbacksController] : [],
+      providers: [CallbacksService, ...(role.runsWorker ? [CallbackDispatcher] : [])],
     };
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { ConfigError, DEFAULT_DATABASE_URL, loadConfig } from "./app-config";
+import { ConfigError, configVariableNames, DEFAULT_DATABASE_URL, loadConfig } from "./app-config";
 
 describe("loadConfig", () => {
   it("defaults to local PostgreSQL and Redis, the all role, port 3000, development mode", () => {
@@ -50,6 +50,22 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ ...production, CALLBACK_RETRY_SCALE: "0.5" })).toThrow("CALLBACK_RETRY_SCALE shortens the callbacks' retry schedule: refused in production mode");
     expect(() => loadConfig({ ...production, CALLBACK_ALLOW_HOSTS: "localhost" })).toThrow("CALLBACK_ALLOW_HOSTS lets callbacks reach private addresses");
     expect(loadConfig({ ...production, CALLBACK_RETRY_SCALE: "1" }).callbacks.retryScale).toBe(1);
+  });
+});
+
+describe("configVariableNames", () => {
+  it("names exactly the variables loadConfig looks up, NODE_ENV included", () => {
+    const looked = new Set<string>();
+    const env = new Proxy({} as Record<string, string | undefined>, {
+      get: (_target, name) => {
+        if (typeof name === "string") looked.add(name);
+        return undefined;
+      },
+    });
+    loadConfig(env);
+    expect(configVariableNames()).toEqual([...looked].sort());
+    expect(configVariableNames()).toEqual(expect.arrayContaining(["NODE_ENV", "APP_MODE", "DATABASE_URL", "SIGNER_PRIVATE_KEYS"]));
+    expect(configVariableNames()).not.toContain("DATABASE_URI");
   });
 });
 

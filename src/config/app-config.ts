@@ -6,7 +6,7 @@ export type AppRole = "all" | "api" | "worker";
 export type AppMode = "development" | "production" | "test";
 
 export interface AppConfig {
-  app: { mode: AppMode; role: AppRole; port: number; logLevel: string };
+  app: { mode: AppMode; role: AppRole; port: number; logLevel: string; shutdownGraceMs: number };
   database: { url: string; createIfMissing: boolean; migrateAtBoot: boolean };
   redis: { url: string; keyPrefix: string };
   limits: { ticketItems: number; streamActions: number; ticketBodyBytes: number; streamBodyBytes: number };
@@ -25,6 +25,8 @@ export interface AppConfig {
     retryScale: number;
   };
   dev: { ticketeerId: string | null; apiKey: string | null; organizationName: string; webhookSecret: string | null };
+  /** The queue dashboard's credential; no password, no dashboard. */
+  admin: { username: string; password: string | null };
 }
 
 export interface ChainConfig {
@@ -58,6 +60,9 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
+/** Every variable name an EnvReader has been asked for: see configVariableNames. */
+const VARIABLES_READ = new Set<string>();
+
 /** Collects every problem before failing, so one boot shows all of them. */
 class EnvReader {
   readonly problems: string[] = [];
@@ -65,13 +70,18 @@ class EnvReader {
   constructor(private readonly env: Env) {}
 
   string(name: string, fallback: string): string {
-    const value = this.env[name];
+    const value = this.value(name);
     return value === undefined || value === "" ? fallback : value;
   }
 
   optional(name: string): string | null {
-    const value = this.env[name];
+    const value = this.value(name);
     return value === undefined || value === "" ? null : value;
+  }
+
+  private value(name: string): string | undefined {
+    VARIABLES_READ.add(name);
+    return this.env[name];
   }
 
   integer(name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
@@ -135,11 +145,26 @@ class EnvReader {
 }
 
 export const DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/ticket_registry";
+const MIN_ADMIN_PASSWORD_LENGTH = 16;
 export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
+
+/**
+ * The names of the environment variables the service reads, so that a deployment file setting any
+ * other (a typo, a variable that was removed) can be caught. Every read goes through EnvReader.
+ */
+export function configVariableNames(): string[] {
+  try {
+    loadConfig({});
+  } catch (error) {
+    // Names are recorded as they are read, before validation: a refused default still names them all.
+    if (!(error instanceof ConfigError)) throw error;
+  }
+  return [...VARIABLES_READ].sort();
+}
 
 export function loadConfig(env: Env = process.env): AppConfig {
   const read = new EnvReader(env);
-  const mode = read.oneOf<AppMode>("APP_MODE", ["development", "production", "test"], env.NODE_ENV === "production" ? "production" : "development");
+  const mode = read.oneOf<AppMode>("APP_MODE", ["development", "production", "test"], read.optional("NODE_ENV") === "production" ? "production" : "development");
   const production = mode === "production";
   const config: AppConfig = {
     app: {
@@ -147,6 +172,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       role: read.oneOf<AppRole>("APP_ROLE", ["all", "api", "worker"], "all"),
       port: read.integer("PORT", 3000, 0, 65_535),
       logLevel: read.oneOf("LOG_LEVEL", ["fatal", "error", "warn", "info", "debug", "verbose"], "info"),
+      shutdownGraceMs: read.integer("SHUTDOWN_GRACE_MS", production ? 5_000 : 0, 0, 120_000),
     },
     database: {
       url: read.url("DATABASE_URL", DEFAULT_DATABASE_URL, ["postgres:", "postgresql:"]) as string,
@@ -205,6 +231,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
       apiKey: read.optional("DEV_API_KEY"),
       organizationName: read.string("DEV_ORGANIZATION_NAME", "Playground"),
     },
+    admin: {
+      username: read.string("ADMIN_USERNAME", "admin"),
+      password: read.optional("ADMIN_PASSWORD"),
+    },
   };
   checkDevSeed(config, read.problems);
   checkChain(config, read.problems);
@@ -215,6 +245,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     read.problems.push("CALLBACK_RETRY_SCALE shortens the callbacks' retry schedule: refused in production mode");
   }
   if (config.app.mode === "production" && config.dev.webhookSecret) read.problems.push("DEV_WEBHOOK_SECRET is refused in production mode");
+  if (config.admin.password !== null && config.admin.password.length < MIN_ADMIN_PASSWORD_LENGTH) {
+    read.problems.push(`ADMIN_PASSWORD must be at least ${MIN_ADMIN_PASSWORD_LENGTH} characters`);
+  }
   if (config.callbacks.leaseMs <= config.callbacks.timeoutMs) read.problems.push("CALLBACK_LEASE_MS must be longer than CALLBACK_TIMEOUT_MS");
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   return config;

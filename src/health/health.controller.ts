@@ -5,6 +5,8 @@ import type Redis from "ioredis";
 
 import { Public } from "../auth/authenticated-organization";
 import { ChainClient } from "../chain/chain-client";
+import type { AppConfig } from "../config/app-config";
+import { InjectConfig } from "../config/config.module";
 import { InjectRedis } from "../redis/redis.module";
 
 const CHECK_TIMEOUT_MS = 1_500;
@@ -18,35 +20,62 @@ export class HealthController {
     private readonly indicators: HealthIndicatorService,
     @InjectRedis() private readonly redis: Redis,
     private readonly chain: ChainClient,
+    @InjectConfig() private readonly config: AppConfig,
   ) {}
+
+  @Get("live")
+  @Public()
+  @HealthCheck()
+  @ApiOperation({ summary: "Liveness: the process is up and answering; restart it when this fails (no API key needed)" })
+  live() {
+    return this.health.check([]);
+  }
+
+  @Get("ready")
+  @Public()
+  @HealthCheck()
+  @ApiOperation({
+    summary: "Readiness: PostgreSQL, Redis and, where the chain writer runs, the chain answer (no API key needed)",
+    description:
+      "503 while a dependency this instance needs is down or while it shuts down: a load balancer stops sending it requests. " +
+      "An API instance keeps accepting work while the chain is down (the actions wait in the ledger), so for it the chain is reported, not required.",
+  })
+  ready() {
+    return this.health.check([() => this.database.pingCheck("database").withTimeout(CHECK_TIMEOUT_MS), () => this.redisCheck(), () => this.chainCheck()]);
+  }
 
   @Get()
   @Public()
   @HealthCheck()
-  @ApiOperation({ summary: "Whether the service and its PostgreSQL, Redis and chain are up (no API key needed)" })
+  @ApiOperation({ summary: "The same as /health/ready (no API key needed)" })
   check() {
-    return this.health.check([
-      () => this.database.pingCheck("database").withTimeout(CHECK_TIMEOUT_MS),
-      () =>
-        this.indicators
-          .check("redis")
-          .attempt(async () => {
-            await this.redis.ping();
-          })
-          .withTimeout(CHECK_TIMEOUT_MS),
-      () => this.chainCheck(),
-    ]);
+    return this.ready();
+  }
+
+  private redisCheck() {
+    return this.indicators
+      .check("redis")
+      .attempt(async () => {
+        await this.redis.ping();
+      })
+      .withTimeout(CHECK_TIMEOUT_MS);
   }
 
   /** Without a configured chain the service still accepts work; it waits in the ledger. */
-  private chainCheck() {
+  private async chainCheck() {
     const session = this.indicators.check("chain");
     if (!this.chain.configured) return session.up({ configured: false });
-    return session
+    const check = session
       .attempt(async () => {
         const provider = await this.chain.connect();
         return { configured: true, chainId: Number(await this.chain.chainId()), blockNumber: await provider.getBlockNumber() };
       })
       .withTimeout(CHECK_TIMEOUT_MS);
+    if (this.config.app.role !== "api") return check;
+    // Degraded, not down: an API instance must not leave the load balancer because the chain is away.
+    const result = await check;
+    if (result.chain.status !== "down") return result;
+    const { status: _down, ...reason } = result.chain;
+    return session.degraded({ ...reason, reachable: false });
   }
 }

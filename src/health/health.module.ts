@@ -1,11 +1,20 @@
-import { Module } from "@nestjs/common";
+import { type DynamicModule, Module } from "@nestjs/common";
 import { TerminusModule } from "@nestjs/terminus";
 
 import { ChainModule } from "../chain/chain.module";
 import { HealthController } from "./health.controller";
 
-@Module({
-  imports: [TerminusModule, ChainModule],
-  controllers: [HealthController],
-})
-export class HealthModule {}
+@Module({})
+export class HealthModule {
+  /**
+   * On SIGTERM readiness answers 503 for `shutdownGraceMs` before the server stops taking requests,
+   * so a load balancer has time to notice and send them elsewhere.
+   */
+  static forRoot(shutdownGraceMs: number): DynamicModule {
+    return {
+      module: HealthModule,
+      imports: [TerminusModule.forRoot({ gracefulShutdownTimeoutMs: shutdownGraceMs }), ChainModule],
+      controllers: [HealthController],
+    };
+  }
+}

@@ -20,7 +20,7 @@ export interface WorkerProcess {
 export function startWorkerProcess(env: Record<string, string>): WorkerProcess {
   const child = spawn(process.execPath, ["-r", "ts-node/register/transpile-only", "src/main.ts"], {
     cwd: ROOT,
-    env: { ...process.env, APP_MODE: "test", APP_ROLE: "worker", MIGRATE_AT_BOOT: "false", LOG_LEVEL: "warn", CALLBACK_DELIVERY: "false", ...env },
+    env: { ...process.env, APP_MODE: "test", APP_ROLE: "worker", PORT: "0", MIGRATE_AT_BOOT: "false", LOG_LEVEL: "warn", CALLBACK_DELIVERY: "false", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
