@@ -50,7 +50,11 @@ export class LedgerService {
             (context) => new Map(valid.map(({ position, item, input }) => [position, item.descriptor!.apply(context, input, item.requestedAs)])),
             requestId,
           );
-    return mergeOutcomes(items.length, accepted, refused);
+    const outcomes = mergeOutcomes(items.length, accepted, refused);
+    // Logged inside the request, so the line carries its requestId; the ledger rows carry it too.
+    const acceptedCount = outcomes.filter((outcome) => outcome.promise !== undefined).length;
+    this.logger.debug({ items: items.length, accepted: acceptedCount }, `accepted ${acceptedCount} of ${items.length} actions`);
+    return outcomes;
   }
 
   async accept<T>(organization: AuthenticatedOrganization, plan: AcceptancePlan, evaluate: (context: AcceptanceContext) => T, requestId: string | null): Promise<T> {
