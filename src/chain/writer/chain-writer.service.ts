@@ -12,6 +12,7 @@ import type { PendingAction } from "./pending-action";
 import { SignerLocks } from "./signer-locks";
 import { TransactionFinalizer } from "./transaction-finalizer";
 import { broadcastRaw } from "./broadcast";
+import { logSent, logUnencodable } from "./transaction-log";
 import { type Fees, signBatch } from "./transaction-signer";
 import { WriterStore } from "./writer-store";
 
@@ -98,7 +99,7 @@ export class ChainWriter {
     const batch = { chainId, registryAddress: this.chain.registryAddress, items: plan.actions.map((action) => encodeItem(action.item)), gasLimit: BigInt(plan.gasLimit) };
     const signed = await this.store.persistNew(wallet.address, plan.actions, (nonce) => signBatch(wallet, this.chain.registry, batch, nonce, fees));
     this.crashPoints.reach("after-persist");
-    this.logger.debug(`sending ${signed.itemCount} actions in ${signed.hash} (nonce ${signed.nonce})`);
+    logSent(this.logger, signed);
     const broadcast = previous.then(async () => {
       if (await broadcastRaw(provider, signed, this.logger)) await this.store.markBroadcast(signed.id);
       this.crashPoints.reach("after-broadcast");
@@ -137,7 +138,7 @@ export class ChainWriter {
         return false;
       }
     });
-    if (refused.length > 0) await this.finalizer.failUnsent(refused, chainId, this.chain.registryAddress);
+    if (refused.length > 0) logUnencodable(this.logger, await this.finalizer.failUnsent(refused, chainId, this.chain.registryAddress), refused);
     return kept;
   }
 

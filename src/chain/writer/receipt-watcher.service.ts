@@ -9,6 +9,7 @@ import { broadcastRaw } from "./broadcast";
 import { SignerLocks } from "./signer-locks";
 import { fetchReceipt, type MinedReceipt, readBatchOutcome } from "./mined-receipt";
 import { TransactionFinalizer } from "./transaction-finalizer";
+import { logClosed } from "./transaction-log";
 import { bumpedFees, signReplacement } from "./transaction-signer";
 import { type OpenTransaction, WriterStore } from "./writer-store";
 
@@ -102,15 +103,15 @@ export class ReceiptWatcher implements OnApplicationBootstrap, OnApplicationShut
     const block = await provider.getBlock(receipt.blockNumber);
     if (block?.hash !== receipt.blockHash) return false;
     const outcome = receipt.status === 1 ? readBatchOutcome(this.chain.registry, this.chain.registryAddress, receipt) : null;
-    if (receipt.status !== 1) this.logger.warn(`transaction ${receipt.hash} reverted: its actions go back in line`);
-    await this.finalizer.finalize(attempt, receipt, outcome, await this.chain.chainId(), this.chain.registryAddress);
+    const closed = await this.finalizer.finalize(attempt, receipt, outcome, await this.chain.chainId(), this.chain.registryAddress);
+    if (closed) logClosed(this.logger, attempt, receipt, closed);
     return true;
   }
 
   private async onUnmined(provider: JsonRpcProvider, wallet: Wallet, attempts: OpenTransaction[]): Promise<void> {
     const reorged = attempts.filter((a) => a.status === "mined");
     for (const attempt of reorged) {
-      this.logger.warn(`receipt of ${attempt.hash} vanished (reorg): sending it again`);
+      this.logger.warn({ signer: attempt.signer, nonce: attempt.nonce.toString(), hash: attempt.hash }, `receipt of ${attempt.hash} vanished (reorg): sending it again`);
       await this.store.markUnmined(attempt.id);
     }
     const latest = attempts[attempts.length - 1];
@@ -148,7 +149,10 @@ export class ReceiptWatcher implements OnApplicationBootstrap, OnApplicationShut
     const current = { maxFeePerGas: market.maxFeePerGas ?? 0n, maxPriorityFeePerGas: market.maxPriorityFeePerGas ?? 0n };
     const fees = bumpedFees(stuck, current, this.config.chain.writer.feeBumpPercent);
     const replacement = await this.store.persistReplacement(stuck, await signReplacement(wallet, stuck, fees));
-    this.logger.warn(`nonce ${stuck.nonce} stuck since ${(stuck.broadcastAt ?? stuck.createdAt).toISOString()}: replaced by ${replacement.hash} at ${fees.maxFeePerGas} wei/gas`);
+    this.logger.warn(
+      { signer: stuck.signer, nonce: stuck.nonce.toString(), hash: stuck.hash, replacedBy: replacement.hash, maxFeePerGas: fees.maxFeePerGas.toString() },
+      `nonce ${stuck.nonce} stuck since ${(stuck.broadcastAt ?? stuck.createdAt).toISOString()}: replaced by ${replacement.hash} at ${fees.maxFeePerGas} wei/gas`,
+    );
     if (await broadcastRaw(provider, replacement, this.logger)) await this.store.markBroadcast(replacement.id);
   }
 }

@@ -15,6 +15,24 @@ export function chainFailureCode(reason: RegistryItemFailure): string {
   return "onchain_" + name.replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase();
 }
 
+/** An action whose transaction was closed, for the log lines: its new status and, for an error, the code. */
+export interface ClosedAction {
+  id: string;
+  requestId: string | null;
+  status: "confirmed" | "error" | "waiting_broadcast";
+  errorCode: string | null;
+}
+
+const isFinal = (action: ClosedAction) => action.status !== "waiting_broadcast";
+
+const CLOSED_COLUMNS = "a.id, a.request_id, a.status, a.error_code";
+
+type ClosedRow = { id: string; request_id: string | null; status: ClosedAction["status"]; error_code: string | null };
+
+function closedActions(result: unknown): ClosedAction[] {
+  return (result as [ClosedRow[], number])[0].map((row) => ({ id: row.id, requestId: row.request_id, status: row.status, errorCode: row.error_code }));
+}
+
 /**
  * Closes a nonce once its receipt is deep enough: the actions it carried become confirmed or error,
  * tickets learn their holders, and each finalized action gets its callback row, all in one
@@ -27,30 +45,34 @@ export class TransactionFinalizer {
     @InjectConfig() private readonly config: AppConfig,
   ) {}
 
-  async finalize(mined: OpenTransaction, receipt: MinedReceipt, outcome: BatchOutcome | null, chainId: bigint, registryAddress: string): Promise<void> {
-    await this.store.transaction(async (manager) => {
+  /** Returns the actions the transaction carried with their new status, or null when another worker closed the nonce first. */
+  async finalize(mined: OpenTransaction, receipt: MinedReceipt, outcome: BatchOutcome | null, chainId: bigint, registryAddress: string): Promise<ClosedAction[] | null> {
+    return this.store.transaction(async (manager) => {
       const closed = await closeNonce(manager, mined, receipt);
-      if (!closed) return;
-      const finalized = receipt.status === 1 && outcome ? await applyOutcome(manager, mined, receipt, outcome) : await this.putBack(manager, mined);
-      await insertCallbacks(manager, finalized, chainId, registryAddress);
+      if (!closed) return null;
+      const actions = receipt.status === 1 && outcome ? await applyOutcome(manager, mined, receipt, outcome) : await this.putBack(manager, mined);
+      await insertCallbacks(manager, actions.filter(isFinal).map((action) => action.id), chainId, registryAddress);
+      return actions;
     });
   }
 
-  /** Actions that cannot be encoded for the registry fail without a transaction. */
-  async failUnsent(refused: { id: string; reason: string }[], chainId: bigint, registryAddress: string): Promise<void> {
-    await this.store.transaction(async (manager) => {
-      await manager.query(
+  /** Actions that cannot be encoded for the registry fail without a transaction; returns those it failed. */
+  async failUnsent(refused: { id: string; reason: string }[], chainId: bigint, registryAddress: string): Promise<ClosedAction[]> {
+    return this.store.transaction(async (manager) => {
+      const failed = await manager.query(
         `UPDATE chain_actions AS a SET status = 'error', error_code = 'onchain_unencodable', error_message = u.reason, updated_at = now()
-           FROM unnest($1::uuid[], $2::text[]) AS u(id, reason) WHERE a.id = u.id AND a.status = 'waiting_broadcast'`,
+           FROM unnest($1::uuid[], $2::text[]) AS u(id, reason) WHERE a.id = u.id AND a.status = 'waiting_broadcast'
+         RETURNING ${CLOSED_COLUMNS}`,
         [refused.map((r) => r.id), refused.map((r) => r.reason)],
       );
       await insertCallbacks(manager, refused.map((r) => r.id), chainId, registryAddress);
+      return closedActions(failed);
     });
   }
 
   /** A reverted batch applied nothing: its actions wait again, unless they keep reverting. */
-  private async putBack(manager: EntityManager, mined: OpenTransaction): Promise<string[]> {
-    const rows = (await manager.query(
+  private async putBack(manager: EntityManager, mined: OpenTransaction): Promise<ClosedAction[]> {
+    const rows = await manager.query(
       `UPDATE chain_actions
           SET reverted_attempts = reverted_attempts + 1,
               status = CASE WHEN reverted_attempts + 1 >= $3 THEN 'error' ELSE 'waiting_broadcast' END,
@@ -59,10 +81,10 @@ export class TransactionFinalizer {
               tx_hash = CASE WHEN reverted_attempts + 1 >= $3 THEN tx_hash END,
               tx_signer = NULL, tx_nonce = NULL, batch_index = NULL, updated_at = now()
         WHERE tx_signer = $1 AND tx_nonce = $2 AND status = 'pending'
-        RETURNING id, status`,
+        RETURNING id, request_id, status, error_code`,
       [mined.signer, mined.nonce.toString(), this.config.chain.writer.maxRevertedAttempts],
-    )) as [{ id: string; status: string }[], number];
-    return rows[0].filter((row) => row.status === "error").map((row) => row.id);
+    );
+    return closedActions(rows);
   }
 }
 
@@ -82,9 +104,9 @@ async function closeNonce(manager: EntityManager, mined: OpenTransaction, receip
   return true;
 }
 
-async function applyOutcome(manager: EntityManager, mined: OpenTransaction, receipt: MinedReceipt, outcome: BatchOutcome): Promise<string[]> {
+async function applyOutcome(manager: EntityManager, mined: OpenTransaction, receipt: MinedReceipt, outcome: BatchOutcome): Promise<ClosedAction[]> {
   const failed = [...outcome.failures.entries()];
-  const rows = (await manager.query(
+  const rows = await manager.query(
     `UPDATE chain_actions AS a
         SET status = CASE WHEN f.batch_index IS NULL THEN 'confirmed' ELSE 'error' END,
             error_code = f.code, error_message = f.message,
@@ -92,7 +114,7 @@ async function applyOutcome(manager: EntityManager, mined: OpenTransaction, rece
        FROM chain_actions AS x
        LEFT JOIN unnest($5::int[], $6::text[], $7::text[]) AS f(batch_index, code, message) ON f.batch_index = x.batch_index
       WHERE a.id = x.id AND x.tx_signer = $1 AND x.tx_nonce = $2 AND x.status = 'pending'
-      RETURNING a.id`,
+      RETURNING ${CLOSED_COLUMNS}`,
     [
       mined.signer,
       mined.nonce.toString(),
@@ -102,7 +124,7 @@ async function applyOutcome(manager: EntityManager, mined: OpenTransaction, rece
       failed.map(([, reason]) => chainFailureCode(reason)),
       failed.map(([, reason]) => `The registry refused the item: ${RegistryItemFailure[reason]}.`),
     ],
-  )) as [{ id: string }[], number];
+  );
   if (outcome.holders.size > 0) {
     const holders = [...outcome.holders.entries()];
     await manager.query(
@@ -110,5 +132,5 @@ async function applyOutcome(manager: EntityManager, mined: OpenTransaction, rece
       [holders.map(([tokenId]) => tokenId.toString()), holders.map(([, holder]) => holder)],
     );
   }
-  return rows[0].map((row) => row.id);
+  return closedActions(rows);
 }

@@ -20,6 +20,12 @@ export interface SignedTransaction {
   itemCount: number;
 }
 
+/** An action a transaction carries, as log lines name it: its promise and the request that brought it. */
+export interface CarriedAction {
+  id: string;
+  requestId: string | null;
+}
+
 export type TransactionStatus = "signed" | "broadcast" | "mined" | "confirmed" | "reverted" | "replaced";
 
 export interface OpenTransaction extends SignedTransaction {
@@ -81,7 +87,11 @@ export class WriterStore {
    * Takes the signer's next nonce, signs with it and commits the raw transaction with its actions
    * before anything is broadcast: after a crash the same bytes are re-sent, never new ones.
    */
-  async persistNew(signer: string, actions: readonly PendingAction[], sign: (nonce: bigint) => Promise<Omit<SignedTransaction, "id" | "attempt">>): Promise<SignedTransaction> {
+  async persistNew(
+    signer: string,
+    actions: readonly PendingAction[],
+    sign: (nonce: bigint) => Promise<Omit<SignedTransaction, "id" | "attempt">>,
+  ): Promise<SignedTransaction & { carried: CarriedAction[] }> {
     return this.dataSource.transaction(async (manager) => {
       const [row] = (await manager.query(`SELECT next_nonce FROM chain_signers WHERE address = $1 FOR UPDATE`, [signer])) as { next_nonce: string }[];
       const signed: SignedTransaction = { ...(await sign(BigInt(row.next_nonce))), id: uuidv7(), attempt: 1 };
@@ -90,12 +100,12 @@ export class WriterStore {
         `UPDATE chain_actions AS a SET status = 'pending', tx_hash = $1, tx_signer = $2, tx_nonce = $3, batch_index = u.position - 1, updated_at = now()
            FROM unnest($4::uuid[]) WITH ORDINALITY AS u(id, position)
           WHERE a.id = u.id AND a.status = 'waiting_broadcast'
-          RETURNING a.id`,
+          RETURNING a.id, a.request_id`,
         [signed.hash, signer, signed.nonce.toString(), actions.map((action) => action.id)],
-      )) as [unknown[], number];
+      )) as [{ id: string; request_id: string | null }[], number];
       if (rowCount(claimed) !== actions.length) throw new Error("actions changed while their transaction was signed");
       await manager.query(`UPDATE chain_signers SET next_nonce = next_nonce + 1, updated_at = now() WHERE address = $1`, [signer]);
-      return signed;
+      return { ...signed, carried: claimed[0].map((row) => ({ id: row.id, requestId: row.request_id })) };
     });
   }
 
