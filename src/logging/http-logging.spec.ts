@@ -34,6 +34,9 @@ beforeAll(async () => {
   });
   app.get("/health", (_request, response) => response.json({ status: "ok" }));
   app.get("/boom", (_request, response) => response.status(500).json({ status: "error" }));
+  const mounted = express.Router();
+  mounted.get("/", (_request, response) => response.send("dashboard"));
+  app.use("/admin/queues", mounted);
   server = app.listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -65,6 +68,11 @@ describe("the request logger", () => {
     const answer = await fetch(`${base}/health`);
     const requestId = answer.headers.get("x-request-id") as string;
     expect(await lineOf(requestId)).toMatchObject({ level: "debug", req: { id: requestId, url: "/health" } });
+  });
+
+  it("names a request by the URL the client sent, also under a mounted router", async () => {
+    await fetch(`${base}/admin/queues`, { headers: { "x-request-id": "mounted-1" } });
+    expect(await lineOf("mounted-1")).toMatchObject({ msg: expect.stringMatching(/^GET \/admin\/queues 200 in/), req: { url: "/admin/queues" } });
   });
 
   it("logs server errors at error level", async () => {

@@ -29,8 +29,8 @@ export function createHttpLogger(logger: pino.Logger): HttpLogger {
     customAttributeKeys: { reqId: "requestId" },
     customProps: (request) => organizationOf(request),
     customLogLevel: levelOf,
-    customSuccessMessage: (request, response, responseTime) => `${request.method} ${request.url} ${response.statusCode} in ${responseTime} ms`,
-    customErrorMessage: (request, response) => `${request.method} ${request.url} failed with ${response.statusCode}`,
+    customSuccessMessage: (request, response, responseTime) => `${request.method} ${pathOf(request)} ${response.statusCode} in ${responseTime} ms`,
+    customErrorMessage: (request, response) => `${request.method} ${pathOf(request)} failed with ${response.statusCode}`,
   });
 }
 
@@ -42,6 +42,11 @@ export function useHttpLogging(app: INestApplication): void {
   app.use(app.get<HttpLogger>(HTTP_LOGGER));
 }
 
+/** The URL as the client sent it: a router mounted on a path (the queue dashboard) has shortened `url` by then. */
+function pathOf(request: IncomingMessage): string {
+  return (request as Partial<Request>).originalUrl ?? request.url ?? "";
+}
+
 function organizationOf(request: IncomingMessage): { ticketeerId?: string; keyPrefix?: string } {
   const organization = (request as AuthenticatedRequest).organization;
   return organization ? { ticketeerId: organization.ticketeerId, keyPrefix: organization.keyPrefix } : {};
@@ -49,6 +54,7 @@ function organizationOf(request: IncomingMessage): { ticketeerId?: string; keyPr
 
 function levelOf(request: IncomingMessage, response: ServerResponse, error?: Error): pino.LevelWithSilent {
   const failed = error !== undefined || response.statusCode >= 500;
-  if (QUIET_PATHS.some((path) => request.url === path || request.url?.startsWith(`${path}/`) || request.url?.startsWith(`${path}?`))) return failed ? "warn" : "debug";
+  const path = pathOf(request);
+  if (QUIET_PATHS.some((quiet) => path === quiet || path.startsWith(`${quiet}/`) || path.startsWith(`${quiet}?`))) return failed ? "warn" : "debug";
   return failed ? "error" : "info";
 }

@@ -8,10 +8,14 @@ import { InjectConfig } from "../../config/config.module";
 import { WebhookSecretsService } from "../../auth/webhook-secrets.service";
 import { CallbackHttp, type DeliveryAnswer } from "./callback-http";
 import { signedHeaders } from "./callback-signing";
+import { logDelivery } from "./delivery-log";
 import { retryAfterMs, retryDelayMs } from "./retry-schedule";
 
 interface ClaimedCallback {
   id: string;
+  action_id: string;
+  /** The request that brought the action, for the delivery's log line. */
+  request_id: string | null;
   organization_id: string;
   payload: Record<string, unknown>;
   attempts: number;
@@ -225,9 +229,9 @@ export class CallbackDispatcher implements OnApplicationBootstrap, BeforeApplica
           WHERE c.status = 'pending' AND (c.leased_until IS NULL OR c.leased_until < now())
           FOR UPDATE OF c SKIP LOCKED)
        UPDATE callbacks c SET leased_until = now() + make_interval(secs => $2)
-         FROM leased, events e
-        WHERE c.id = leased.id AND e.id = c.event_ref
-       RETURNING c.id, c.organization_id, c.payload, c.attempts, e.callback_url`,
+         FROM leased, events e, chain_actions a
+        WHERE c.id = leased.id AND e.id = c.event_ref AND a.id = c.action_id
+       RETURNING c.id, c.action_id, a.request_id, c.organization_id, c.payload, c.attempts, e.callback_url`,
       [limit, this.config.callbacks.leaseMs / 1000, this.busyReceivers(), inFlight, inFlight.map((receiver) => this.hostRoom(receiver)), this.hostLimit],
     )) as [ClaimedCallback[], number];
     return rows;
@@ -300,6 +304,21 @@ export class CallbackDispatcher implements OnApplicationBootstrap, BeforeApplica
     } catch (error) {
       // Unrecorded attempts come back when their lease ends: a callback may be sent twice, never lost.
       this.logger.warn(`recording ${batch.length} callback attempts failed: ${(error as Error).message}`);
+    }
+    for (const { done, status, nextAttemptAt } of outcomes) {
+      const { callback, answer } = done;
+      logDelivery(this.logger, {
+        callbackId: callback.id,
+        actionId: callback.action_id,
+        requestId: callback.request_id,
+        attempt: callback.attempts + 1,
+        url: callback.callback_url,
+        statusCode: answer.statusCode,
+        error: answer.error,
+        durationMs: answer.durationMs,
+        status,
+        nextAttemptAt,
+      });
     }
   }
 
