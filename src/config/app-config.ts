@@ -138,7 +138,8 @@ class EnvReader {
       const parsed = new URL(raw);
       if (!protocols.includes(parsed.protocol)) this.problems.push(`${name} must use ${protocols.join(" or ")}, got "${parsed.protocol}"`);
     } catch {
-      this.problems.push(`${name} must be a URL, got "${raw}"`);
+      // Not echoed: a URL may carry a password.
+      this.problems.push(`${name} must be a URL`);
     }
     return raw;
   }

@@ -43,6 +43,14 @@ describe("log redaction", () => {
     expect(lines()[0].config.port).toBe(3000);
   });
 
+  it("hides the values of a failed query logged as an error", () => {
+    const { logger, lines } = capturedLogger();
+    const error = Object.assign(new Error("insert failed"), { query: "INSERT INTO webhook_secrets ...", parameters: ["org-1", "whsec_c2VjcmV0c2VjcmV0c2VjcmV0"] });
+    logger.error({ err: error }, "boot failed");
+    expect(JSON.stringify(lines())).not.toContain("whsec_c2VjcmV0c2VjcmV0c2VjcmV0");
+    expect(lines()[0].err).toMatchObject({ message: "insert failed", parameters: REDACTED });
+  });
+
   it("writes one JSON object per line with a level name, an ISO time and the role", () => {
     const { logger, lines } = capturedLogger({ APP_ROLE: "worker" });
     logger.info("hello");

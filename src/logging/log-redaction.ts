@@ -19,8 +19,10 @@ const HEADER_PATHS = [
 /**
  * Field names that hold a secret wherever a log line might carry them (top level or one object
  * down): nothing logs them today, and this keeps a future careless line from leaking one.
+ * `parameters` is TypeORM's: a logged query error (`err.parameters`) carries the values of its
+ * statement, a new organization's webhook secret among them.
  */
-const SECRET_FIELDS = ["apiKey", "password", "secret", "webhookSecret", "privateKey", "signerKeys", "databaseUrl", "redisUrl", "authorization", "cookie"];
+const SECRET_FIELDS = ["apiKey", "password", "secret", "webhookSecret", "privateKey", "signerKeys", "databaseUrl", "redisUrl", "authorization", "cookie", "parameters"];
 
 export const REDACTED_PATHS: readonly string[] = [...HEADER_PATHS, ...SECRET_FIELDS, ...SECRET_FIELDS.map((field) => `*.${field}`)];
 
