@@ -13,6 +13,7 @@ import { DatabaseModule } from "./database/database.module";
 import { EventsModule } from "./events/events.module";
 import { HealthModule } from "./health/health.module";
 import { LoggingModule } from "./logging";
+import { MetricsModule } from "./metrics/metrics.module";
 import { RedisModule } from "./redis/redis.module";
 import { StreamModule } from "./stream/stream.module";
 import { TicketsModule } from "./tickets/tickets.module";
@@ -37,6 +38,7 @@ export class AppModule {
           inject: [APP_CONFIG],
           useFactory: (appConfig: AppConfig) => ({ url: appConfig.redis.url, prefix: `${appConfig.redis.keyPrefix}:bull` }),
         }),
+        MetricsModule,
         AuthModule,
         ChainModule,
         ...writer,

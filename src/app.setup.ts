@@ -13,6 +13,7 @@ import { ApiExceptionFilter, bodyErrorAnswer, FORBIDDEN_BODY } from "./common/ht
 import { requestIdMiddleware } from "./common/http/request-id";
 import type { AppConfig } from "./config/app-config";
 import { ServiceLogger, useHttpLogging } from "./logging";
+import { HttpMetrics } from "./metrics/http/http-metrics";
 import { STREAM_PATHS } from "./stream/stream.controller";
 
 /** Builds the HTTP application; main.ts and the end-to-end tests share it. */
@@ -26,6 +27,8 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
 
 export function configureApp(app: INestApplication, config: AppConfig): void {
   app.enableShutdownHooks();
+  // First, so that requests refused before routing (403, 413, invalid JSON) are timed too.
+  app.use(app.get(HttpMetrics).middleware);
   app.use(requestIdMiddleware);
   useHttpLogging(app);
   app.useGlobalFilters(new ApiExceptionFilter());

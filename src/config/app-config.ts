@@ -2,6 +2,8 @@
  * The service's configuration: read from the environment once, validated, typed. Nothing else in
  * the service reads `process.env`.
  */
+import { parseEther } from "ethers";
+
 export type AppRole = "all" | "api" | "worker";
 export type AppMode = "development" | "production" | "test";
 
@@ -47,6 +49,8 @@ export interface ChainConfig {
     pollIntervalMs: number;
     maxRevertedAttempts: number;
   };
+  /** The worker's watch over its signers' balances: how often, and a balance no signer should go below. */
+  funds: { checkIntervalMs: number; minimumWei: bigint };
   /** Test-only fault injection: the worker kills itself at this point of the write path. */
   crashAt: "after-persist" | "after-broadcast" | null;
 }
@@ -214,6 +218,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
         pollIntervalMs: read.integer("RECEIPT_POLL_MS", 500, 20, 60_000),
         maxRevertedAttempts: read.integer("MAX_REVERTED_ATTEMPTS", 3, 1, 100),
       },
+      funds: {
+        checkIntervalMs: read.integer("SIGNER_FUNDS_CHECK_MS", 60_000, 100, 3_600_000),
+        minimumWei: readCoinAmount(read, "SIGNER_MIN_BALANCE"),
+      },
       crashAt: read.oneOf<"after-persist" | "after-broadcast" | "">("CHAIN_WRITER_CRASH_AT", ["after-persist", "after-broadcast", ""], "") || null,
     },
     callbacks: {
@@ -285,4 +293,15 @@ function checkChain(config: AppConfig, problems: string[]): void {
   if (chain.registryAddress === null) problems.push("REGISTRY_ADDRESS is required with CHAIN_RPC_URL");
   if (app.role !== "api" && chain.signerKeys.length === 0) problems.push("SIGNER_PRIVATE_KEYS is required where the chain writer runs (APP_ROLE worker or all)");
   if (chain.crashAt !== null && app.mode === "production") problems.push("CHAIN_WRITER_CRASH_AT is a test hook and is refused in production mode");
+}
+
+/** An amount of the chain's native coin with up to 18 decimals ("0.5"), in wei; 0 when unset. */
+function readCoinAmount(read: EnvReader, name: string): bigint {
+  const raw = read.optional(name);
+  if (raw === null) return 0n;
+  if (!/^\d+(\.\d{1,18})?$/.test(raw)) {
+    read.problems.push(`${name} must be an amount of the native coin such as 0.5 (at most 18 decimals), got "${raw}"`);
+    return 0n;
+  }
+  return parseEther(raw);
 }

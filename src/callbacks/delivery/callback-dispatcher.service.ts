@@ -6,6 +6,7 @@ import { uuidv7 } from "../../common/uuid-v7";
 import type { AppConfig } from "../../config/app-config";
 import { InjectConfig } from "../../config/config.module";
 import { WebhookSecretsService } from "../../auth/webhook-secrets.service";
+import { CallbackMetrics } from "../../metrics/callback-metrics";
 import { CallbackHttp, type DeliveryAnswer } from "./callback-http";
 import { signedHeaders } from "./callback-signing";
 import { logDelivery } from "./delivery-log";
@@ -20,6 +21,7 @@ interface ClaimedCallback {
   payload: Record<string, unknown>;
   attempts: number;
   callback_url: string;
+  created_at: Date;
 }
 
 interface Completed {
@@ -76,6 +78,7 @@ export class CallbackDispatcher implements OnApplicationBootstrap, BeforeApplica
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly secrets: WebhookSecretsService,
     @InjectConfig() private readonly config: AppConfig,
+    private readonly metrics: CallbackMetrics,
   ) {
     this.http = new CallbackHttp({ timeoutMs: config.callbacks.timeoutMs, allowHosts: config.callbacks.allowHosts });
     this.claimBatch = Math.max(1, Math.floor(config.callbacks.concurrency / 10));
@@ -231,7 +234,7 @@ export class CallbackDispatcher implements OnApplicationBootstrap, BeforeApplica
        UPDATE callbacks c SET leased_until = now() + make_interval(secs => $2)
          FROM leased, events e, chain_actions a
         WHERE c.id = leased.id AND e.id = c.event_ref AND a.id = c.action_id
-       RETURNING c.id, c.action_id, a.request_id, c.organization_id, c.payload, c.attempts, e.callback_url`,
+       RETURNING c.id, c.action_id, a.request_id, c.organization_id, c.payload, c.attempts, e.callback_url, c.created_at`,
       [limit, this.config.callbacks.leaseMs / 1000, this.busyReceivers(), inFlight, inFlight.map((receiver) => this.hostRoom(receiver)), this.hostLimit],
     )) as [ClaimedCallback[], number];
     return rows;
@@ -271,6 +274,9 @@ export class CallbackDispatcher implements OnApplicationBootstrap, BeforeApplica
   /** Records finished attempts in two statements: the attempt log and the callbacks' new states. */
   private async record(batch: Completed[]): Promise<void> {
     const outcomes = batch.map((done) => ({ done, ...this.outcomeOf(done) }));
+    for (const { done, status } of outcomes) {
+      this.metrics.attempted({ statusCode: done.answer.statusCode, durationMs: done.answer.durationMs, result: status, createdAt: done.callback.created_at });
+    }
     try {
       await this.dataSource.transaction(async (manager) => {
         await manager.query(

@@ -1,9 +1,13 @@
 import { Injectable, Logger } from "@nestjs/common";
 import { InjectDataSource } from "@nestjs/typeorm";
+import { InjectMetric } from "@willsoto/nestjs-prometheus";
+import type { Counter } from "prom-client";
 import { DataSource, type EntityManager } from "typeorm";
 
 import type { AuthenticatedOrganization } from "../../auth/authenticated-organization";
 import { EventWorkingSet } from "../../events/event-working-set";
+import { countActionOutcomes } from "../../metrics/action-outcomes";
+import { METRICS } from "../../metrics/metric-definitions";
 import { TicketWorkingSet } from "../../tickets/ticket-working-set";
 import { ChainWriterQueue } from "../chain-writer.queue";
 import { AcceptanceConflict } from "./acceptance-conflict";
@@ -33,6 +37,7 @@ export class LedgerService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly chainWriter: ChainWriterQueue,
+    @InjectMetric(METRICS.actions.name) private readonly actionsCounter: Counter<string>,
   ) {}
 
   /**
@@ -51,6 +56,7 @@ export class LedgerService {
             requestId,
           );
     const outcomes = mergeOutcomes(items.length, accepted, refused);
+    countActionOutcomes(this.actionsCounter, items, outcomes);
     // Logged inside the request, so the line carries its requestId; the ledger rows carry it too.
     const acceptedCount = outcomes.filter((outcome) => outcome.promise !== undefined).length;
     this.logger.debug({ items: items.length, accepted: acceptedCount }, `accepted ${acceptedCount} of ${items.length} actions`);

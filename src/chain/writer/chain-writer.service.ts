@@ -8,6 +8,7 @@ import { ChainWriterQueue } from "../chain-writer.queue";
 import { encodeItem } from "../registry";
 import { type BatchPlan, planBatch } from "./batch-plan";
 import { CrashPoints } from "./crash-points";
+import { currentFees } from "./current-fees";
 import type { PendingAction } from "./pending-action";
 import { SignerLocks } from "./signer-locks";
 import { TransactionFinalizer } from "./transaction-finalizer";
@@ -70,7 +71,7 @@ export class ChainWriter {
       return;
     }
     const budget = await this.gasBudget(provider);
-    const fees = await this.currentFees(provider);
+    const fees = await currentFees(provider);
     // Broadcasts run while the next batch is prepared (a node may answer only once it has mined);
     // the lock is held until every one of them has returned.
     // Each broadcast starts once the one before it has returned, so nonces reach the node in order
@@ -147,12 +148,6 @@ export class ChainWriter {
     const block = await provider.getBlock("latest");
     const blockShare = block ? Number(block.gasLimit) * this.config.chain.writer.blockGasShare : Number.POSITIVE_INFINITY;
     return Math.floor(Math.min(this.config.chain.writer.txGasCap, blockShare));
-  }
-
-  private async currentFees(provider: JsonRpcProvider): Promise<Fees> {
-    const data = await provider.getFeeData();
-    const maxPriorityFeePerGas = data.maxPriorityFeePerGas ?? 1_000_000_000n;
-    return { maxFeePerGas: data.maxFeePerGas ?? (data.gasPrice ?? 0n) * 2n + maxPriorityFeePerGas, maxPriorityFeePerGas };
   }
 
   private async registryPaused(provider: JsonRpcProvider): Promise<boolean> {

@@ -11,6 +11,7 @@ import { fetchReceipt, type MinedReceipt, readBatchOutcome } from "./mined-recei
 import { TransactionFinalizer } from "./transaction-finalizer";
 import { logClosed } from "./transaction-log";
 import { bumpedFees, signReplacement } from "./transaction-signer";
+import { WriterMetrics } from "./writer-metrics";
 import { type OpenTransaction, WriterStore } from "./writer-store";
 
 /**
@@ -33,6 +34,7 @@ export class ReceiptWatcher implements OnApplicationBootstrap, OnApplicationShut
     private readonly locks: SignerLocks,
     private readonly queue: ChainWriterQueue,
     @InjectConfig() private readonly config: AppConfig,
+    private readonly metrics: WriterMetrics,
   ) {
     this.wallets = chain.signers();
   }
@@ -104,7 +106,10 @@ export class ReceiptWatcher implements OnApplicationBootstrap, OnApplicationShut
     if (block?.hash !== receipt.blockHash) return false;
     const outcome = receipt.status === 1 ? readBatchOutcome(this.chain.registry, this.chain.registryAddress, receipt) : null;
     const closed = await this.finalizer.finalize(attempt, receipt, outcome, await this.chain.chainId(), this.chain.registryAddress);
-    if (closed) logClosed(this.logger, attempt, receipt, closed);
+    if (closed) {
+      logClosed(this.logger, attempt, receipt, closed);
+      this.metrics.transactionClosed(attempt, receipt, closed);
+    }
     return true;
   }
 
@@ -149,6 +154,7 @@ export class ReceiptWatcher implements OnApplicationBootstrap, OnApplicationShut
     const current = { maxFeePerGas: market.maxFeePerGas ?? 0n, maxPriorityFeePerGas: market.maxPriorityFeePerGas ?? 0n };
     const fees = bumpedFees(stuck, current, this.config.chain.writer.feeBumpPercent);
     const replacement = await this.store.persistReplacement(stuck, await signReplacement(wallet, stuck, fees));
+    this.metrics.transactionReplaced();
     this.logger.warn(
       { signer: stuck.signer, nonce: stuck.nonce.toString(), hash: stuck.hash, replacedBy: replacement.hash, maxFeePerGas: fees.maxFeePerGas.toString() },
       `nonce ${stuck.nonce} stuck since ${(stuck.broadcastAt ?? stuck.createdAt).toISOString()}: replaced by ${replacement.hash} at ${fees.maxFeePerGas} wei/gas`,

@@ -21,16 +21,18 @@ export interface ClosedAction {
   requestId: string | null;
   status: "confirmed" | "error" | "waiting_broadcast";
   errorCode: string | null;
+  /** When the action was accepted. */
+  acceptedAt: Date;
 }
 
 const isFinal = (action: ClosedAction) => action.status !== "waiting_broadcast";
 
-const CLOSED_COLUMNS = "a.id, a.request_id, a.status, a.error_code";
+const CLOSED_COLUMNS = "a.id, a.request_id, a.status, a.error_code, a.created_at";
 
-type ClosedRow = { id: string; request_id: string | null; status: ClosedAction["status"]; error_code: string | null };
+type ClosedRow = { id: string; request_id: string | null; status: ClosedAction["status"]; error_code: string | null; created_at: Date };
 
 function closedActions(result: unknown): ClosedAction[] {
-  return (result as [ClosedRow[], number])[0].map((row) => ({ id: row.id, requestId: row.request_id, status: row.status, errorCode: row.error_code }));
+  return (result as [ClosedRow[], number])[0].map((row) => ({ id: row.id, requestId: row.request_id, status: row.status, errorCode: row.error_code, acceptedAt: row.created_at }));
 }
 
 /**
@@ -81,7 +83,7 @@ export class TransactionFinalizer {
               tx_hash = CASE WHEN reverted_attempts + 1 >= $3 THEN tx_hash END,
               tx_signer = NULL, tx_nonce = NULL, batch_index = NULL, updated_at = now()
         WHERE tx_signer = $1 AND tx_nonce = $2 AND status = 'pending'
-        RETURNING id, request_id, status, error_code`,
+        RETURNING id, request_id, status, error_code, created_at`,
       [mined.signer, mined.nonce.toString(), this.config.chain.writer.maxRevertedAttempts],
     );
     return closedActions(rows);

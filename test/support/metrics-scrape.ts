@@ -1,0 +1,45 @@
+/** Reading GET /metrics in the end-to-end tests. */
+
+export interface Sample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
+export interface Scrape {
+  status: number;
+  contentType: string | null;
+  text: string;
+  samples: Sample[];
+}
+
+export async function scrapeMetrics(baseUrl: string): Promise<Scrape> {
+  const response = await fetch(`${baseUrl}/metrics`);
+  const text = await response.text();
+  return { status: response.status, contentType: response.headers.get("content-type"), text, samples: parseSamples(text) };
+}
+
+/** The samples of the Prometheus text format: `name{label="value",...} number`, comments skipped. */
+export function parseSamples(text: string): Sample[] {
+  return text
+    .split("\n")
+    .filter((line) => line !== "" && !line.startsWith("#"))
+    .map((line) => {
+      const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})?\s+(\S+)/.exec(line);
+      if (!match) throw new Error(`not a sample line: ${line}`);
+      const labels = Object.fromEntries([...(match[2] ?? "").matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map(([, name, value]) => [name, value]));
+      return { name: match[1], labels, value: Number(match[3]) };
+    });
+}
+
+/** The sum of the samples named `name` whose labels include `labels` (0 when there are none). */
+export function total(samples: readonly Sample[], name: string, labels: Record<string, string> = {}): number {
+  return samples
+    .filter((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value))
+    .reduce((sum, sample) => sum + sample.value, 0);
+}
+
+/** Whether any sample is named `name` with these labels. */
+export function has(samples: readonly Sample[], name: string, labels: Record<string, string> = {}): boolean {
+  return samples.some((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value));
+}
