@@ -1,14 +1,20 @@
-# A local Hardhat JSON-RPC node (chainId 31337) with the project's contracts compiled in.
+# A local Hardhat JSON-RPC node (chainId 31337) with the TicketRegistry deployed into it at start by
+# scripts/deploy.ts (see docker/chain-node.ts). The chain lives in memory: every start is a fresh
+# chain, and the deployment lands at the same address each time.
 FROM node:20-bookworm-slim
 
 WORKDIR /app
+RUN chown node:node /app
+USER node
 
-# Dependencies first, so that a source change does not reinstall them.
-COPY package.json package-lock.json ./
+# Dependencies first, so that a source change does not reinstall them. Hardhat and the deploy
+# script need the development dependencies.
+COPY --chown=node:node package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 
-COPY . .
+COPY --chown=node:node . .
 RUN npx hardhat compile
 
 EXPOSE 8545
-CMD ["npx", "hardhat", "node", "--hostname", "0.0.0.0", "--port", "8545"]
+# node runs as PID 1 and handles SIGTERM itself.
+CMD ["node", "--require", "ts-node/register/transpile-only", "docker/chain-entrypoint.ts"]

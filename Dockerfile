@@ -1,0 +1,45 @@
+# The service's image: one image, both roles (APP_ROLE=api or worker).
+#
+#   docker build -t ticket-registry-service .
+#   docker run --env-file service.env ticket-registry-service                  # the service
+#   docker run --env-file service.env ticket-registry-service \
+#     node dist/src/cli/main.js org list                                        # the ops CLI
+#   docker run --env-file service.env ticket-registry-service \
+#     node node_modules/typeorm/cli.js migration:run -d dist/src/database/data-source.js   # migrations
+
+# Build: every dependency, the contract's types (typechain-types/) and `nest build` into dist/.
+FROM node:20-bookworm-slim AS build
+
+WORKDIR /app
+
+# Dependencies first, so that a source change does not reinstall them.
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+
+COPY . .
+RUN npm run build
+
+# Runtime: production dependencies and the compiled service only; no compiler, no Hardhat, no sources.
+FROM node:20-bookworm-slim AS runtime
+
+ENV NODE_ENV=production
+WORKDIR /app
+
+# No install scripts: nothing the service loads needs one (the only ones are optional native builds
+# with pure JavaScript fallbacks and install-time analytics).
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+
+COPY --from=build /app/dist ./dist
+
+# Owned by root and run as node: the service cannot rewrite its own code.
+USER node
+
+EXPOSE 3000
+
+# Liveness only: readiness (/health/ready) depends on PostgreSQL, Redis and the chain, and a
+# container must not be restarted because one of them is away. Both roles serve it on PORT.
+HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT || 3000}/health/live`).then((response) => process.exit(response.ok ? 0 : 1), () => process.exit(1))"]
+
+CMD ["node", "dist/src/main.js"]
