@@ -152,3 +152,24 @@ describe("GET /metrics while actions wait for a chain (no chain configured: noth
     expect(has(samples, M("signer_balance_wei"))).toBe(false);
   });
 });
+
+describe("GET /metrics on the worker role", () => {
+  let worker: TestApp;
+
+  beforeAll(async () => {
+    worker = await startTestApp({ APP_ROLE: "worker" });
+  });
+
+  afterAll(async () => {
+    await worker?.close();
+  });
+
+  it("serves the same metrics without an API key, its own requests timed by route", async () => {
+    await scrapeMetrics(worker.baseUrl);
+    const scrape = await scrapeMetrics(worker.baseUrl);
+    expect(scrape.status).toBe(200);
+    expect(has(scrape.samples, M("ledger_actions"), { status: "waiting_broadcast" })).toBe(true);
+    expect(total(scrape.samples, M("http_request_duration_seconds_count"), { method: "GET", route: "/metrics", status_class: "2xx" })).toBe(1);
+  });
+});
+
