@@ -10,6 +10,7 @@ import { AuthService } from "./auth/auth.service";
 import type { AuthenticatedRequest } from "./auth/authenticated-organization";
 import { API_KEY_SECURITY } from "./common/http/api-responses";
 import { ApiExceptionFilter, bodyErrorAnswer, FORBIDDEN_BODY } from "./common/http/api-exception.filter";
+import { ConnectionDrain } from "./common/http/connection-drain";
 import { requestIdMiddleware } from "./common/http/request-id";
 import type { AppConfig } from "./config/app-config";
 import { ServiceLogger, useHttpLogging } from "./logging";
@@ -29,6 +30,7 @@ export function configureApp(app: INestApplication, config: AppConfig): void {
   app.enableShutdownHooks();
   // First, so that requests refused before routing (403, 413, invalid JSON) are timed too.
   app.use(app.get(HttpMetrics).middleware);
+  app.use(app.get(ConnectionDrain).middleware);
   app.use(requestIdMiddleware);
   useHttpLogging(app);
   app.useGlobalFilters(new ApiExceptionFilter());

@@ -1,4 +1,4 @@
-import { Injectable, type OnModuleDestroy } from "@nestjs/common";
+import { Injectable, type OnApplicationShutdown } from "@nestjs/common";
 import { type JsonRpcProvider, Network, Wallet } from "ethers";
 
 import { TicketRegistry__factory } from "../../typechain-types";
@@ -20,7 +20,7 @@ export class ChainUnavailableError extends Error {
  * but waiting.
  */
 @Injectable()
-export class ChainClient implements OnModuleDestroy {
+export class ChainClient implements OnApplicationShutdown {
   readonly registry = TicketRegistry__factory.createInterface();
   private provider: JsonRpcProvider | null = null;
 
@@ -54,7 +54,8 @@ export class ChainClient implements OnModuleDestroy {
     return (await (await this.connect()).getNetwork()).chainId;
   }
 
-  onModuleDestroy(): void {
+  /** Last, after the writer's jobs and the watcher have stopped using it. */
+  onApplicationShutdown(): void {
     this.provider?.destroy();
   }
 

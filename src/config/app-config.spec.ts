@@ -5,11 +5,18 @@ import { ConfigError, configVariableNames, DEFAULT_DATABASE_URL, loadConfig } fr
 describe("loadConfig", () => {
   it("defaults to local PostgreSQL and Redis, the all role, port 3000, development mode", () => {
     const sut = loadConfig({});
-    expect(sut.app).toEqual({ mode: "development", role: "all", port: 3000, logLevel: "info" });
+    expect(sut.app).toEqual({ mode: "development", role: "all", port: 3000, logLevel: "info", shutdownGraceMs: 0 });
     expect(sut.database.url).toBe(DEFAULT_DATABASE_URL);
     expect(sut.database.createIfMissing).toBe(true);
     expect(sut.redis.url).toBe("redis://127.0.0.1:6379");
     expect(sut.limits).toMatchObject({ ticketItems: 100, streamActions: 5000 });
+  });
+
+  it("waits out a shutdown grace in production only, and wants a long admin password", () => {
+    expect(loadConfig({ APP_MODE: "production", CHAIN_RPC_URL: "http://chain:8545", REGISTRY_ADDRESS: "0x5FbDB2315678afecb367f032d93F642f64180aa3", APP_ROLE: "api" }).app.shutdownGraceMs).toBe(5_000);
+    expect(loadConfig({ SHUTDOWN_GRACE_MS: "250" }).app.shutdownGraceMs).toBe(250);
+    expect(loadConfig({}).admin).toEqual({ username: "admin", password: null });
+    expect(() => loadConfig({ ADMIN_PASSWORD: "short" })).toThrow(/ADMIN_PASSWORD must be at least 16 characters/);
   });
 
   it("lists every problem at once", () => {

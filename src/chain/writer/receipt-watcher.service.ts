@@ -1,4 +1,4 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from "@nestjs/common";
+import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationBootstrap } from "@nestjs/common";
 import type { JsonRpcProvider, Wallet } from "ethers";
 
 import type { AppConfig } from "../../config/app-config";
@@ -20,7 +20,7 @@ import { type OpenTransaction, WriterStore } from "./writer-store";
  * transaction stuck below the market with higher fees.
  */
 @Injectable()
-export class ReceiptWatcher implements OnApplicationBootstrap, OnApplicationShutdown {
+export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(ReceiptWatcher.name);
   private readonly wallets: Wallet[];
   private timer: NodeJS.Timeout | undefined;
@@ -44,7 +44,8 @@ export class ReceiptWatcher implements OnApplicationBootstrap, OnApplicationShut
     this.schedule(0);
   }
 
-  onApplicationShutdown(): void {
+  /** Stops before the connections close; a restarted watcher picks up where this one stopped. */
+  beforeApplicationShutdown(): void {
     this.stopped = true;
     clearTimeout(this.timer);
   }
