@@ -44,7 +44,7 @@ export class AppModule {
         ...writer,
         ...api,
         CallbacksModule.forRole({ servesApi, runsWorker }),
-        HealthModule.forRoot(config.app.shutdownGraceMs),
+        HealthModule.forRoot({ shutdownGraceMs: config.app.shutdownGraceMs, writesToChain: writer.length > 0 }),
       ],
     };
   }

@@ -1,10 +1,11 @@
-import { Controller, Get } from "@nestjs/common";
+import { Controller, Get, Optional } from "@nestjs/common";
 import { ApiOperation, ApiTags } from "@nestjs/swagger";
 import { HealthCheck, HealthCheckService, HealthIndicatorService, TypeOrmHealthIndicator } from "@nestjs/terminus";
 import type Redis from "ioredis";
 
 import { Public } from "../auth/authenticated-organization";
 import { ChainClient } from "../chain/chain-client";
+import { SignerFundsIndicator } from "../chain/writer/signer-funds.indicator";
 import type { AppConfig } from "../config/app-config";
 import { InjectConfig } from "../config/config.module";
 import { InjectRedis } from "../redis/redis.module";
@@ -21,6 +22,7 @@ export class HealthController {
     @InjectRedis() private readonly redis: Redis,
     private readonly chain: ChainClient,
     @InjectConfig() private readonly config: AppConfig,
+    @Optional() private readonly signerFunds?: SignerFundsIndicator,
   ) {}
 
   @Get("live")
@@ -38,10 +40,17 @@ export class HealthController {
     summary: "Readiness: PostgreSQL, Redis and, where the chain writer runs, the chain answer (no API key needed)",
     description:
       "503 while a dependency this instance needs is down or while it shuts down: a load balancer stops sending it requests. " +
-      "An API instance keeps accepting work while the chain is down (the actions wait in the ledger), so for it the chain is reported, not required.",
+      "An API instance keeps accepting work while the chain is down (the actions wait in the ledger), so for it the chain is reported, not required. " +
+      "Status degraded (still 200): the chain is away from an API instance, or a signer's balance is below what the next hour of batches needs.",
   })
   ready() {
-    return this.health.check([() => this.database.pingCheck("database").withTimeout(CHECK_TIMEOUT_MS), () => this.redisCheck(), () => this.chainCheck()]);
+    const signerFunds = this.signerFunds;
+    return this.health.check([
+      () => this.database.pingCheck("database").withTimeout(CHECK_TIMEOUT_MS),
+      () => this.redisCheck(),
+      () => this.chainCheck(),
+      ...(signerFunds ? [() => signerFunds.isHealthy()] : []),
+    ]);
   }
 
   @Get()

@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from "@nestjs/common";
 import { TerminusModule } from "@nestjs/terminus";
 
 import { ChainModule } from "../chain/chain.module";
+import { ChainWriterModule } from "../chain/writer/chain-writer.module";
 import { ConnectionDrain } from "../common/http/connection-drain";
 import { HealthController } from "./health.controller";
 
@@ -12,10 +13,12 @@ export class HealthModule {
    * so a load balancer has time to notice and send them elsewhere; then keep-alive connections are
    * drained (see ConnectionDrain).
    */
-  static forRoot(shutdownGraceMs: number): DynamicModule {
+  static forRoot(options: { shutdownGraceMs: number; writesToChain: boolean }): DynamicModule {
+    // Where the chain writer runs, readiness also reports its signers' funds.
+    const writer = options.writesToChain ? [ChainWriterModule] : [];
     return {
       module: HealthModule,
-      imports: [TerminusModule.forRoot({ gracefulShutdownTimeoutMs: shutdownGraceMs }), ChainModule],
+      imports: [TerminusModule.forRoot({ gracefulShutdownTimeoutMs: options.shutdownGraceMs }), ChainModule, ...writer],
       controllers: [HealthController],
       providers: [ConnectionDrain],
       exports: [ConnectionDrain],
