@@ -71,6 +71,10 @@ describe("signer funds", () => {
     const neededWei = BigInt(degraded.signers[signer].neededWei);
     expect(neededWei).toBeGreaterThan(SHORT_BALANCE);
 
+    const ready = await fetch(`${testApp.baseUrl}/health/ready`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ status: "degraded", info: { signerFunds: { status: "degraded", signers: { [signer]: { status: "short" } } } } });
+
     const { samples } = await scrapeMetrics(testApp.baseUrl);
     expect(total(samples, "ticket_registry_signer_balance_wei", { signer })).toBe(Number(SHORT_BALANCE));
     expect(total(samples, "ticket_registry_signer_funds_needed_wei", { signer })).toBeGreaterThan(Number(SHORT_BALANCE));
@@ -80,6 +84,7 @@ describe("signer funds", () => {
 
     await setBalance(FUNDED_BALANCE);
     expect(await indicatorWhenBalanceIs(FUNDED_BALANCE)).toMatchObject({ status: "up", signers: { [signer]: { status: "funded" } } });
+    expect(await (await fetch(`${testApp.baseUrl}/health/ready`)).json()).toMatchObject({ status: "ok", info: { signerFunds: { status: "up" } } });
     expect(shortWarnings()).toHaveLength(1);
   });
 });
