@@ -130,7 +130,7 @@ describe("a worker killed in the middle of a write", () => {
     startWorker();
     await expectFinishedOnce(accepted, signed);
     expect(await chain.provider.getTransactionCount(signer)).toBe(chainNonceBefore + 1);
-  });
+  }, 180_000);
 
   it("after broadcasting, before the receipt is recorded: the restarted worker finalizes the mined transaction without sending another", async () => {
     const signer = new Wallet(chain.signerKeys[0]).address;
@@ -156,5 +156,5 @@ describe("a worker killed in the middle of a write", () => {
     const all = await mints(chain);
     expect(new Set(all.map((mint) => mint.tokenId)).size).toBe(all.length);
     expect(all).toHaveLength(2 * SALES);
-  });
+  }, 180_000);
 });
