@@ -6,35 +6,30 @@
  * The embedded chain lives in memory, so its ledger does too: unless DATABASE_URL is given, the
  * service uses the database `ticket_registry_dev` and empties it at every embedded start.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { type ChildProcess, spawn } from "node:child_process";
 
 import { Wallet } from "ethers";
 import { Client } from "pg";
 
-const ROOT = join(__dirname, "..");
-const HARDHAT = join(ROOT, "node_modules", "hardhat", "internal", "cli", "cli.js");
+import { deployRegistry, EMBEDDED_SIGNER_KEY, hardhatNodeArgs, ROOT, rpcUrlOf, runHardhat, waitForRpc } from "./lib/embedded-chain";
+
 const EMBEDDED_PORT = Number(process.env.EMBEDDED_CHAIN_PORT ?? 8545);
-const EMBEDDED_RPC_URL = `http://127.0.0.1:${EMBEDDED_PORT}`;
+const EMBEDDED_RPC_URL = rpcUrlOf(EMBEDDED_PORT);
 const DEV_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/ticket_registry_dev";
-/** Hardhat's well-known development account #1: a throwaway key that only the embedded chain knows. */
-const EMBEDDED_SIGNER_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
 
 async function main(): Promise<void> {
   // The service takes the registry's ABI from the compiled artifacts.
-  hardhat(["compile", "--quiet"]);
+  await runHardhat(["compile", "--quiet"]);
   if (!process.env.CHAIN_RPC_URL) await startEmbedded();
   require("../src/main");
 }
 
 async function startEmbedded(): Promise<void> {
-  const node = spawn(process.execPath, [HARDHAT, "node", "--hostname", "127.0.0.1", "--port", String(EMBEDDED_PORT)], { cwd: ROOT, stdio: "ignore" });
+  const node = spawn(process.execPath, hardhatNodeArgs(EMBEDDED_PORT), { cwd: ROOT, stdio: "ignore" });
   stopWithParent(node);
-  await waitForRpc(node);
+  await waitForRpc(EMBEDDED_RPC_URL, node, `; is port ${EMBEDDED_PORT} taken? Set EMBEDDED_CHAIN_PORT`);
   const signer = new Wallet(EMBEDDED_SIGNER_KEY);
-  const registryAddress = deployRegistry(signer.address);
+  const registryAddress = await deployRegistry(EMBEDDED_RPC_URL, signer.address);
   Object.assign(process.env, {
     CHAIN_RPC_URL: EMBEDDED_RPC_URL,
     REGISTRY_ADDRESS: registryAddress,
@@ -48,20 +43,6 @@ async function startEmbedded(): Promise<void> {
   console.log(`Embedded chain: JSON-RPC ${EMBEDDED_RPC_URL} (chain id 31337), TicketRegistry at ${registryAddress}, signer ${signer.address}`);
 }
 
-function deployRegistry(operator: string): string {
-  const deployments = mkdtempSync(join(tmpdir(), "ticket-registry-embedded-"));
-  hardhat(["run", "scripts/deploy.ts", "--network", "localhost"], {
-    LOCALHOST_RPC_URL: EMBEDDED_RPC_URL,
-    REGISTRY_OPERATORS: operator,
-    DEPLOYMENTS_DIR: deployments,
-  });
-  return (JSON.parse(readFileSync(join(deployments, "localhost.json"), "utf8")) as { address: string }).address;
-}
-
-function hardhat(args: string[], env: Record<string, string> = {}): void {
-  execFileSync(process.execPath, [HARDHAT, ...args], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, ...env } });
-}
-
 async function resetDevDatabase(): Promise<void> {
   const client = new Client({ connectionString: "postgres://postgres@127.0.0.1:5432/postgres" });
   await client.connect();
@@ -71,18 +52,6 @@ async function resetDevDatabase(): Promise<void> {
   } finally {
     await client.end();
   }
-}
-
-async function waitForRpc(node: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  while (Date.now() < deadline) {
-    if (node.exitCode !== null) throw new Error(`the embedded chain exited (code ${node.exitCode}); is port ${EMBEDDED_PORT} taken? Set EMBEDDED_CHAIN_PORT`);
-    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] });
-    const ok = await fetch(EMBEDDED_RPC_URL, { method: "POST", headers: { "content-type": "application/json" }, body }).then((r) => r.ok, () => false);
-    if (ok) return;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error("the embedded chain did not start within 120 s");
 }
 
 /** The chain goes when the service goes; the service's own shutdown hooks decide when that is. */
