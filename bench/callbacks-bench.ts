@@ -1,6 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { join } from "node:path";
 
 import { Client } from "pg";
 import type { EntityManager } from "typeorm";
@@ -9,6 +7,11 @@ import { insertCallbacks } from "../src/callbacks/outbox";
 import { generateTestTls, writeTestTls } from "../test/support/test-ca";
 import { startBenchServer } from "./bench-server";
 import { startCallbackSink } from "./callback-sink";
+import type { Figure } from "./figures";
+import { type OwnedProcess } from "./stack/owned-process";
+import { runDirectory } from "./stack/run-directory";
+import { spawnService } from "./stack/service-process";
+import { Teardown } from "./stack/teardown";
 import { quantile } from "./stats";
 
 /**
@@ -24,27 +27,32 @@ const TICKETS = 10_000;
 const CALLBACKS = TICKETS * 2;
 const PER_REQUEST = 5_000;
 const TARGET_PER_SECOND = 1_000;
-const ROOT = join(__dirname, "..");
 
-async function main(): Promise<void> {
-  const tls = writeTestTls(await generateTestTls());
-  const receiver = await startCallbackSink(tls.certFile, tls.keyFile);
-  const server = await startBenchServer({ APP_ROLE: "api" });
-  const db = new Client({ connectionString: server.databaseUrl });
-  await db.connect();
-  let worker: ChildProcess | undefined;
+/** Runs the benchmark, prints its tables and returns its figure; everything it started is stopped. */
+export async function runCallbacksBench(): Promise<Figure[]> {
+  const teardown = new Teardown();
   try {
+    const tls = writeTestTls(await generateTestTls());
+    teardown.add("test TLS files", async () => tls.remove());
+    const receiver = await startCallbackSink(tls.certFile, tls.keyFile);
+    teardown.add("callback receiver", receiver.close);
+    const server = await startBenchServer({ APP_ROLE: "api" });
+    teardown.add("service", server.stop);
+    const db = new Client({ connectionString: server.databaseUrl });
+    await db.connect();
+    teardown.add("database client", () => db.end());
+
     const created = await createCallbacks(server, db, `https://localhost:${receiver.port}/callbacks`);
     console.log(`${created} pending callbacks created; starting a worker to deliver them`);
 
     const spawnedAt = performance.now();
-    worker = spawn(process.execPath, ["-r", "ts-node/register/transpile-only", "src/main.ts"], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
+    const worker = spawnService(
+      "worker",
+      {
         DATABASE_URL: server.databaseUrl,
-        APP_ROLE: "worker",
         APP_MODE: "development",
+        // Its operations endpoints (health, metrics) on any free port.
+        PORT: "0",
         MIGRATE_AT_BOOT: "false",
         REDIS_KEY_PREFIX: `trs-bench-${randomBytes(4).toString("hex")}`,
         CALLBACK_DELIVERY: "true",
@@ -53,9 +61,9 @@ async function main(): Promise<void> {
         LOG_LEVEL: "warn",
         ...workerEnv(),
       },
-      // The worker role logs its module wiring to stdout; problems go to stderr.
-      stdio: ["ignore", "ignore", "inherit"],
-    });
+      runDirectory("bench"),
+    );
+    teardown.add("worker", () => worker.stop("SIGTERM"));
     await waitForDelivered(db, CALLBACKS, worker);
     const wall = (performance.now() - spawnedAt) / 1000;
 
@@ -87,15 +95,9 @@ async function main(): Promise<void> {
     console.table([{ "p50 ms": quantile(durations, 0.5), "p99 ms": quantile(durations, 0.99), "max ms": Math.max(...durations) }]);
     console.log("Delivered after the first attempt began (the backlog draining):");
     console.table([{ "p50 s": (quantile(queued, 0.5) / 1000).toFixed(2), "p99 s": (quantile(queued, 0.99) / 1000).toFixed(2) }]);
+    return [{ name: "Callbacks delivered to a local HTTPS receiver", value: Math.round(perSecond), unit: "deliveries/s", target: TARGET_PER_SECOND, better: "higher" }];
   } finally {
-    if (worker && worker.exitCode === null) {
-      worker.kill("SIGTERM");
-      await new Promise((resolve) => worker?.once("exit", resolve));
-    }
-    await db.end();
-    await server.stop();
-    await receiver.close();
-    tls.remove();
+    await teardown.run();
   }
 }
 
@@ -141,10 +143,10 @@ async function post(server: { baseUrl: string; apiKey: string }, path: string, b
   if (!response.ok || JSON.parse(text).data?.some((item: { status: string }) => item.status !== "success")) throw new Error(`${path}: ${response.status} ${text.slice(0, 500)}`);
 }
 
-async function waitForDelivered(db: Client, count: number, worker: ChildProcess): Promise<void> {
+async function waitForDelivered(db: Client, count: number, worker: OwnedProcess): Promise<void> {
   const deadline = Date.now() + 300_000;
   for (;;) {
-    if (worker.exitCode !== null) throw new Error(`the worker exited with code ${worker.exitCode}`);
+    if (!worker.running()) throw new Error(`the worker exited; see ${worker.logFile}`);
     const { rows } = await db.query<{ delivered: number; failed: number }>(
       `SELECT count(*) FILTER (WHERE status = 'delivered')::int AS delivered, count(*) FILTER (WHERE status = 'failed')::int AS failed FROM callbacks`,
     );
@@ -155,8 +157,9 @@ async function waitForDelivered(db: Client, count: number, worker: ChildProcess)
   }
 }
 
-/** A keep-alive HTTPS receiver on 127.0.0.1 that reads each body and answers 204. */
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+if (require.main === module) {
+  runCallbacksBench().catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}

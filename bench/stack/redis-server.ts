@@ -1,0 +1,69 @@
+import { connect } from "node:net";
+import { join } from "node:path";
+
+import Redis from "ioredis";
+
+import { freePort } from "../../test/support/test-chain";
+import { type OwnedProcess, spawnOwned } from "./owned-process";
+
+/**
+ * A Redis of the run's own on a free port, in memory only (`--save "" --appendonly no`): a restart
+ * loses everything, as a Redis without persistence does. The shared Redis on 6379 is never touched.
+ */
+export interface RedisServer {
+  url: string;
+  port: number;
+  /** SHUTDOWN NOSAVE, then waits until the port is closed. */
+  shutdown: () => Promise<void>;
+  /** Starts it again on the same port, empty. */
+  start: () => Promise<void>;
+  stop: () => Promise<void>;
+}
+
+/**
+ * redis-server cannot watch for its parent's end, so a shell holds it: when the run's pipe on the
+ * shell's stdin closes (the run ended, however), the shell stops Redis; when Redis exits, so does the shell.
+ */
+const LIFELINE = 'exec 3<&0; redis-server "$@" </dev/null & r=$!; { cat <&3 >/dev/null; kill $r 2>/dev/null; } & wait $r';
+
+export async function startRedisServer(logDir: string): Promise<RedisServer> {
+  const port = await freePort();
+  let current: OwnedProcess | null = null;
+  const start = async () => {
+    const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"];
+    current = spawnOwned("redis", "sh", ["-c", LIFELINE, "sh", ...args], process.env, join(logDir, "redis.log"));
+    await waitForPort(port, true, current);
+  };
+  const shutdown = async () => {
+    const client = new Redis({ port, host: "127.0.0.1", lazyConnect: true, maxRetriesPerRequest: 0 });
+    await client.connect();
+    await client.call("SHUTDOWN", "NOSAVE").catch(() => undefined);
+    client.disconnect();
+    await current?.exited;
+    await waitForPort(port, false);
+  };
+  await start();
+  return { url: `redis://127.0.0.1:${port}`, port, shutdown, start, stop: async () => void (await current?.stop("SIGKILL")) };
+}
+
+/** Waits until the port accepts connections (`open`) or refuses them. */
+async function waitForPort(port: number, open: boolean, owner?: OwnedProcess): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (open && owner && !owner.running()) throw new Error(`redis-server exited; see ${owner.logFile}`);
+    if ((await accepts(port)) === open) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`port ${port} did not ${open ? "open" : "close"} within 30 s`);
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
