@@ -1,0 +1,74 @@
+import type { Client } from "pg";
+
+import type { Expectation } from "../action-planner";
+import type { LoadRecord } from "../load-record";
+import { type CheckLine, countsOf, firstFew, info, verdict } from "./check-line";
+
+interface LedgerRow {
+  id: string;
+  kind: string;
+  status: string;
+  error_code: string | null;
+}
+
+const FINAL = new Set(["confirmed", "error", "no_broadcast_required"]);
+
+/** What the ledger must say of an action the service accepted, by what the load meant it to do. */
+function endedAsExpected(row: LedgerRow, expect: Expectation): boolean {
+  if (expect === "onchain_invalid_receiver") return row.status === "error" && row.error_code === "onchain_invalid_receiver";
+  return row.status === expect;
+}
+
+/**
+ * The run's own account against the ledger: every accepted promise is a row that ended as intended
+ * (confirmed, final with nothing on chain, or refused on chain on purpose); nothing is left
+ * unfinished; and rows no answer announced (requests cut off during a fault) are final too.
+ */
+export async function checkLedger(db: Client, record: LoadRecord, tolerateUnanswered: boolean): Promise<{ lines: CheckLine[]; byKind: Record<string, Record<string, number>> }> {
+  const rows = (await db.query<LedgerRow>(`SELECT id, kind, status, error_code FROM chain_actions`)).rows;
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const missing = [...record.accepted.keys()].filter((promise) => !byId.has(promise));
+  const unexpected: string[] = [];
+  for (const [promise, accepted] of record.accepted) {
+    const row = byId.get(promise);
+    if (row && !endedAsExpected(row, accepted.expect)) unexpected.push(`${accepted.kind} ${promise}: ${row.status}${row.error_code ? ` (${row.error_code})` : ""}, expected ${accepted.expect}`);
+  }
+  const unfinished = rows.filter((row) => !FINAL.has(row.status));
+  const unannounced = rows.filter((row) => !record.accepted.has(row.id));
+  const unannouncedErrors = unannounced.filter((row) => row.status === "error");
+  const intendedRefusals = [...record.accepted.values()].filter((accepted) => accepted.expect === "onchain_invalid_receiver").length;
+  const lines = [
+    verdict(missing.length === 0, "every accepted action is in the ledger", `${record.accepted.size - missing.length} of ${record.accepted.size}${missing.length ? `; missing: ${firstFew(missing)}` : ""}`),
+    verdict(
+      unexpected.length === 0,
+      "every accepted action ended as intended",
+      `${record.accepted.size - unexpected.length - missing.length} as intended, of which ${intendedRefusals} refused on chain on purpose (claims to a custody address: onchain_invalid_receiver)` +
+        (unexpected.length ? `; not as intended: ${firstFew(unexpected)}` : ""),
+    ),
+    verdict(unfinished.length === 0, "nothing left unfinished in the ledger", `${unfinished.length} actions waiting or pending`),
+    verdict(record.refused.length === 0, "the service refused no action of the load", record.refused.length ? countsOf(record.refused.map((item) => `${item.kind} ${item.code}`)) : "0 refused"),
+    verdict(
+      tolerateUnanswered || record.unanswered.length === 0,
+      tolerateUnanswered ? "requests without an answer (during faults)" : "every request was answered",
+      record.unanswered.length ? `${record.unanswered.length} actions: ${countsOf(record.unanswered.map((item) => item.reason))}` : "0 unanswered",
+    ),
+    unannounced.length === 0
+      ? info("actions applied without an answer", "0")
+      : verdict(
+          unannouncedErrors.length === 0 && unannounced.every((row) => FINAL.has(row.status)),
+          "actions applied without an answer (the client cannot know them; they must still be final)",
+          `${unannounced.length}: ${countsOf(unannounced.map((row) => `${row.kind} ${row.status}`))}`,
+        ),
+  ];
+  return { lines, byKind: tabulate(rows) };
+}
+
+function tabulate(rows: LedgerRow[]): Record<string, Record<string, number>> {
+  const table: Record<string, Record<string, number>> = {};
+  for (const row of rows) {
+    const status = row.status === "error" ? `error ${row.error_code}` : row.status;
+    table[row.kind] ??= {};
+    table[row.kind][status] = (table[row.kind][status] ?? 0) + 1;
+  }
+  return table;
+}

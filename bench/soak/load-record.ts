@@ -1,0 +1,29 @@
+import type { ActionKind, Expectation } from "./action-planner";
+
+export interface AcceptedAction {
+  kind: ActionKind;
+  expect: Expectation;
+  acceptedAt: number;
+}
+
+export interface RequestSample {
+  route: string;
+  startedAt: number;
+  ms: number;
+  actions: number;
+  /** Answered 200 (or, for /api/v1/events, with an item status). */
+  answered: boolean;
+}
+
+/** Everything the load generator sent and what the service answered: the run's own account, checked against the ledger. */
+export class LoadRecord {
+  readonly accepted = new Map<string, AcceptedAction>();
+  readonly refused: { kind: ActionKind; code: string }[] = [];
+  readonly unanswered: { kind: ActionKind; reason: string; at: number }[] = [];
+  readonly requests: RequestSample[] = [];
+  plannedActions = 0;
+  /** Actions a tick did not send because too many requests were still open (the service fell behind the rate). */
+  skippedActions = 0;
+  startedAt = 0;
+  endedAt = 0;
+}

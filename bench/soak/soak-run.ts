@@ -1,0 +1,131 @@
+import { randomBytes } from "node:crypto";
+
+import { Client } from "pg";
+
+import { MemorySampler } from "../stack/rss";
+import { runDirectory } from "../stack/run-directory";
+import { newOrganization, type Stack, startStack } from "../stack/stack";
+import { ActionPlanner } from "./action-planner";
+import { CallbackTally } from "./callback-tally";
+import { checkCallbacks } from "./checks/callback-check";
+import { checkChain } from "./checks/chain-check";
+import { type CheckLine, firstFew, verdict } from "./checks/check-line";
+import { checkLedger } from "./checks/ledger-check";
+import { waitForDrain } from "./drain";
+import { type FaultRecord, type FaultSettings, runFaultSchedule } from "./faults/fault-schedule";
+import { recoveryOf } from "./faults/recovery";
+import { driveLoad, type LoadSettings } from "./load-driver";
+import { LoadModel, type ModelEvent } from "./load-model";
+import { LoadRecord } from "./load-record";
+import type { RunOptions } from "./options";
+import { printChecks, printLatency, printLedger, printLoad, printMemory, printRecovery, printThroughput } from "./report";
+
+const TICK_MS = 500;
+const MAX_OPEN_REQUESTS = 64;
+const REQUEST_TIMEOUT_MS = 60_000;
+const MEMORY_SAMPLE_MS = 5_000;
+
+/**
+ * One soak or fault run: the stack, the load for `minutes` (with faults injected on a schedule when
+ * `faults` is given), the drain, then the checks. Resolves true when every check passed.
+ */
+export async function runSoak(options: RunOptions, faults: FaultSettings | null): Promise<boolean> {
+  const logDir = runDirectory(faults ? "faults" : "soak");
+  const organization = newOrganization();
+  const tally = new CallbackTally(organization.webhookSecret);
+  console.log(`Starting the stack (process logs in ${logDir}) ...`);
+  const stack = await startStack({
+    logDir,
+    organization,
+    chainProxy: faults !== null,
+    // A worker killed mid-delivery holds its callbacks' leases; shorter leases keep a short fault run short.
+    serviceEnv: faults ? { CALLBACK_LEASE_MS: "20000", CALLBACK_TIMEOUT_MS: "10000" } : {},
+    onCallback: (callback) => tally.receive(callback),
+  });
+  const db = new Client({ connectionString: stack.database.url });
+  try {
+    await db.connect();
+    printStack(stack, options, faults);
+    return await loadAndCheck(stack, db, tally, options, faults);
+  } finally {
+    await db.end().catch(() => undefined);
+    await stack.stop();
+  }
+}
+
+async function loadAndCheck(stack: Stack, db: Client, tally: CallbackTally, options: RunOptions, faults: FaultSettings | null): Promise<boolean> {
+  const memory = new MemorySampler(() => processesOf(stack));
+  memory.startEvery(MEMORY_SAMPLE_MS);
+  const model = new LoadModel(randomBytes(3).toString("hex"));
+  const planner = new ActionPlanner(model, stack.callbackUrl);
+  const record = new LoadRecord();
+  const settings: LoadSettings = { rate: options.rate, durationMs: options.minutes * 60_000, tickMs: TICK_MS, maxInFlight: MAX_OPEN_REQUESTS, requestTimeoutMs: REQUEST_TIMEOUT_MS };
+
+  console.log(`Load: ${options.rate} actions/s for ${options.minutes} min${faults ? `, a fault every ${faults.everyMs / 1000} s` : ""} ...`);
+  const loadStartedAt = Date.now();
+  const faultsDone: Promise<FaultRecord[]> = faults ? runFaultSchedule(stack, faults, loadStartedAt, settings.durationMs) : Promise.resolve([]);
+  await driveLoad(stack, model, planner, settings, record, (event) => void learnCustody(db, stack, event));
+  const faultRecords = await faultsDone;
+
+  console.log("Load done; waiting for the backlog to drain ...");
+  const drain = await waitForDrain(db, tally, Math.max(300_000, settings.durationMs), () => stack.services.crashLooping);
+  const tracks = memory.stop();
+
+  console.log("Checking the ledger, the chain and the callbacks ...");
+  const ledger = await checkLedger(db, record, faults !== null);
+  const lines: CheckLine[] = [
+    verdict(drain.drained, "the backlog drained", drain.drained ? `in ${drain.seconds.toFixed(1)} s` : `not within ${drain.seconds.toFixed(0)} s: ${JSON.stringify(drain.backlog)}`),
+    processLine(stack, faults !== null),
+    ...ledger.lines,
+    ...(await checkChain(db, stack.chain.registry, options.sample)),
+    ...(await checkCallbacks(db, tally, faults ? faultRecords.filter((fault) => fault.kind.startsWith("worker")).map((fault) => ({ at: fault.startedAt })) : null)),
+  ];
+
+  printLoad(record, options.rate);
+  printLatency(record);
+  printThroughput(record, Object.values(ledger.byKind).reduce((sum, statuses) => sum + Object.values(statuses).reduce((a, b) => a + b, 0), 0), drain.seconds);
+  printMemory(tracks);
+  printLedger(ledger.byKind);
+  if (faults) printRecovery(await recoveryOf(db, faultRecords, record));
+  return printChecks(lines);
+}
+
+/** The event's custody address: a claim sent there is one the registry must refuse (an on-chain error on purpose). */
+async function learnCustody(db: Client, stack: Stack, event: ModelEvent): Promise<void> {
+  try {
+    const { rows } = await db.query<{ event_index: string }>(`SELECT event_index::text FROM events WHERE event_id = $1`, [event.eventId]);
+    if (rows[0]) event.custody = await stack.chain.registry.custodyAddress(BigInt(rows[0].event_index));
+  } catch {
+    // Without it the event's claims all go to wallets.
+  }
+}
+
+function processesOf(stack: Stack): { name: string; pid: number }[] {
+  const api = stack.services.current("api");
+  const worker = stack.services.current("worker");
+  return [
+    ...(api ? [{ name: api.name, pid: api.pid }] : []),
+    ...(worker ? [{ name: worker.name, pid: worker.pid }] : []),
+    { name: "chain node", pid: stack.chain.process.pid },
+  ];
+}
+
+function processLine(stack: Stack, faultRun: boolean) {
+  const exits = stack.services.unexpectedExits;
+  const ranThroughout = faultRun ? "none; the worker restarts are the run's own faults" : "none: api and worker ran throughout";
+  return verdict(
+    exits.length === 0,
+    "no service process exited on its own",
+    exits.length ? firstFew(exits.map((exit) => `${exit.name} (${exit.exit.code ?? exit.exit.signal}; log ${exit.logFile})`)) : ranThroughout,
+  );
+}
+
+function printStack(stack: Stack, options: RunOptions, faults: FaultSettings | null): void {
+  console.log(
+    [
+      `Stack: api ${stack.baseUrl} (APP_ROLE=api), worker (APP_ROLE=worker), database ${stack.database.name}, Redis ${stack.redis.url}`,
+      `       chain ${stack.chain.url}${stack.proxy ? ` behind proxy ${stack.proxy.url}` : ""}, TicketRegistry ${stack.chain.registryAddress}, callbacks to ${stack.callbackUrl()}`,
+      `       ${options.minutes} min at ${options.rate} actions/s${faults ? `; faults every ${faults.everyMs / 1000} s (Redis down ${faults.redisDownMs / 1000} s, chain unreachable ${faults.chainDownMs / 1000} s)` : ""}`,
+    ].join("\n"),
+  );
+}
