@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 
 import { Client } from "pg";
 
+import { machineInfo } from "../machine";
 import { MemorySampler } from "../stack/rss";
 import { runDirectory } from "../stack/run-directory";
 import { newOrganization, type Stack, startStack } from "../stack/stack";
@@ -46,6 +47,8 @@ export async function runSoak(options: RunOptions, faults: FaultSettings | null)
   try {
     await db.connect();
     printStack(stack, options, faults);
+    const machine = await machineInfo();
+    console.log(`Machine: ${machine.date}, ${machine.cores} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Node ${machine.node}, PostgreSQL ${machine.postgres}; shared with whatever else runs on it`);
     return await loadAndCheck(stack, db, tally, options, faults);
   } finally {
     await db.end().catch(() => undefined);

@@ -7,6 +7,7 @@ export interface Recovery {
   fault: string;
   "at s": string;
   "lasted s": string;
+  "actions unfinished at its end": number;
   "first broadcast after s": string;
   "first confirmation after s": string;
   "first callback after s": string;
@@ -24,8 +25,10 @@ export async function recoveryOf(db: Client, faults: FaultRecord[], record: Load
   const rows: Recovery[] = [];
   for (const fault of faults) {
     const end = new Date(fault.endedAt);
-    const { rows: found } = await db.query<{ broadcast: Date | null; confirmed: Date | null; delivered: Date | null; settled: Date | null }>(
-      `SELECT (SELECT min(broadcast_at) FROM chain_transactions WHERE broadcast_at >= $1) AS broadcast,
+    const { rows: found } = await db.query<{ unfinished: number; broadcast: Date | null; confirmed: Date | null; delivered: Date | null; settled: Date | null }>(
+      // Every action is final by now, so updated_at is when it became final.
+      `SELECT (SELECT count(*) FROM chain_actions WHERE created_at < $1 AND updated_at >= $1 AND status <> 'no_broadcast_required')::int AS unfinished,
+              (SELECT min(broadcast_at) FROM chain_transactions WHERE broadcast_at >= $1) AS broadcast,
               (SELECT min(updated_at) FROM chain_actions WHERE status = 'confirmed' AND updated_at >= $1) AS confirmed,
               (SELECT min(delivered_at) FROM callbacks WHERE delivered_at >= $1) AS delivered,
               (SELECT max(updated_at) FROM chain_actions WHERE created_at < $1) AS settled`,
@@ -36,6 +39,7 @@ export async function recoveryOf(db: Client, faults: FaultRecord[], record: Load
       fault: fault.kind,
       "at s": ((fault.startedAt - record.startedAt) / 1000).toFixed(0),
       "lasted s": ((fault.endedAt - fault.startedAt) / 1000).toFixed(1),
+      "actions unfinished at its end": found[0].unfinished,
       "first broadcast after s": after(found[0].broadcast),
       "first confirmation after s": after(found[0].confirmed),
       "first callback after s": after(found[0].delivered),
