@@ -2,6 +2,8 @@ import { randomBytes } from "node:crypto";
 
 import { startBenchServer } from "./bench-server";
 import type { Figure } from "./figures";
+import { runDirectory } from "./stack/run-directory";
+import { Teardown } from "./stack/teardown";
 import { median, quantile } from "./stats";
 
 /**
@@ -18,8 +20,13 @@ const SOLD_TARGET_MS = 30;
 
 /** Runs the benchmark, prints its table and returns its figures. */
 export async function runApiBench(): Promise<Figure[]> {
-  const server = await startBenchServer();
+  const teardown = new Teardown();
+  const logs = runDirectory("bench-api");
+  let passed = false;
+  teardown.add("process logs", async () => logs.finish(passed));
   try {
+    const server = await startBenchServer({}, logs.path);
+    teardown.add("service", server.stop);
     const post = poster(server.baseUrl, server.apiKey);
     const eventId = `bench-${randomBytes(4).toString("hex")}`;
     await post("/api/v1/events", { eventId, ticketeerId: server.ticketeerId, currency: "EUR", callbackUrl: "https://bench.example.com/cb" });
@@ -29,12 +36,13 @@ export async function runApiBench(): Promise<Figure[]> {
       { name: "POST /stream, 5000 soldTicket", ...stream, targetMs: STREAM_TARGET_MS, targetRate: 16_000 },
       { name: "POST /api/v1/sold, 100 tickets", ...sold, targetMs: SOLD_TARGET_MS },
     ]);
+    passed = true;
     return [
       { name: "POST /stream 5000 soldTicket, median", value: round(stream.medianMs), unit: "ms", target: STREAM_TARGET_MS, better: "lower" },
       { name: "POST /api/v1/sold 100 tickets, median", value: round(sold.medianMs), unit: "ms", target: SOLD_TARGET_MS, better: "lower" },
     ];
   } finally {
-    await server.stop();
+    await teardown.run();
   }
 }
 

@@ -2,7 +2,6 @@ import { randomBytes } from "node:crypto";
 
 import { freePort } from "../test/support/test-chain";
 import { createDatabase } from "./stack/database";
-import { runDirectory } from "./stack/run-directory";
 import { spawnService, waitForHealth } from "./stack/service-process";
 
 export interface BenchServer {
@@ -15,9 +14,9 @@ export interface BenchServer {
 
 /**
  * The service as its own process on a fresh database, so the load generator does not share its
- * event loop. Its log goes to a file in a fresh temporary folder (named when it fails to start).
+ * event loop. Its log goes to `logDir`.
  */
-export async function startBenchServer(env: Record<string, string> = {}): Promise<BenchServer> {
+export async function startBenchServer(env: Record<string, string>, logDir: string): Promise<BenchServer> {
   const database = await createDatabase("bench");
   const port = await freePort();
   const apiKey = `bench_${randomBytes(24).toString("hex")}`;
@@ -35,7 +34,7 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
       LOG_LEVEL: "warn",
       ...env,
     },
-    runDirectory("bench"),
+    logDir,
     "service",
   );
   const stop = async () => {

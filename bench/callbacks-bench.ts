@@ -31,12 +31,15 @@ const TARGET_PER_SECOND = 1_000;
 /** Runs the benchmark, prints its tables and returns its figure; everything it started is stopped. */
 export async function runCallbacksBench(): Promise<Figure[]> {
   const teardown = new Teardown();
+  const logs = runDirectory("bench-callbacks");
+  let passed = false;
+  teardown.add("process logs", async () => logs.finish(passed));
   try {
     const tls = writeTestTls(await generateTestTls());
     teardown.add("test TLS files", async () => tls.remove());
     const receiver = await startCallbackSink(tls.certFile, tls.keyFile);
     teardown.add("callback receiver", receiver.close);
-    const server = await startBenchServer({ APP_ROLE: "api" });
+    const server = await startBenchServer({ APP_ROLE: "api" }, logs.path);
     teardown.add("service", server.stop);
     const db = new Client({ connectionString: server.databaseUrl });
     await db.connect();
@@ -61,7 +64,7 @@ export async function runCallbacksBench(): Promise<Figure[]> {
         LOG_LEVEL: "warn",
         ...workerEnv(),
       },
-      runDirectory("bench"),
+      logs.path,
     );
     teardown.add("worker", () => worker.stop("SIGTERM"));
     await waitForDelivered(db, CALLBACKS, worker);
@@ -95,6 +98,7 @@ export async function runCallbacksBench(): Promise<Figure[]> {
     console.table([{ "p50 ms": quantile(durations, 0.5), "p99 ms": quantile(durations, 0.99), "max ms": Math.max(...durations) }]);
     console.log("Delivered after the first attempt began (the backlog draining):");
     console.table([{ "p50 s": (quantile(queued, 0.5) / 1000).toFixed(2), "p99 s": (quantile(queued, 0.99) / 1000).toFixed(2) }]);
+    passed = true;
     return [{ name: "Callbacks delivered to a local HTTPS receiver", value: Math.round(perSecond), unit: "deliveries/s", target: TARGET_PER_SECOND, better: "higher" }];
   } finally {
     await teardown.run();

@@ -25,21 +25,27 @@ const DEADLINE_MS = 600_000;
 /** Runs the benchmark, prints its tables and returns its figure; everything it started is stopped. */
 export async function runE2eBench(): Promise<Figure[]> {
   const teardown = new Teardown();
+  const logs = runDirectory("bench-e2e");
+  let passed = false;
+  teardown.add("process logs", async () => logs.finish(passed));
   try {
-    const chain = await startChainNode(runDirectory("bench"));
+    const chain = await startChainNode(logs.path);
     teardown.add("chain node", chain.stop);
     const tls = writeTestTls(await generateTestTls());
     teardown.add("test TLS files", async () => tls.remove());
     const receiver = await startCallbackSink(tls.certFile, tls.keyFile);
     teardown.add("callback receiver", receiver.close);
-    const server = await startBenchServer({
-      ...chain.env,
-      APP_ROLE: "all",
-      BATCH_MAX_WAIT_MS: "300",
-      RECEIPT_POLL_MS: "200",
-      CALLBACK_ALLOW_HOSTS: "localhost",
-      NODE_EXTRA_CA_CERTS: tls.caFile,
-    });
+    const server = await startBenchServer(
+      {
+        ...chain.env,
+        APP_ROLE: "all",
+        BATCH_MAX_WAIT_MS: "300",
+        RECEIPT_POLL_MS: "200",
+        CALLBACK_ALLOW_HOSTS: "localhost",
+        NODE_EXTRA_CA_CERTS: tls.caFile,
+      },
+      logs.path,
+    );
     teardown.add("service", server.stop);
     const db = new Client({ connectionString: server.databaseUrl });
     await db.connect();
@@ -76,6 +82,7 @@ export async function runE2eBench(): Promise<Figure[]> {
     const onChain = await chain.registry.eventRecord(1n);
     console.log(`On chain: ${onChain.ticketsSold} tickets sold in event 1 (expected ${TICKETS})`);
     if (onChain.ticketsSold !== BigInt(TICKETS)) throw new Error(`the registry counts ${onChain.ticketsSold} tickets sold, not ${TICKETS}`);
+    passed = true;
     return [{ name: "End to end: sales confirmed on chain", value: Math.round(ticketsPerSecond), unit: "tickets/s", target: TARGET_TICKETS_PER_SECOND, better: "higher" }];
   } finally {
     await teardown.run();

@@ -31,12 +31,13 @@ const MEMORY_SAMPLE_MS = 5_000;
  * `faults` is given), the drain, then the checks. Resolves true when every check passed.
  */
 export async function runSoak(options: RunOptions, faults: FaultSettings | null): Promise<boolean> {
-  const logDir = runDirectory(faults ? "faults" : "soak");
+  const logs = runDirectory(faults ? "faults" : "soak");
   const organization = newOrganization();
   const tally = new CallbackTally(organization.webhookSecret);
-  console.log(`Starting the stack (process logs in ${logDir}) ...`);
+  console.log(`Starting the stack (process logs in ${logs.path}; removed if every check passes) ...`);
+  let passed = false;
   const stack = await startStack({
-    logDir,
+    logDir: logs.path,
     organization,
     chainProxy: faults !== null,
     // A worker killed mid-delivery holds its callbacks' leases; shorter leases keep a short fault run short.
@@ -49,10 +50,12 @@ export async function runSoak(options: RunOptions, faults: FaultSettings | null)
     printStack(stack, options, faults);
     const machine = await machineInfo();
     console.log(`Machine: ${machine.date}, ${machine.cores} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Node ${machine.node}, PostgreSQL ${machine.postgres}; shared with whatever else runs on it`);
-    return await loadAndCheck(stack, db, tally, options, faults);
+    passed = await loadAndCheck(stack, db, tally, options, faults);
+    return passed;
   } finally {
     await db.end().catch(() => undefined);
     await stack.stop();
+    logs.finish(passed);
   }
 }
 
