@@ -5,7 +5,7 @@
 #   docker run --env-file service.env ticket-registry-service \
 #     node dist/src/cli/main.js org list                                        # the ops CLI
 #   docker run --env-file service.env ticket-registry-service \
-#     node node_modules/typeorm/cli.js migration:run -d dist/src/database/data-source.js   # migrations
+#     node dist/src/database/migrate.js                                         # migrations
 
 # Build: every dependency, the contract's types (typechain-types/) and `nest build` into dist/.
 FROM node:20-bookworm-slim AS build
