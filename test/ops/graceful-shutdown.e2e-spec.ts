@@ -91,7 +91,7 @@ describe("SIGTERM under load", () => {
     const { key, ticketeerId } = await testApp.organization();
     const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
-    const service = startService({ APP_ROLE: "all", PORT: String(port), SHUTDOWN_GRACE_MS: "1500" });
+    const service = startService({ APP_ROLE: "all", PORT: String(port), SHUTDOWN_GRACE_MS: "1500", LOG_LEVEL: "info" });
     await eventually(async () => ((await fetch(`${baseUrl}/health/ready`).catch(() => null))?.ok ? true : undefined), 60_000, "the service to be ready");
 
     const eventId = uid("event");
@@ -111,6 +111,8 @@ describe("SIGTERM under load", () => {
     await load.stop();
     expect(exit, service.output()).not.toBe("still running");
     expect(exit).not.toEqual({ code: null, signal: "SIGKILL" });
+    expect(service.output()).toContain("SIGTERM: leaving readiness");
+    expect(service.output()).toContain("SIGTERM: stopped");
     expect(load.unexpected).toEqual([]);
 
     const accepted = [created.body.txPromise as string, ...load.accepted.promises];

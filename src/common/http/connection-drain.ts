@@ -1,4 +1,4 @@
-import { Injectable, type BeforeApplicationShutdown } from "@nestjs/common";
+import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationShutdown } from "@nestjs/common";
 import type { NextFunction, Request, Response } from "express";
 
 /**
@@ -7,11 +7,17 @@ import type { NextFunction, Request, Response } from "express";
  * with no connection once the requests in flight are answered; none is cut mid-request.
  */
 @Injectable()
-export class ConnectionDrain implements BeforeApplicationShutdown {
+export class ConnectionDrain implements BeforeApplicationShutdown, OnApplicationShutdown {
+  private readonly logger = new Logger("Shutdown");
   private draining = false;
 
-  beforeApplicationShutdown(): void {
+  beforeApplicationShutdown(signal?: string): void {
     this.draining = true;
+    this.logger.log(`${signal ?? "shutdown"}: leaving readiness, draining connections, finishing the work in flight`);
+  }
+
+  onApplicationShutdown(signal?: string): void {
+    this.logger.log(`${signal ?? "shutdown"}: stopped; unfinished work waits in the ledger`);
   }
 
   readonly middleware = (_request: Request, response: Response, next: NextFunction): void => {
