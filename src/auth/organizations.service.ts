@@ -38,6 +38,12 @@ export class OrganizationsService {
     return this.webhookSecrets.rotate(organization.id, graceHours);
   }
 
+  /** Encrypts the webhook secrets stored before WEBHOOK_SECRETS_KEY was configured; returns how many. */
+  async encryptStoredWebhookSecrets(): Promise<number> {
+    if (!this.webhookSecrets.encrypts) throw new OrganizationsError("WEBHOOK_SECRETS_KEY is not set: there is nothing to encrypt with");
+    return this.webhookSecrets.encryptStored();
+  }
+
   listOrganizations(): Promise<Organization[]> {
     return this.dataSource.getRepository(Organization).find({ order: { createdAt: "ASC" } });
   }

@@ -96,4 +96,16 @@ const secretRotate: Command = {
   },
 };
 
-export const COMMANDS: readonly Command[] = [orgCreate, orgList, keyCreate, keyList, keyRevoke, keyRotate, secretRotate];
+const secretEncrypt: Command = {
+  name: "secret encrypt",
+  summary: "Encrypt the webhook secrets stored before WEBHOOK_SECRETS_KEY was set, with that key.",
+  operands: [],
+  requiredOptions: [],
+  optionalOptions: [],
+  async run(organizations) {
+    const count = await organizations.encryptStoredWebhookSecrets();
+    print(count === 0 ? "Every webhook secret is already stored encrypted." : `Encrypted ${count} webhook secret${count === 1 ? "" : "s"}.`);
+  },
+};
+
+export const COMMANDS: readonly Command[] = [orgCreate, orgList, keyCreate, keyList, keyRevoke, keyRotate, secretRotate, secretEncrypt];

@@ -17,7 +17,7 @@ export async function runCommand(config: AppConfig, command: Command, input: Com
   await prepareDatabase(config);
   const dataSource = await new DataSource(dataSourceOptions(config.database.url)).initialize();
   try {
-    await command.run(new OrganizationsService(dataSource, new WebhookSecretsService(dataSource)), input);
+    await command.run(new OrganizationsService(dataSource, new WebhookSecretsService(dataSource, config)), input);
   } catch (error) {
     throw error instanceof OrganizationsError ? new RefusedError(error.message) : error;
   } finally {

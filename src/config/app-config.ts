@@ -25,6 +25,8 @@ export interface AppConfig {
     maxAttempts: number;
     /** Multiplies the retry schedule's delays (not a receiver's Retry-After): tests shrink it; production keeps 1. */
     retryScale: number;
+    /** AES-256 key (base64 of 32 bytes) that encrypts the webhook signing secrets at rest; required in production. */
+    secretsKey: string | null;
   };
   dev: { ticketeerId: string | null; apiKey: string | null; organizationName: string; webhookSecret: string | null };
   /** The queue dashboard's credential; no password, no dashboard. */
@@ -233,6 +235,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       allowHosts: read.list("CALLBACK_ALLOW_HOSTS").map((host) => host.toLowerCase()),
       maxAttempts: read.integer("CALLBACK_MAX_ATTEMPTS", 12, 1, 100),
       retryScale: read.decimal("CALLBACK_RETRY_SCALE", 1, 0.0001, 1),
+      secretsKey: read.optional("WEBHOOK_SECRETS_KEY"),
     },
     dev: {
       webhookSecret: read.optional("DEV_WEBHOOK_SECRET"),
@@ -254,12 +257,25 @@ export function loadConfig(env: Env = process.env): AppConfig {
     read.problems.push("CALLBACK_RETRY_SCALE shortens the callbacks' retry schedule: refused in production mode");
   }
   if (config.app.mode === "production" && config.dev.webhookSecret) read.problems.push("DEV_WEBHOOK_SECRET is refused in production mode");
+  checkSecretsKey(config, read.problems);
   if (config.admin.password !== null && config.admin.password.length < MIN_ADMIN_PASSWORD_LENGTH) {
     read.problems.push(`ADMIN_PASSWORD must be at least ${MIN_ADMIN_PASSWORD_LENGTH} characters`);
   }
   if (config.callbacks.leaseMs <= config.callbacks.timeoutMs) read.problems.push("CALLBACK_LEASE_MS must be longer than CALLBACK_TIMEOUT_MS");
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   return config;
+}
+
+/** Webhook secrets are stored encrypted wherever it matters: production refuses to store them readable. */
+function checkSecretsKey(config: AppConfig, problems: string[]): void {
+  const key = config.callbacks.secretsKey;
+  if (key === null) {
+    if (config.app.mode === "production") problems.push("WEBHOOK_SECRETS_KEY is required in production mode (base64 of 32 random bytes: openssl rand -base64 32)");
+    return;
+  }
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(key) || Buffer.from(key, "base64").length !== 32) {
+    problems.push("WEBHOOK_SECRETS_KEY must be base64 of exactly 32 bytes (openssl rand -base64 32)");
+  }
 }
 
 /** The playground seed is for a developer's machine only; production refuses it outright. */

@@ -1,4 +1,7 @@
+import { randomBytes } from "node:crypto";
+
 import { Webhook } from "standardwebhooks";
+import { DataSource } from "typeorm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { apiClient } from "../support/api-client";
@@ -38,7 +41,14 @@ let secret: string;
 
 beforeAll(async () => {
   [chain, receiver] = await Promise.all([startTestChain(), startHttpsReceiver()]);
-  testApp = await startTestApp({ ...chain.env, ...DELIVERY_ENV, CALLBACK_TIMEOUT_MS: String(TIMEOUT_MS), CALLBACK_LEASE_MS: "5000" });
+  // Secrets stored encrypted, as in production: signing must read them back.
+  testApp = await startTestApp({
+    ...chain.env,
+    ...DELIVERY_ENV,
+    CALLBACK_TIMEOUT_MS: String(TIMEOUT_MS),
+    CALLBACK_LEASE_MS: "5000",
+    WEBHOOK_SECRETS_KEY: randomBytes(32).toString("base64"),
+  });
   const organization = await testApp.organization();
   secret = organization.webhookSecret;
   api = apiClient(testApp.baseUrl, organization.key);
@@ -58,6 +68,8 @@ describe("signed callbacks of confirmed on-chain actions", () => {
     const views = await settled(api, promises);
     const requests = await eventually(async () => (receiver.requests(path).length >= 3 ? receiver.requests(path) : undefined), 20_000, "3 callbacks");
     expect(requests).toHaveLength(3);
+    const stored = (await testApp.app.get(DataSource).query(`SELECT secret FROM webhook_secrets`)) as { secret: string }[];
+    expect(stored.every((row) => row.secret.startsWith("enc:v1:") && !row.secret.includes(secret.slice("whsec_".length)))).toBe(true);
 
     for (const [index, promise] of promises.entries()) {
       const [request] = requestsFor(requests, promise);

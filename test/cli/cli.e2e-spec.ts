@@ -8,11 +8,13 @@ import { API_KEY_PREFIX_LENGTH, hashApiKey } from "../../src/auth/api-key-secret
 import { AuthService } from "../../src/auth/auth.service";
 import { OrganizationsService } from "../../src/auth/organizations.service";
 import { WebhookSecretsService } from "../../src/auth/webhook-secrets.service";
+import { loadConfig } from "../../src/config/app-config";
 import { dataSourceOptions } from "../../src/database/data-source-options";
 import { createTestDatabase } from "../support/test-database";
 import { type CompiledCli, compileCli } from "./compiled-cli";
 
 const ROOT = path.resolve(__dirname, "../..");
+const SECRETS_KEY = Buffer.alloc(32, 7).toString("base64");
 
 interface CliResult {
   code: number;
@@ -42,7 +44,7 @@ describe("ops CLI (npm run cli)", () => {
     dataSource = await new DataSource(dataSourceOptions(database.url)).initialize();
     auth = new AuthService(dataSource);
     // Only to arrange keys for revoke and rotate; every behaviour under test goes through the CLI.
-    organizations = new OrganizationsService(dataSource, new WebhookSecretsService(dataSource));
+    organizations = new OrganizationsService(dataSource, new WebhookSecretsService(dataSource, loadConfig({})));
   });
 
   afterAll(async () => {
@@ -56,8 +58,12 @@ describe("ops CLI (npm run cli)", () => {
     return run(process.execPath, [compiled.entry, ...args]);
   }
 
-  function run(file: string, args: string[]): Promise<CliResult> {
-    const env = { ...process.env, DATABASE_URL: database.url };
+  function cliWithSecretsKey(...args: string[]): Promise<CliResult> {
+    return run(process.execPath, [compiled.entry, ...args], { WEBHOOK_SECRETS_KEY: SECRETS_KEY });
+  }
+
+  function run(file: string, args: string[], extraEnv: Record<string, string> = {}): Promise<CliResult> {
+    const env = { ...process.env, DATABASE_URL: database.url, ...extraEnv };
     return new Promise((resolve) => {
       execFile(file, args, { cwd: ROOT, env, timeout: 30_000 }, (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1;
@@ -158,6 +164,30 @@ describe("ops CLI (npm run cli)", () => {
     expect(stored).toContain(hashApiKey(key));
     expect(stored).not.toContain(key.slice(API_KEY_PREFIX_LENGTH));
     expect(await auth.authenticate(key)).toMatchObject({ ticketeerId: "umbrella" });
+  });
+
+  it("stores webhook secrets encrypted under WEBHOOK_SECRETS_KEY, and encrypts the ones stored before it was set", async () => {
+    const { webhookSecret: before } = await organizations.createOrganization("vandelay", "Vandelay");
+    const created = await cliWithSecretsKey("org", "create", "massive-dynamic", "--name", "Massive Dynamic");
+    expect(created.code, created.stderr).toBe(0);
+    const after = /^webhook secret: (whsec_\S+)$/m.exec(created.stdout)?.[1] ?? "";
+    expect(after).toMatch(/^whsec_/);
+    expect(await everythingStored()).not.toContain(after.slice("whsec_".length));
+    expect(await everythingStored()).toContain(before.slice("whsec_".length));
+
+    expect(await cli("secret", "encrypt")).toMatchObject({ code: 1, stderr: expect.stringContaining("WEBHOOK_SECRETS_KEY is not set") });
+    expect(await cliWithSecretsKey("secret", "encrypt")).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Encrypted \d+ webhook secrets?\./) });
+    expect(await cliWithSecretsKey("secret", "encrypt")).toMatchObject({ code: 0, stdout: expect.stringContaining("already stored encrypted") });
+    const stored = await everythingStored();
+    expect(stored).not.toContain(before.slice("whsec_".length));
+    expect(stored).not.toContain(after.slice("whsec_".length));
+
+    const withKey = new WebhookSecretsService(dataSource, loadConfig({ WEBHOOK_SECRETS_KEY: SECRETS_KEY }));
+    const [vandelay, massiveDynamic] = await Promise.all(["vandelay", "massive-dynamic"].map((id) => organizations.listOrganizations().then((all) => all.find((o) => o.ticketeerId === id)!.id)));
+    const active = await withKey.activeSecrets([vandelay, massiveDynamic]);
+    expect(active.get(vandelay)).toEqual([before]);
+    expect(active.get(massiveDynamic)).toEqual([after]);
+    await expect(new WebhookSecretsService(dataSource, loadConfig({})).activeSecrets([massiveDynamic])).rejects.toThrow(/WEBHOOK_SECRETS_KEY is not set/);
   });
 
   it("revokes a key: it stops authenticating at once and is listed as revoked", async () => {
