@@ -17,9 +17,8 @@ import { join, resolve } from "node:path";
 
 import { getAddress } from "ethers";
 
-const ROOT = join(__dirname, "..");
-const HARDHAT_CLI = join(ROOT, "node_modules", "hardhat", "internal", "cli", "cli.js");
-const STARTUP_TIMEOUT_MS = 120_000;
+import { ChainStartError, HARDHAT_CLI, hardhatNodeArgs, ROOT, waitForRpc } from "../scripts/lib/embedded-chain";
+
 const DEPLOY_TIMEOUT_MS = 180_000;
 
 type Env = Record<string, string | undefined>;
@@ -61,7 +60,7 @@ export async function startChainNode(env: Env, log: "inherit" | "ignore" = "igno
   const settings = chainNodeSettings(env);
   // A record left by an earlier run of this container would announce a registry the new, empty chain lacks.
   rmSync(settings.deploymentFile, { force: true });
-  const node = spawn(process.execPath, [HARDHAT_CLI, "node", "--hostname", settings.hostname, "--port", String(settings.port)], {
+  const node = spawn(process.execPath, hardhatNodeArgs(settings.port, settings.hostname), {
     cwd: ROOT,
     env,
     stdio: ["ignore", log, log],
@@ -70,7 +69,9 @@ export async function startChainNode(env: Env, log: "inherit" | "ignore" = "igno
   const stop = () => stopNode(node, exited);
   try {
     const url = `http://127.0.0.1:${settings.port}`;
-    await waitForRpc(url, node);
+    await waitForRpc(url, node).catch((error: unknown) => {
+      throw error instanceof ChainStartError ? new ChainNodeError(error.message) : error;
+    });
     await deploy(env, url, log);
     const registryAddress = readRecordedRegistry(settings);
     return { url, registryAddress, deploymentFile: settings.deploymentFile, exited, stop };
@@ -114,21 +115,6 @@ function checksummed(value: string, source: string): string {
   } catch {
     throw new ChainNodeError(`${source}: "${value}" is not an address`);
   }
-}
-
-async function waitForRpc(url: string, node: ChildProcess): Promise<void> {
-  const deadline = Date.now() + STARTUP_TIMEOUT_MS;
-  const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] });
-  while (Date.now() < deadline) {
-    if (node.exitCode !== null) throw new ChainNodeError(`the Hardhat node exited with code ${node.exitCode} before answering`);
-    const answered = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body }).then(
-      (response) => response.ok,
-      () => false,
-    );
-    if (answered) return;
-    await new Promise((done) => setTimeout(done, 250));
-  }
-  throw new ChainNodeError(`the Hardhat node did not answer on ${url} within ${STARTUP_TIMEOUT_MS / 1000} s`);
 }
 
 async function stopNode(node: ChildProcess, exited: Promise<number>): Promise<void> {

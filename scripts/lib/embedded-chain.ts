@@ -13,9 +13,9 @@ export const HARDHAT_CLI = join(ROOT, "node_modules", "hardhat", "internal", "cl
 /** Hardhat's well-known development account #1: a throwaway key that only a local chain knows. */
 export const EMBEDDED_SIGNER_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
 
-/** Arguments of `node` that run a Hardhat node on 127.0.0.1:port. */
-export function hardhatNodeArgs(port: number): string[] {
-  return [HARDHAT_CLI, "node", "--hostname", "127.0.0.1", "--port", String(port)];
+/** Arguments of `node` that run a Hardhat node on hostname:port (loopback unless told otherwise). */
+export function hardhatNodeArgs(port: number, hostname = "127.0.0.1"): string[] {
+  return [HARDHAT_CLI, "node", "--hostname", hostname, "--port", String(port)];
 }
 
 export const rpcUrlOf = (port: number) => `http://127.0.0.1:${port}`;
@@ -24,11 +24,16 @@ export const rpcUrlOf = (port: number) => `http://127.0.0.1:${port}`;
 export async function waitForRpc(url: string, node: ChildProcess, exitHint = "", timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (node.exitCode !== null || node.signalCode !== null) throw new Error(`the chain node exited (${node.exitCode ?? node.signalCode})${exitHint}`);
+    if (node.exitCode !== null || node.signalCode !== null) throw new ChainStartError(`the chain node exited (${node.exitCode ?? node.signalCode})${exitHint}`);
     if (await answersChainId(url)) return;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  throw new Error(`the chain node did not answer within ${timeoutMs / 1000} s`);
+  throw new ChainStartError(`the chain node did not answer on ${url} within ${timeoutMs / 1000} s`);
+}
+
+/** A local chain that could not be brought up (the node exited, or never answered). */
+export class ChainStartError extends Error {
+  override name = "ChainStartError";
 }
 
 async function answersChainId(url: string): Promise<boolean> {

@@ -1,13 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
-import { join } from "node:path";
 
 import { JsonRpcProvider, Network, Wallet } from "ethers";
 
+import { hardhatNodeArgs, ROOT, rpcUrlOf, waitForRpc } from "../../scripts/lib/embedded-chain";
 import { type TicketRegistry, TicketRegistry__factory } from "../../typechain-types";
-
-const ROOT = join(__dirname, "..", "..");
-const HARDHAT_CLI = join(ROOT, "node_modules", "hardhat", "internal", "cli", "cli.js");
 
 /** The well-known keys of Hardhat's development accounts: #0 deploys and administers, the rest sign. */
 export const HARDHAT_KEYS = [
@@ -33,8 +30,8 @@ export interface TestChain {
 /** A real Hardhat JSON-RPC node in a child process with the registry deployed and `signers` operators. */
 export async function startTestChain(signers = 1): Promise<TestChain> {
   const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const node = spawn(process.execPath, [HARDHAT_CLI, "node", "--hostname", "127.0.0.1", "--port", String(port)], { cwd: ROOT, stdio: "ignore", detached: true });
+  const url = rpcUrlOf(port);
+  const node = spawn(process.execPath, hardhatNodeArgs(port), { cwd: ROOT, stdio: "ignore", detached: true });
   const kill = async () => {
     if (node.exitCode === null && node.signalCode === null) {
       process.kill(-(node.pid as number), "SIGKILL");
@@ -75,19 +72,6 @@ async function deployed(node: ChildProcess, url: string, signers: number, kill: 
   };
 }
 
-async function waitForRpc(url: string, node: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 90_000;
-  while (Date.now() < deadline) {
-    if (node.exitCode !== null) throw new Error(`hardhat node exited with ${node.exitCode}`);
-    const ok = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }) }).then(
-      (response) => response.ok,
-      () => false,
-    );
-    if (ok) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error("hardhat node did not answer within 90 s");
-}
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
