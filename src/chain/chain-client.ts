@@ -4,7 +4,7 @@ import { type JsonRpcProvider, Network, Wallet } from "ethers";
 import { TicketRegistry__factory } from "../../typechain-types";
 import type { AppConfig } from "../config/app-config";
 import { InjectConfig } from "../config/config.module";
-import { JsonRpcOverFetchProvider } from "./json-rpc-over-fetch";
+import { JsonRpcOverFetchProvider, postJsonRpc } from "./json-rpc-over-fetch";
 
 /** The chain is unreachable or not configured: work waits in the ledger until it is back. */
 export class ChainUnavailableError extends Error {
@@ -61,13 +61,7 @@ export class ChainClient implements OnApplicationShutdown {
 
   private async detectChainId(url: string): Promise<bigint> {
     try {
-      const response = await fetch(url, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }),
-        signal: AbortSignal.timeout(5_000),
-      });
-      const body = (await response.json()) as { result?: string };
+      const body = await postJsonRpc<{ result?: string }>(url, { jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }, 5_000);
       if (!body.result) throw new Error(`no chain id in ${JSON.stringify(body)}`);
       return BigInt(body.result);
     } catch (error) {

@@ -9,15 +9,19 @@ const REQUEST_TIMEOUT_MS = 30_000;
  */
 export class JsonRpcOverFetchProvider extends JsonRpcProvider {
   override async _send(payload: JsonRpcPayload | JsonRpcPayload[]): Promise<JsonRpcResult[]> {
-    const url = this._getConnection().url;
-    const response = await fetch(url, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(payload),
-      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-    });
-    if (!response.ok) throw new Error(`the JSON-RPC server answered ${response.status} ${response.statusText}`);
-    const body = (await response.json()) as JsonRpcResult | JsonRpcResult[];
+    const body = await postJsonRpc<JsonRpcResult | JsonRpcResult[]>(this._getConnection().url, payload, REQUEST_TIMEOUT_MS);
     return Array.isArray(body) ? body : [body];
   }
+}
+
+/** One JSON-RPC POST; rejects on a network failure, a timeout or an HTTP error status. */
+export async function postJsonRpc<T>(url: string, payload: unknown, timeoutMs: number): Promise<T> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(payload),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  if (!response.ok) throw new Error(`the JSON-RPC server answered ${response.status} ${response.statusText}`);
+  return (await response.json()) as T;
 }
