@@ -6,6 +6,7 @@ import { InjectConfig } from "../../config/config.module";
 import { ChainClient } from "../chain-client";
 import { ChainWriterQueue } from "../chain-writer.queue";
 import { broadcastRaw } from "./broadcast";
+import { currentFees } from "./current-fees";
 import { SignerLocks } from "./signer-locks";
 import { fetchReceipt, type MinedReceipt, readBatchOutcome } from "./mined-receipt";
 import { TransactionFinalizer } from "./transaction-finalizer";
@@ -151,9 +152,8 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
   }
 
   private async replace(provider: JsonRpcProvider, wallet: Wallet, stuck: OpenTransaction): Promise<void> {
-    const market = await provider.getFeeData();
-    const current = { maxFeePerGas: market.maxFeePerGas ?? 0n, maxPriorityFeePerGas: market.maxPriorityFeePerGas ?? 0n };
-    const fees = bumpedFees(stuck, current, this.config.chain.writer.feeBumpPercent);
+    // The market as the writer reads it when it sends, so a replacement never undercuts a fresh batch.
+    const fees = bumpedFees(stuck, await currentFees(provider), this.config.chain.writer.feeBumpPercent);
     const replacement = await this.store.persistReplacement(stuck, await signReplacement(wallet, stuck, fees));
     this.metrics.transactionReplaced();
     this.logger.warn(
