@@ -3,6 +3,7 @@ import { type DynamicModule, Module } from "@nestjs/common";
 import { CallbacksController } from "./callbacks.controller";
 import { CallbacksService } from "./callbacks.service";
 import { CallbackDispatcher } from "./delivery/callback-dispatcher.service";
+import { DeliveryMetrics } from "./delivery/delivery-metrics";
 import { AuthModule } from "../auth/auth.module";
 
 /** The outbox's delivery (worker role) and its log and redelivery (API). */
@@ -13,7 +14,7 @@ export class CallbacksModule {
       module: CallbacksModule,
       imports: [AuthModule],
       controllers: role.servesApi ? [CallbacksController] : [],
-      providers: [CallbacksService, ...(role.runsWorker ? [CallbackDispatcher] : [])],
+      providers: [CallbacksService, ...(role.runsWorker ? [CallbackDispatcher, DeliveryMetrics] : [])],
     };
   }
 }

@@ -2,7 +2,6 @@ import { Global, Module } from "@nestjs/common";
 import { DiscoveryModule } from "@nestjs/core";
 import { PrometheusModule } from "@willsoto/nestjs-prometheus";
 
-import { CallbackMetrics } from "./callback-metrics";
 import { HttpMetrics } from "./http/http-metrics";
 import { LedgerBacklog } from "./ledger-backlog";
 import { METRIC_PROVIDERS } from "./metric-providers";
@@ -18,7 +17,7 @@ import { QueueDepths } from "./queue-depths";
 @Global()
 @Module({
   imports: [DiscoveryModule, PrometheusModule.register({ controller: MetricsController, defaultMetrics: { enabled: false } })],
-  providers: [{ provide: METRICS_REGISTRY, useFactory: createRegistry }, LedgerBacklog, QueueDepths, HttpMetrics, CallbackMetrics, ...METRIC_PROVIDERS],
-  exports: [METRICS_REGISTRY, HttpMetrics, CallbackMetrics, ...METRIC_PROVIDERS],
+  providers: [{ provide: METRICS_REGISTRY, useFactory: createRegistry }, LedgerBacklog, QueueDepths, HttpMetrics, ...METRIC_PROVIDERS],
+  exports: [METRICS_REGISTRY, HttpMetrics, ...METRIC_PROVIDERS],
 })
 export class MetricsModule {}

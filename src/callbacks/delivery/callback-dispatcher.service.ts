@@ -6,7 +6,7 @@ import { uuidv7 } from "../../common/uuid-v7";
 import type { AppConfig } from "../../config/app-config";
 import { InjectConfig } from "../../config/config.module";
 import { WebhookSecretsService } from "../../auth/webhook-secrets.service";
-import { CallbackMetrics } from "../../metrics/callback-metrics";
+import { DeliveryMetrics } from "./delivery-metrics";
 import { CallbackHttp, type DeliveryAnswer } from "./callback-http";
 import { signedHeaders } from "./callback-signing";
 import { logDelivery } from "./delivery-log";
@@ -78,7 +78,7 @@ export class CallbackDispatcher implements OnApplicationBootstrap, BeforeApplica
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly secrets: WebhookSecretsService,
     @InjectConfig() private readonly config: AppConfig,
-    private readonly metrics: CallbackMetrics,
+    private readonly metrics: DeliveryMetrics,
   ) {
     this.http = new CallbackHttp({ timeoutMs: config.callbacks.timeoutMs, allowHosts: config.callbacks.allowHosts });
     this.claimBatch = Math.max(1, Math.floor(config.callbacks.concurrency / 10));

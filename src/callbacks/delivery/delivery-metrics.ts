@@ -2,7 +2,7 @@ import { Injectable } from "@nestjs/common";
 import { InjectMetric } from "@willsoto/nestjs-prometheus";
 import type { Counter, Histogram } from "prom-client";
 
-import { METRICS } from "./metric-definitions";
+import { METRICS } from "../../metrics/metric-definitions";
 
 export interface CallbackAttemptRecord {
   /** The receiver's HTTP status; null when it did not answer. */
@@ -16,7 +16,7 @@ export interface CallbackAttemptRecord {
 
 /** The callback dispatcher's metrics: attempts, their duration, give-ups and end-to-end delivery time. */
 @Injectable()
-export class CallbackMetrics {
+export class DeliveryMetrics {
   constructor(
     @InjectMetric(METRICS.callbackAttempts.name) private readonly attempts: Counter<string>,
     @InjectMetric(METRICS.callbackAttemptDuration.name) private readonly duration: Histogram<string>,
