@@ -8,7 +8,7 @@
 #     node dist/src/database/migrate.js                                         # migrations
 
 # Build: every dependency, the contract's types (typechain-types/) and `nest build` into dist/.
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 
 WORKDIR /app
 
@@ -20,7 +20,7 @@ COPY . .
 RUN npm run build
 
 # Runtime: production dependencies and the compiled service only; no compiler, no Hardhat, no sources.
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 
 ENV NODE_ENV=production
 WORKDIR /app

@@ -1,7 +1,7 @@
 # A local Hardhat JSON-RPC node (chainId 31337) with the TicketRegistry deployed into it at start by
 # scripts/deploy.ts (see docker/chain-node.ts). The chain lives in memory: every start is a fresh
 # chain, and the deployment lands at the same address each time.
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 
 WORKDIR /app
 RUN chown node:node /app
