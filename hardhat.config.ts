@@ -12,7 +12,7 @@ import type { HardhatUserConfig, NetworkUserConfig } from "hardhat/types";
  * The compiler comes from the pinned `solc` npm package, so compiling never downloads anything.
  * Bumping the compiler means bumping `solc` in package.json and SOLC_VERSION together.
  */
-const SOLC_VERSION = "0.8.28";
+const SOLC_VERSION = "0.8.37";
 
 subtask(TASK_COMPILE_SOLIDITY_GET_SOLC_BUILD).setAction(async ({ solcVersion }: { solcVersion: string }) => {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
