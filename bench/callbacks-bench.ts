@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { Client } from "pg";
 import type { EntityManager } from "typeorm";
 
-import { insertCallbacks } from "../src/callbacks/outbox";
+import { insertCallbacks } from "../src/ledger/outbox";
 import { generateTestTls, writeTestTls } from "../test/support/test-ca";
 import { startBenchServer } from "./bench-server";
 import { startCallbackSink } from "./callback-sink";

@@ -1,7 +1,7 @@
 import { BullModule } from "@nestjs/bull";
 import { type DynamicModule, Module } from "@nestjs/common";
 
-import { ActionsModule } from "./actions/actions.module";
+import { ActionsModule } from "./ledger/actions.module";
 import { AuthModule } from "./auth/auth.module";
 import { CallbacksModule } from "./callbacks/callbacks.module";
 import { ChainInfoModule } from "./chain/chain-info.module";
@@ -10,6 +10,7 @@ import { ChainWriterModule } from "./chain/writer/chain-writer.module";
 import type { AppConfig } from "./config/app-config";
 import { APP_CONFIG, ConfigModule } from "./config/config.module";
 import { DatabaseModule } from "./database/database.module";
+import { ENTITIES } from "./entities";
 import { EventsModule } from "./events/events.module";
 import { HealthModule } from "./health/health.module";
 import { LoggingModule } from "./logging";
@@ -32,7 +33,7 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         LoggingModule.forConfig(config),
-        DatabaseModule,
+        DatabaseModule.forRoot(ENTITIES),
         RedisModule,
         BullModule.forRootAsync({
           inject: [APP_CONFIG],

@@ -9,7 +9,7 @@ import {
   tokenIdOf,
   type RegistryBatchItem,
   type RegistryEventDetails,
-} from "../../src/chain/registry";
+} from "../../src/registry";
 import type { TicketRegistry } from "../../typechain-types";
 
 export const BATCH_SIZES = [1, 10, 100] as const;

@@ -2,6 +2,8 @@ import { InjectQueue } from "@nestjs/bull";
 import { Injectable } from "@nestjs/common";
 import type { JobOptions, Queue } from "bull";
 
+import type { AcceptedActionsNotifier } from "../ledger/accepted-actions.notifier";
+
 export const CHAIN_WRITER_QUEUE = "chain-writer";
 
 export const ChainWriterJob = {
@@ -24,8 +26,13 @@ const FLUSH_JOB_OPTIONS: JobOptions = {
 
 /** The producer side of the chain writer's queue. */
 @Injectable()
-export class ChainWriterQueue {
+export class ChainWriterQueue implements AcceptedActionsNotifier {
   constructor(@InjectQueue(CHAIN_WRITER_QUEUE) private readonly queue: Queue<FlushJobData>) {}
+
+  /** Wakes the writer for actions an acceptance just committed. */
+  async actionsAccepted(): Promise<void> {
+    await this.requestFlush("accepted");
+  }
 
   async requestFlush(reason: FlushJobData["reason"], shard?: number, delayMs = 0): Promise<void> {
     await this.queue.add(ChainWriterJob.flush, shard === undefined ? { reason } : { reason, shard }, { ...FLUSH_JOB_OPTIONS, delay: delayMs });

@@ -1,16 +1,14 @@
-import { BullModule } from "@nestjs/bull";
 import { Module } from "@nestjs/common";
 
-import { ChainActionsRepository } from "./chain-actions.repository";
+import { LedgerModule } from "../ledger/ledger.module";
 import { ChainClient } from "./chain-client";
-import { CHAIN_WRITER_QUEUE, ChainWriterQueue } from "./chain-writer.queue";
-import { LedgerService } from "./ledger/ledger.service";
+import { ChainWriterQueueModule } from "./chain-writer-queue.module";
 import { PendingActionsSweeper } from "./pending-actions.sweeper";
 
-/** The action ledger, the queue that feeds the chain writer, and the registry's whereabouts. */
+/** The registry's whereabouts and the connection to it, and the sweep that keeps the writer's queue fed. */
 @Module({
-  imports: [BullModule.registerQueue({ name: CHAIN_WRITER_QUEUE })],
-  providers: [ChainActionsRepository, ChainClient, ChainWriterQueue, LedgerService, PendingActionsSweeper],
-  exports: [ChainActionsRepository, ChainClient, ChainWriterQueue, LedgerService, PendingActionsSweeper],
+  imports: [LedgerModule, ChainWriterQueueModule],
+  providers: [ChainClient, PendingActionsSweeper],
+  exports: [ChainClient, PendingActionsSweeper, LedgerModule],
 })
 export class ChainModule {}

@@ -2,7 +2,7 @@ import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShut
 
 import type { AppConfig } from "../config/app-config";
 import { InjectConfig } from "../config/config.module";
-import { ChainActionsRepository } from "./chain-actions.repository";
+import { ChainActionsRepository } from "../ledger/chain-actions.repository";
 import { ChainWriterQueue } from "./chain-writer.queue";
 
 /**

@@ -4,6 +4,7 @@ import { OrganizationsError, OrganizationsService } from "../auth/organizations.
 import { WebhookSecretsService } from "../auth/webhook-secrets.service";
 import type { AppConfig } from "../config/app-config";
 import { dataSourceOptions } from "../database/data-source-options";
+import { ENTITIES } from "../entities";
 import { createDatabaseIfMissing, runMigrations } from "../database/prepare-database";
 import { RefusedError } from "./cli-errors";
 import type { Command, CommandInput } from "./command";
@@ -15,7 +16,7 @@ import { note } from "./output";
  */
 export async function runCommand(config: AppConfig, command: Command, input: CommandInput): Promise<void> {
   await prepareDatabase(config);
-  const dataSource = await new DataSource(dataSourceOptions(config.database.url)).initialize();
+  const dataSource = await new DataSource(dataSourceOptions(config.database.url, ENTITIES)).initialize();
   try {
     await command.run(new OrganizationsService(dataSource, new WebhookSecretsService(dataSource, config)), input);
   } catch (error) {

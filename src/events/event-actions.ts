@@ -1,10 +1,10 @@
-import type { AcceptancePlan } from "../chain/ledger/acceptance-context";
-import { describeAction } from "../chain/ledger/action-descriptor";
+import { describeAction } from "../ledger/action-descriptor";
 import { CreateEventDto, NewEventDto } from "./dto/new-event.dto";
 import { UpdateEventDto } from "./dto/update-event.dto";
+import type { EventPlan } from "./event-acceptance";
 import { registerEvent, updateEvent } from "./event-rules";
 
-const planNewEvent = (input: { eventId: string }, plan: AcceptancePlan) => {
+const planNewEvent = (input: { eventId: string }, plan: EventPlan) => {
   plan.eventIds.push(input.eventId);
   plan.newEvents += 1;
 };
@@ -15,7 +15,7 @@ export const EventActions = {
   newEvent: describeAction({ dto: NewEventDto, plan: planNewEvent, apply: registerEvent }),
   updateEvent: describeAction({
     dto: UpdateEventDto,
-    plan: (input, plan) => plan.eventIds.push(input.eventId),
+    plan: (input, plan: EventPlan) => plan.eventIds.push(input.eventId),
     apply: updateEvent,
   }),
 };

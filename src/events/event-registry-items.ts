@@ -1,4 +1,4 @@
-import { eventKeyOf, type RegistryBatchItem, type RegistryEventDetails, ticketeerKeyOf } from "../chain/registry";
+import { eventKeyOf, type RegistryBatchItem, type RegistryEventDetails, ticketeerKeyOf } from "../registry";
 import type { EventEntity } from "./entities/event.entity";
 
 /** The registry items that mirror an event: its fields marked "on blockchain" in the spec. */

@@ -9,8 +9,8 @@ import {
   ORGANIZATION,
   OTHER_ORGANIZATION,
   validated,
-} from "../chain/ledger/testing/acceptance-context.fixture";
-import { encodeItem } from "../chain/registry";
+} from "../../test/support/acceptance-fixture";
+import { encodeItem } from "../registry";
 import { CreateEventDto, NewEventDto } from "./dto/new-event.dto";
 import { UpdateEventDto } from "./dto/update-event.dto";
 import { registerEvent, updateEvent } from "./event-rules";
@@ -49,7 +49,7 @@ describe("registerEvent", () => {
       endTime: 1_900_010_800n,
       callbackUrl: CALLBACK,
     });
-    expect(recorded).toEqual([{ id: outcome.promise, kind: "newEvent", requestedAs: "newEvent", eventRef: event!.id, eventIndex: event!.eventIndex, ticketRef: null, onChain: expect.any(Object) }]);
+    expect(recorded).toEqual([{ id: outcome.actionId, kind: "newEvent", requestedAs: "newEvent", eventRef: event!.id, eventIndex: event!.eventIndex, ticketRef: null, onChain: expect.any(Object) }]);
   });
 
   it("records registerEvent with the event key sha256(abi.encode(ticketeerId, eventId)) and the ticketeer sha256(ticketeerId)", async () => {
@@ -188,12 +188,12 @@ describe("registerEvent", () => {
     expect(recorded.map((entry) => (entry.onChain as { eventIndex: bigint }).eventIndex)).toEqual([10n, 11n]);
   });
 
-  it("hands out a fresh promise id per action", async () => {
+  it("hands out a fresh action id per action", async () => {
     const { context } = await acceptanceFixture();
     const a = registerEvent(context, newEvent({ eventId: "a" }), "newEvent");
     const b = registerEvent(context, newEvent({ eventId: "b" }), "newEvent");
-    expect(a.promise).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    expect(b.promise).not.toBe(a.promise);
+    expect(a.actionId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(b.actionId).not.toBe(a.actionId);
   });
 });
 
@@ -230,7 +230,7 @@ describe("updateEvent", () => {
     expect(touchedEvents).toEqual([event]);
     expect(recorded).toEqual([
       {
-        id: outcome.promise,
+        id: outcome.actionId,
         kind: "updateEvent",
         requestedAs: "updateEvent",
         eventRef: event.id,
@@ -266,7 +266,7 @@ describe("updateEvent", () => {
     expect(outcome.error).toBeUndefined();
     expect(event).toMatchObject(fields);
     expect(touchedEvents).toEqual([event]);
-    expect(recorded).toEqual([{ id: outcome.promise, kind: "updateEvent", requestedAs: "updateEvent", eventRef: event.id, eventIndex: event.eventIndex, ticketRef: null, onChain: null }]);
+    expect(recorded).toEqual([{ id: outcome.actionId, kind: "updateEvent", requestedAs: "updateEvent", eventRef: event.id, eventIndex: event.eventIndex, ticketRef: null, onChain: null }]);
   });
 
   it.each([["eventName", "x"], ["currency", "USD"], ["shopUrl", "https://s.example.com"], ["imageUrl", "https://i.example.com"], ["latitude", 0], ["longitude", 0], ["startTime", 0], ["endTime", 0]])(

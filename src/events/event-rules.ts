@@ -1,4 +1,5 @@
-import type { AcceptanceContext, ItemOutcome } from "../chain/ledger/acceptance-context";
+import type { AcceptanceContext, ItemOutcome } from "../ledger/acceptance-context";
+import type { EventParts } from "./event-acceptance";
 import { toUint64 } from "../common/validation/uint64";
 import type { EventEntity } from "./entities/event.entity";
 import type { NewEventDto } from "./dto/new-event.dto";
@@ -7,7 +8,7 @@ import { registerEventItem, updateEventItem } from "./event-registry-items";
 import { EventErrors } from "./events.errors";
 
 /** The acceptance rules of event actions (DESIGN §3), run in request order inside an acceptance. */
-export function registerEvent(context: AcceptanceContext, input: NewEventDto, requestedAs: string): ItemOutcome {
+export function registerEvent(context: AcceptanceContext<EventParts>, input: NewEventDto, requestedAs: string): ItemOutcome {
   const { organization } = context;
   if (input.ticketeerId !== undefined && input.ticketeerId !== organization.ticketeerId) {
     return { error: EventErrors.ticketeerMismatch(input.ticketeerId) };
@@ -30,7 +31,7 @@ export function registerEvent(context: AcceptanceContext, input: NewEventDto, re
     endTime,
     callbackUrl: input.callbackUrl,
   });
-  const promise = context.actions.record({
+  const actionId = context.actions.record({
     kind: "newEvent",
     requestedAs,
     eventRef: event.id,
@@ -38,12 +39,12 @@ export function registerEvent(context: AcceptanceContext, input: NewEventDto, re
     ticketRef: null,
     onChain: registerEventItem(event, organization.ticketeerId),
   });
-  return { promise };
+  return { actionId };
 }
 
 const UPDATABLE_FIELDS = ["eventName", "ticketeerName", "currency", "shopUrl", "imageUrl", "latitude", "longitude", "startTime", "endTime", "callbackUrl"] as const;
 
-export function updateEvent(context: AcceptanceContext, input: UpdateEventDto, requestedAs: string): ItemOutcome {
+export function updateEvent(context: AcceptanceContext<EventParts>, input: UpdateEventDto, requestedAs: string): ItemOutcome {
   if (!UPDATABLE_FIELDS.some((field) => input[field] !== undefined)) return { error: EventErrors.nothingToUpdate() };
   const event = context.events.find(input.eventId);
   if (!event) return { error: EventErrors.notFound(input.eventId) };
@@ -55,8 +56,8 @@ export function updateEvent(context: AcceptanceContext, input: UpdateEventDto, r
   context.events.touch(event);
   // Only a change of on-chain fields needs a transaction; callbackUrl and ticketeerName stay here.
   const onChain = touchesChain(input) ? updateEventItem(event) : null;
-  const promise = context.actions.record({ kind: "updateEvent", requestedAs, eventRef: event.id, eventIndex: event.eventIndex, ticketRef: null, onChain });
-  return { promise };
+  const actionId = context.actions.record({ kind: "updateEvent", requestedAs, eventRef: event.id, eventIndex: event.eventIndex, ticketRef: null, onChain });
+  return { actionId };
 }
 
 function applyUpdate(event: EventEntity, input: UpdateEventDto, startTime: bigint, endTime: bigint): void {

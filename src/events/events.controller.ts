@@ -3,7 +3,7 @@ import { ApiBadRequestResponse, ApiBody, ApiConflictResponse, ApiNotFoundRespons
 import type { Request } from "express";
 
 import { type AuthenticatedOrganization, CurrentOrganization } from "../auth/authenticated-organization";
-import { LedgerService } from "../chain/ledger/ledger.service";
+import { LedgerService } from "../ledger/ledger.service";
 import { ApiError } from "../common/errors/api-error";
 import { ErrorBodyDto } from "../common/errors/error-body.dto";
 import { ApiCommonReadResponses, ApiCommonWriteResponses } from "../common/http/api-responses";
@@ -12,6 +12,7 @@ import { requestIdOf } from "../common/http/request-id";
 import { EventAcceptedDto, EventRefusedDto } from "./dto/event-accepted.dto";
 import { EventViewDto } from "./dto/event-view.dto";
 import { CreateEventDto } from "./dto/new-event.dto";
+import { EVENT_ACCEPTANCE } from "./event-acceptance";
 import { EventActions } from "./event-actions";
 import { EventsService } from "./events.service";
 
@@ -37,10 +38,10 @@ export class EventsController {
   @ApiConflictResponse({ type: EventRefusedDto, description: "event_exists: the eventId is already registered by this organization." })
   @ApiCommonWriteResponses()
   async create(@CurrentOrganization() organization: AuthenticatedOrganization, @Body() body: unknown, @Req() request: Request): Promise<EventAcceptedDto> {
-    const [outcome] = await this.ledger.acceptItems(organization, [{ descriptor: EventActions.create, requestedAs: "events", raw: body }], requestIdOf(request));
+    const [outcome] = await this.ledger.acceptItems(EVENT_ACCEPTANCE, organization, [{ descriptor: EventActions.create, requestedAs: "events", raw: body }], requestIdOf(request));
     const eventId = rawId(body, "eventId");
     if (outcome.error) throw new ApiError(STATUS_OF_CODE[outcome.error.code] ?? 400, outcome.error, { eventId });
-    return { txPromise: outcome.promise, eventId: eventId as string, status: "success" };
+    return { txPromise: outcome.actionId, eventId: eventId as string, status: "success" };
   }
 
   @Get(":eventId")

@@ -1,11 +1,11 @@
 import { Module } from "@nestjs/common";
 
-import { ChainModule } from "../chain/chain.module";
+import { LedgerModule } from "../ledger/ledger.module";
 import { EventsController } from "./events.controller";
 import { EventsService } from "./events.service";
 
 @Module({
-  imports: [ChainModule],
+  imports: [LedgerModule],
   controllers: [EventsController],
   providers: [EventsService],
 })

@@ -3,14 +3,14 @@ import { InjectDataSource } from "@nestjs/typeorm";
 import { DataSource } from "typeorm";
 
 import type { AuthenticatedOrganization } from "../auth/authenticated-organization";
-import { ChainActionsRepository } from "../chain/chain-actions.repository";
-import { toActionView } from "../chain/dto/action-view.dto";
-import { eventKeyOf } from "../chain/registry";
+import { ChainActionsRepository } from "../ledger/chain-actions.repository";
+import { toActionView } from "../ledger/dto/action-view.dto";
+import { eventKeyOf } from "../registry";
 import { ApiError } from "../common/errors/api-error";
 import { uint64Json } from "../common/validation/uint64";
 import type { EventViewDto } from "./dto/event-view.dto";
-import { EventEntity } from "./entities/event.entity";
 import { EventErrors } from "./events.errors";
+import { EventsRepository } from "./events.repository";
 
 @Injectable()
 export class EventsService {
@@ -20,7 +20,7 @@ export class EventsService {
   ) {}
 
   async view(organization: AuthenticatedOrganization, eventId: string): Promise<EventViewDto> {
-    const event = await this.dataSource.getRepository(EventEntity).findOneBy({ organizationId: organization.id, eventId });
+    const event = await new EventsRepository(this.dataSource.manager).findByOrganizationAndEventId(organization.id, eventId);
     if (!event) throw new ApiError(404, EventErrors.notFound(eventId));
     const actions = await this.actions.listForEvent(event.id);
     return {

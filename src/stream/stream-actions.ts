@@ -1,4 +1,5 @@
-import type { ActionDescriptor } from "../chain/ledger/action-descriptor";
+import type { ActionDescriptor } from "../ledger/action-descriptor";
+import type { TicketParts, TicketPlan } from "../tickets/ticket-acceptance";
 import { EventActions } from "../events/event-actions";
 import { TicketActions } from "../tickets/ticket-actions";
 
@@ -13,7 +14,7 @@ export const STREAM_ACTIONS = {
   checkedInTicket: { descriptor: TicketActions.scanned, echoes: ["ticketId"] },
   claimedTicket: { descriptor: TicketActions.claimed, echoes: ["ticketId"] },
   invalidatedTicket: { descriptor: TicketActions.invalidated, echoes: ["ticketId"] },
-} satisfies Record<string, { descriptor: ActionDescriptor<object>; echoes: ("eventId" | "ticketId")[] }>;
+} satisfies Record<string, { descriptor: ActionDescriptor<object, TicketPlan, TicketParts>; echoes: ("eventId" | "ticketId")[] }>;
 
 export type StreamActionName = keyof typeof STREAM_ACTIONS;
 

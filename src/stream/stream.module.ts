@@ -1,11 +1,11 @@
 import { Module } from "@nestjs/common";
 
-import { ChainModule } from "../chain/chain.module";
+import { LedgerModule } from "../ledger/ledger.module";
 import { StreamController } from "./stream.controller";
 import { StreamService } from "./stream.service";
 
 @Module({
-  imports: [ChainModule],
+  imports: [LedgerModule],
   controllers: [StreamController],
   providers: [StreamService],
 })

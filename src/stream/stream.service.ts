@@ -1,8 +1,9 @@
 import { Injectable } from "@nestjs/common";
 
 import type { AuthenticatedOrganization } from "../auth/authenticated-organization";
-import type { RequestedItem } from "../chain/ledger/item-acceptance";
-import { LedgerService } from "../chain/ledger/ledger.service";
+import type { RequestedItem } from "../ledger/item-acceptance";
+import { TICKET_ACCEPTANCE, type TicketParts, type TicketPlan } from "../tickets/ticket-acceptance";
+import { LedgerService } from "../ledger/ledger.service";
 import { errorDetail } from "../common/errors/error-detail";
 import { rawId } from "../common/http/raw-ids";
 import type { StreamResultDto } from "./dto/stream-action.dto";
@@ -15,17 +16,20 @@ export class StreamService {
 
   async accept(organization: AuthenticatedOrganization, raw: unknown[], requestId: string | null): Promise<StreamResultDto[]> {
     const items = raw.map(toRequestedItem);
-    const outcomes = await this.ledger.acceptItems(organization, items, requestId);
+    const outcomes = await this.ledger.acceptItems(TICKET_ACCEPTANCE, organization, items, requestId);
     return outcomes.map((outcome, position) => {
       const result = { status: outcome.error ? "error" : "success", action: actionName(raw[position]), ...echoedIds(raw[position]) } as StreamResultDto;
       if (outcome.error) result.error = outcome.error;
-      else result.actionPromise = outcome.promise;
+      else result.actionPromise = outcome.actionId;
       return result;
     });
   }
 }
 
-function toRequestedItem(entry: unknown): RequestedItem {
+/** The items of /stream are accepted against events and tickets together. */
+type StreamItem = RequestedItem<TicketPlan, TicketParts>;
+
+function toRequestedItem(entry: unknown): StreamItem {
   if (entry === null || typeof entry !== "object" || Array.isArray(entry)) {
     return { descriptor: null, requestedAs: "", raw: entry, refusal: errorDetail("invalid_item", "Each entry must be an object with action and data.") };
   }

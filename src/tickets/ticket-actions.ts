@@ -1,20 +1,20 @@
-import { describeAction } from "../chain/ledger/action-descriptor";
-import type { AcceptancePlan } from "../chain/ledger/acceptance-context";
+import { describeAction } from "../ledger/action-descriptor";
 import { ClaimedTicketDto } from "./dto/claimed-ticket.dto";
 import { ResoldTicketDto } from "./dto/resold-ticket.dto";
 import { SoldTicketDto } from "./dto/sold-ticket.dto";
 import { TicketMomentDto } from "./dto/ticket-moment.dto";
 import { UpdateTicketDto } from "./dto/update-ticket.dto";
+import type { TicketPlan } from "./ticket-acceptance";
 import { checkInTicket, claimTicket, invalidateTicket, resellTicket, sellTicket, updateTicket } from "./ticket-rules";
 
-const planTicket = (input: { ticketId: string }, plan: AcceptancePlan) => {
+const planTicket = (input: { ticketId: string }, plan: TicketPlan) => {
   plan.ticketIds.push(input.ticketId);
 };
 
 export const TicketActions = {
   sold: describeAction({
     dto: SoldTicketDto,
-    plan: (input, plan) => {
+    plan: (input, plan: TicketPlan) => {
       plan.eventIds.push(input.eventId);
       plan.soldTicketIds.push(input.ticketId);
     },

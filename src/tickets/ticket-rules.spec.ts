@@ -9,8 +9,8 @@ import {
   NOW,
   OTHER_ORGANIZATION,
   validated,
-} from "../chain/ledger/testing/acceptance-context.fixture";
-import { encodeItem } from "../chain/registry";
+} from "../../test/support/acceptance-fixture";
+import { encodeItem } from "../registry";
 import { validateItem } from "../common/validation/validate-item";
 import { NewEventDto } from "../events/dto/new-event.dto";
 import type { EventEntity } from "../events/entities/event.entity";
@@ -82,7 +82,7 @@ describe("DESIGN §3 acceptance table", () => {
     if (code === null) {
       expect(outcome.error).toBeUndefined();
       expect(recorded).toHaveLength(1);
-      expect(recorded[0]).toMatchObject({ id: outcome.promise, ticketRef: ticket.id, eventRef: ticket.eventRef });
+      expect(recorded[0]).toMatchObject({ id: outcome.actionId, ticketRef: ticket.id, eventRef: ticket.eventRef });
       expect(touchedTickets).toEqual([ticket]);
     } else {
       expect(outcome).toEqual({ error: { code, field: "ticketId", message: expect.stringContaining("ticket-1") } });
@@ -132,7 +132,7 @@ describe("sellTicket", () => {
     expect(event.ticketsSold).toBe(42n);
     expect(touchedEvents).toEqual([event]);
     expect(touchedTickets).toEqual([ticket]);
-    expect(recorded).toEqual([{ id: outcome.promise, kind: "sold", requestedAs: "soldTicket", eventRef: event.id, eventIndex: event.eventIndex, ticketRef: ticket.id, onChain: expect.any(Object) }]);
+    expect(recorded).toEqual([{ id: outcome.actionId, kind: "sold", requestedAs: "soldTicket", eventRef: event.id, eventIndex: event.eventIndex, ticketRef: ticket.id, onChain: expect.any(Object) }]);
   });
 
   it("records the sale on chain with sha256(ticketId), the price string as sent and the orderTime", async () => {
@@ -239,7 +239,7 @@ describe("resellTicket", () => {
     expect(ticket).toMatchObject({ resales: 3, price: "75.5", orderTime: 1_760_000_000n, checkedIn: false });
     expect(recorded).toEqual([
       {
-        id: outcome.promise,
+        id: outcome.actionId,
         kind: "resold",
         requestedAs: "resoldTicket",
         eventRef: ticket.eventRef,
@@ -271,7 +271,7 @@ describe("checkInTicket", () => {
     expect(ticket.checkedIn).toBe(true);
     expect(recorded).toEqual([
       {
-        id: outcome.promise,
+        id: outcome.actionId,
         kind: "scanned",
         requestedAs: "checkedInTicket",
         eventRef: ticket.eventRef,
@@ -288,7 +288,7 @@ describe("checkInTicket", () => {
     const first = checkInTicket(context, moment({ orderTime: 1 }), "scannedTicket");
     const second = checkInTicket(context, moment(), "scannedTicket");
     expect(second.error).toBeUndefined();
-    expect(second.promise).not.toBe(first.promise);
+    expect(second.actionId).not.toBe(first.actionId);
     expect(ticket.checkedIn).toBe(true);
     expect(recorded.map((entry) => entry.onChain)).toEqual([
       { action: "checkedIn", tokenId: ticket.tokenId, orderTime: 1n },
@@ -310,7 +310,7 @@ describe("invalidateTicket", () => {
     expect(ticket.invalidated).toBe(true);
     expect(recorded).toEqual([
       {
-        id: outcome.promise,
+        id: outcome.actionId,
         kind: "invalidated",
         requestedAs: "invalidatedTicket",
         eventRef: ticket.eventRef,
@@ -328,7 +328,7 @@ describe("updateTicket", () => {
     const { context, recorded, ticket } = await withTicket("valid", { uri: "ipfs://bafy/1.json" });
     const outcome = updateTicket(context, uriUpdate({ uri: "ar://new" }), "updateTicket");
     expect(ticket.uri).toBe("ar://new");
-    expect(recorded).toEqual([{ id: outcome.promise, kind: "updateTicket", requestedAs: "updateTicket", eventRef: ticket.eventRef, eventIndex: ticket.tokenId >> 64n, ticketRef: ticket.id, onChain: null }]);
+    expect(recorded).toEqual([{ id: outcome.actionId, kind: "updateTicket", requestedAs: "updateTicket", eventRef: ticket.eventRef, eventIndex: ticket.tokenId >> 64n, ticketRef: ticket.id, onChain: null }]);
   });
 });
 
@@ -339,7 +339,7 @@ describe("claimTicket", () => {
     expect(outcome.error).toBeUndefined();
     expect(ticket).toMatchObject({ claimed: true, claimedTo: WALLET, checkedIn: true });
     expect(recorded).toEqual([
-      { id: outcome.promise, kind: "claimed", requestedAs: "claimedTicket", eventRef: ticket.eventRef, eventIndex: ticket.tokenId >> 64n, ticketRef: ticket.id, onChain: { action: "claimed", tokenId: ticket.tokenId, to: WALLET } },
+      { id: outcome.actionId, kind: "claimed", requestedAs: "claimedTicket", eventRef: ticket.eventRef, eventIndex: ticket.tokenId >> 64n, ticketRef: ticket.id, onChain: { action: "claimed", tokenId: ticket.tokenId, to: WALLET } },
     ]);
     expect(() => encodeItem(recorded[0].onChain!)).not.toThrow();
   });

@@ -1,8 +1,9 @@
 import { getAddress } from "ethers";
 
-import type { AcceptanceContext, ItemOutcome } from "../chain/ledger/acceptance-context";
-import { splitTokenId, ticketHashOf, tokenIdOf } from "../chain/registry";
-import type { ChainActionKind } from "../chain/chain-action-kind";
+import type { AcceptanceContext, ItemOutcome } from "../ledger/acceptance-context";
+import type { TicketParts } from "./ticket-acceptance";
+import { splitTokenId, ticketHashOf, tokenIdOf } from "../registry";
+import type { ChainActionKind } from "../ledger/chain-action-kind";
 import { EventErrors } from "../events/events.errors";
 import { toUint64 } from "../common/validation/uint64";
 import type { ClaimedTicketDto } from "./dto/claimed-ticket.dto";
@@ -14,7 +15,7 @@ import type { TicketEntity } from "./entities/ticket.entity";
 import { TicketErrors } from "./tickets.errors";
 
 /** The acceptance rules of ticket actions (DESIGN §3), run in request order inside an acceptance. */
-export function sellTicket(context: AcceptanceContext, input: SoldTicketDto, requestedAs: string): ItemOutcome {
+export function sellTicket(context: AcceptanceContext<TicketParts>, input: SoldTicketDto, requestedAs: string): ItemOutcome {
   const event = context.events.find(input.eventId);
   if (!event) return { error: EventErrors.notFound(input.eventId) };
   if (context.tickets.find(input.ticketId)) return { error: TicketErrors.exists(input.ticketId) };
@@ -41,7 +42,7 @@ export function sellTicket(context: AcceptanceContext, input: SoldTicketDto, req
   });
 }
 
-export function resellTicket(context: AcceptanceContext, input: ResoldTicketDto, requestedAs: string): ItemOutcome {
+export function resellTicket(context: AcceptanceContext<TicketParts>, input: ResoldTicketDto, requestedAs: string): ItemOutcome {
   const ticket = context.tickets.find(input.ticketId);
   if (!ticket) return { error: TicketErrors.notFound(input.ticketId) };
   if (ticket.claimed) return { error: TicketErrors.claimed(input.ticketId) };
@@ -56,7 +57,7 @@ export function resellTicket(context: AcceptanceContext, input: ResoldTicketDto,
 }
 
 /** Check-in is one-way; a repeated scan is accepted and recorded again. */
-export function checkInTicket(context: AcceptanceContext, input: TicketMomentDto, requestedAs: string): ItemOutcome {
+export function checkInTicket(context: AcceptanceContext<TicketParts>, input: TicketMomentDto, requestedAs: string): ItemOutcome {
   const ticket = context.tickets.find(input.ticketId);
   if (!ticket) return { error: TicketErrors.notFound(input.ticketId) };
   if (ticket.invalidated) return { error: TicketErrors.invalidated(input.ticketId) };
@@ -66,7 +67,7 @@ export function checkInTicket(context: AcceptanceContext, input: TicketMomentDto
   return record(context, "scanned", requestedAs, ticket, { action: "checkedIn", tokenId: ticket.tokenId, orderTime });
 }
 
-export function invalidateTicket(context: AcceptanceContext, input: TicketMomentDto, requestedAs: string): ItemOutcome {
+export function invalidateTicket(context: AcceptanceContext<TicketParts>, input: TicketMomentDto, requestedAs: string): ItemOutcome {
   const ticket = context.tickets.find(input.ticketId);
   if (!ticket) return { error: TicketErrors.notFound(input.ticketId) };
   if (ticket.checkedIn) return { error: TicketErrors.checkedIn(input.ticketId) };
@@ -78,7 +79,7 @@ export function invalidateTicket(context: AcceptanceContext, input: TicketMoment
 }
 
 /** The metadata URI is not on chain: the action is recorded with nothing to broadcast. */
-export function updateTicket(context: AcceptanceContext, input: UpdateTicketDto, requestedAs: string): ItemOutcome {
+export function updateTicket(context: AcceptanceContext<TicketParts>, input: UpdateTicketDto, requestedAs: string): ItemOutcome {
   const ticket = context.tickets.find(input.ticketId);
   if (!ticket) return { error: TicketErrors.notFound(input.ticketId) };
   if (ticket.invalidated) return { error: TicketErrors.invalidated(input.ticketId) };
@@ -87,7 +88,7 @@ export function updateTicket(context: AcceptanceContext, input: UpdateTicketDto,
   return record(context, "updateTicket", requestedAs, ticket, null);
 }
 
-export function claimTicket(context: AcceptanceContext, input: ClaimedTicketDto, requestedAs: string): ItemOutcome {
+export function claimTicket(context: AcceptanceContext<TicketParts>, input: ClaimedTicketDto, requestedAs: string): ItemOutcome {
   const ticket = context.tickets.find(input.ticketId);
   if (!ticket) return { error: TicketErrors.notFound(input.ticketId) };
   if (ticket.invalidated) return { error: TicketErrors.invalidated(input.ticketId) };
@@ -101,18 +102,18 @@ export function claimTicket(context: AcceptanceContext, input: ClaimedTicketDto,
 }
 
 function record(
-  context: AcceptanceContext,
+  context: AcceptanceContext<TicketParts>,
   kind: ChainActionKind,
   requestedAs: string,
   ticket: TicketEntity,
-  onChain: Parameters<AcceptanceContext["actions"]["record"]>[0]["onChain"],
+  onChain: Parameters<AcceptanceContext<TicketParts>["actions"]["record"]>[0]["onChain"],
 ): ItemOutcome {
   context.tickets.touch(ticket);
   const eventIndex = splitTokenId(ticket.tokenId).eventIndex;
-  const promise = context.actions.record({ kind, requestedAs, eventRef: ticket.eventRef, eventIndex, ticketRef: ticket.id, onChain });
-  return { promise };
+  const actionId = context.actions.record({ kind, requestedAs, eventRef: ticket.eventRef, eventIndex, ticketRef: ticket.id, onChain });
+  return { actionId };
 }
 
-function orderTimeOf(context: AcceptanceContext, orderTime: number | string | undefined): bigint {
+function orderTimeOf(context: AcceptanceContext<TicketParts>, orderTime: number | string | undefined): bigint {
   return orderTime === undefined ? context.now : toUint64(orderTime);
 }

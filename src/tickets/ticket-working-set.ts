@@ -1,16 +1,16 @@
 import { uuidv7 } from "../common/uuid-v7";
-
-import type { EntityManager } from "typeorm";
-
-import { copyRows } from "../database/copy-rows";
 import { TicketEntity } from "./entities/ticket.entity";
+import type { TicketsRepository } from "./tickets.repository";
 
 export type NewTicketFields = Pick<TicketEntity, "eventRef" | "ticketId" | "serial" | "tokenId" | "price" | "uri" | "orderTime">;
 
+/** What a working set needs of the tickets' storage. */
+export type TicketStore = Pick<TicketsRepository, "lockForAcceptance" | "insertNew" | "saveChanges">;
+
 /**
- * The tickets one acceptance reads and writes. Existing rows are locked in id order (no deadlocks
- * between requests); rows it creates are copied in one statement, and a ticketId another request
- * created meanwhile (a unique violation) makes the acceptance start over.
+ * The tickets one acceptance reads and writes, in memory. Existing rows are locked in id order (no
+ * deadlocks between requests); a ticketId another request created meanwhile (a unique violation on
+ * insert) makes the acceptance start over.
  */
 export class TicketWorkingSet {
   private readonly byTicketId = new Map<string, TicketEntity>();
@@ -18,20 +18,12 @@ export class TicketWorkingSet {
   private readonly changed = new Set<TicketEntity>();
 
   constructor(
-    private readonly manager: EntityManager,
+    private readonly store: TicketStore,
     private readonly organizationId: string,
   ) {}
 
   async load(ticketIds: readonly string[]): Promise<void> {
-    if (ticketIds.length === 0) return;
-    const rows = await this.manager
-      .getRepository(TicketEntity)
-      .createQueryBuilder("ticket")
-      .where("ticket.organization_id = :organizationId AND ticket.ticket_id = ANY(:ticketIds)", { organizationId: this.organizationId, ticketIds })
-      .orderBy("ticket.id")
-      .setLock("pessimistic_write")
-      .getMany();
-    for (const row of rows) this.byTicketId.set(row.ticketId, row);
+    for (const row of await this.store.lockForAcceptance(this.organizationId, ticketIds)) this.byTicketId.set(row.ticketId, row);
   }
 
   find(ticketId: string): TicketEntity | undefined {
@@ -58,55 +50,7 @@ export class TicketWorkingSet {
   }
 
   async flush(): Promise<void> {
-    await this.insertCreated();
-    await this.updateChanged();
-  }
-
-  private async insertCreated(): Promise<void> {
-    await copyRows(
-      this.manager,
-      "tickets",
-      // Every column: a ticket may have been scanned or claimed in the same request that sold it.
-      ["id", "organization_id", "event_ref", "ticket_id", "serial", "token_id", "price", "uri", "order_time", "checked_in", "invalidated", "claimed", "claimed_to", "resales"],
-      [...this.created].map((t) => [
-        t.id,
-        t.organizationId,
-        t.eventRef,
-        t.ticketId,
-        t.serial,
-        t.tokenId,
-        t.price,
-        t.uri,
-        t.orderTime,
-        t.checkedIn,
-        t.invalidated,
-        t.claimed,
-        t.claimedTo,
-        t.resales,
-      ]),
-    );
-  }
-
-  private async updateChanged(): Promise<void> {
-    if (this.changed.size === 0) return;
-    const t = [...this.changed];
-    await this.manager.query(
-      `UPDATE tickets AS x SET price = u.price, uri = u.uri, order_time = u.order_time, checked_in = u.checked_in,
-              invalidated = u.invalidated, claimed = u.claimed, claimed_to = u.claimed_to, resales = u.resales, updated_at = now()
-         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::numeric[], $5::bool[], $6::bool[], $7::bool[], $8::text[], $9::int[])
-           AS u(id, price, uri, order_time, checked_in, invalidated, claimed, claimed_to, resales)
-        WHERE x.id = u.id`,
-      [
-        t.map((x) => x.id),
-        t.map((x) => x.price),
-        t.map((x) => x.uri),
-        t.map((x) => x.orderTime.toString()),
-        t.map((x) => x.checkedIn),
-        t.map((x) => x.invalidated),
-        t.map((x) => x.claimed),
-        t.map((x) => x.claimedTo),
-        t.map((x) => x.resales),
-      ],
-    );
+    await this.store.insertNew([...this.created]);
+    await this.store.saveChanges([...this.changed]);
   }
 }

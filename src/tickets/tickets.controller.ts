@@ -3,8 +3,8 @@ import { ApiBody, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } fr
 import type { Request } from "express";
 
 import { type AuthenticatedOrganization, CurrentOrganization } from "../auth/authenticated-organization";
-import type { ActionDescriptor } from "../chain/ledger/action-descriptor";
-import { LedgerService } from "../chain/ledger/ledger.service";
+import type { ActionDescriptor } from "../ledger/action-descriptor";
+import { LedgerService } from "../ledger/ledger.service";
 import { ErrorBodyDto } from "../common/errors/error-body.dto";
 import { ApiCommonReadResponses, ApiCommonWriteResponses } from "../common/http/api-responses";
 import { requireItemArray } from "../common/http/item-array";
@@ -17,6 +17,7 @@ import { SoldTicketDto } from "./dto/sold-ticket.dto";
 import { TicketMomentDto } from "./dto/ticket-moment.dto";
 import { TicketResultDto } from "./dto/ticket-result.dto";
 import { TicketViewDto } from "./dto/ticket-view.dto";
+import { TICKET_ACCEPTANCE, type TicketParts, type TicketPlan } from "./ticket-acceptance";
 import { TicketActions } from "./ticket-actions";
 import { TicketsService } from "./tickets.service";
 
@@ -93,19 +94,20 @@ export class TicketsController {
   private async accept(
     organization: AuthenticatedOrganization,
     body: unknown,
-    descriptor: ActionDescriptor<object>,
+    descriptor: ActionDescriptor<object, TicketPlan, TicketParts>,
     requestedAs: string,
     request: Request,
   ): Promise<TicketResultDto[]> {
     const raw = requireItemArray(body, this.config.limits.ticketItems, "tickets");
     const outcomes = await this.ledger.acceptItems(
+      TICKET_ACCEPTANCE,
       organization,
       raw.map((item) => ({ descriptor, requestedAs, raw: item })),
       requestIdOf(request),
     );
     return outcomes.map((outcome, position) => {
       const ticketId = rawId(raw[position], "ticketId");
-      return outcome.error ? { ticketId, status: "error", error: outcome.error } : { txPromise: outcome.promise, ticketId, status: "success" };
+      return outcome.error ? { ticketId, status: "error", error: outcome.error } : { txPromise: outcome.actionId, ticketId, status: "success" };
     });
   }
 }

@@ -1,11 +1,11 @@
 import { Module } from "@nestjs/common";
 
-import { ChainModule } from "../chain/chain.module";
+import { LedgerModule } from "../ledger/ledger.module";
 import { TicketsController } from "./tickets.controller";
 import { TicketsService } from "./tickets.service";
 
 @Module({
-  imports: [ChainModule],
+  imports: [LedgerModule],
   controllers: [TicketsController],
   providers: [TicketsService],
 })

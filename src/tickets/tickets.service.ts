@@ -2,15 +2,16 @@ import { Injectable } from "@nestjs/common";
 import { InjectDataSource } from "@nestjs/typeorm";
 import { DataSource } from "typeorm";
 
-import { ChainActionsRepository } from "../chain/chain-actions.repository";
-import { toActionView } from "../chain/dto/action-view.dto";
-import type { ChainAction } from "../chain/entities/chain-action.entity";
+import { ChainActionsRepository } from "../ledger/chain-actions.repository";
+import { toActionView } from "../ledger/dto/action-view.dto";
+import type { ChainAction } from "../ledger/entities/chain-action.entity";
 import { ApiError } from "../common/errors/api-error";
 import { uint64Json } from "../common/validation/uint64";
-import { EventEntity } from "../events/entities/event.entity";
+import { EventsRepository } from "../events/events.repository";
 import type { TicketViewDto } from "./dto/ticket-view.dto";
-import { TicketEntity } from "./entities/ticket.entity";
+import type { TicketEntity } from "./entities/ticket.entity";
 import { TicketErrors } from "./tickets.errors";
+import { TicketsRepository } from "./tickets.repository";
 
 @Injectable()
 export class TicketsService {
@@ -20,9 +21,9 @@ export class TicketsService {
   ) {}
 
   async view(organizationId: string, ticketId: string): Promise<TicketViewDto> {
-    const ticket = await this.dataSource.getRepository(TicketEntity).findOneBy({ organizationId, ticketId });
+    const ticket = await new TicketsRepository(this.dataSource.manager).findByOrganizationAndTicketId(organizationId, ticketId);
     if (!ticket) throw new ApiError(404, TicketErrors.notFound(ticketId));
-    const event = await this.dataSource.getRepository(EventEntity).findOneByOrFail({ id: ticket.eventRef });
+    const event = await new EventsRepository(this.dataSource.manager).findById(ticket.eventRef);
     const actions = await this.actions.listForTicket(ticket.id);
     return {
       ticketId: ticket.ticketId,

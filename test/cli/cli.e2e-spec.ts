@@ -10,6 +10,7 @@ import { OrganizationsService } from "../../src/auth/organizations.service";
 import { WebhookSecretsService } from "../../src/auth/webhook-secrets.service";
 import { loadConfig } from "../../src/config/app-config";
 import { dataSourceOptions } from "../../src/database/data-source-options";
+import { ENTITIES } from "../../src/entities";
 import { createTestDatabase } from "../support/test-database";
 import { type CompiledCli, compileCli } from "./compiled-cli";
 
@@ -41,7 +42,7 @@ describe("ops CLI (npm run cli)", () => {
 
   beforeAll(async () => {
     [database, compiled] = await Promise.all([createTestDatabase(), compileCli(ROOT)]);
-    dataSource = await new DataSource(dataSourceOptions(database.url)).initialize();
+    dataSource = await new DataSource(dataSourceOptions(database.url, ENTITIES)).initialize();
     auth = new AuthService(dataSource);
     // Only to arrange keys for revoke and rotate; every behaviour under test goes through the CLI.
     organizations = new OrganizationsService(dataSource, new WebhookSecretsService(dataSource, loadConfig({})));

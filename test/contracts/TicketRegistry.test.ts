@@ -10,7 +10,7 @@ import {
   ticketHashOf,
   ticketeerKeyOf,
   tokenIdOf,
-} from "../../src/chain/registry";
+} from "../../src/registry";
 import { decodeRecords, itemFailures, registryLogs } from "./support/logs";
 import {
   deployRegistryFixture,

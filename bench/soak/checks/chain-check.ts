@@ -1,6 +1,6 @@
 import type { Client } from "pg";
 
-import { RegistryItemFailure } from "../../../src/chain/registry/registry-failures";
+import { RegistryItemFailure } from "../../../src/registry/registry-failures";
 import type { TicketRegistry } from "../../../typechain-types";
 import { type CheckLine, countsOf, firstFew, verdict } from "./check-line";
 import { type ChainTally, tallyRegistryLogs } from "./registry-logs";

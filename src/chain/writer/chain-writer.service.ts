@@ -5,7 +5,7 @@ import type { AppConfig } from "../../config/app-config";
 import { InjectConfig } from "../../config/config.module";
 import { ChainClient } from "../chain-client";
 import { ChainWriterQueue } from "../chain-writer.queue";
-import { encodeItem } from "../registry";
+import { encodeItem } from "../../registry";
 import { type BatchPlan, planBatch } from "./batch-plan";
 import { CrashPoints } from "./crash-points";
 import { currentFees } from "./current-fees";

@@ -1,10 +1,10 @@
 import { Injectable } from "@nestjs/common";
 import type { EntityManager } from "typeorm";
 
-import { insertCallbacks } from "../../callbacks/outbox";
+import { insertCallbacks } from "../../ledger/outbox";
 import type { AppConfig } from "../../config/app-config";
 import { InjectConfig } from "../../config/config.module";
-import { RegistryItemFailure } from "../registry";
+import { RegistryItemFailure } from "../../registry";
 import type { BatchOutcome, MinedReceipt } from "./mined-receipt";
 import type { OpenTransaction } from "./writer-store";
 import { WriterStore } from "./writer-store";

@@ -3,7 +3,7 @@ import { InjectDataSource } from "@nestjs/typeorm";
 import { DataSource, type EntityManager } from "typeorm";
 
 import { uuidv7 } from "../../common/uuid-v7";
-import { registryItemFromJson } from "../registry";
+import { registryItemFromJson } from "../../registry";
 import type { PendingAction } from "./pending-action";
 
 export interface SignedTransaction {

@@ -1,9 +1,10 @@
 import { registerDecorator, type ValidationArguments, type ValidationOptions } from "class-validator";
 
-import { isCurrencyCode, isUri, isWalletAddress, isWebUrl, priceProblem } from "./field-rules";
+import { isCurrencyCode, isUri, isWalletAddress, isWebUrl } from "./field-rules";
 import { isUint64Input, uint64Problem } from "./uint64";
 
-function rule(name: string, test: (value: unknown) => boolean, message: (args: ValidationArguments) => string, options?: ValidationOptions): PropertyDecorator {
+/** A class-validator rule from a test and a message. */
+export function rule(name: string, test: (value: unknown) => boolean, message: (args: ValidationArguments) => string, options?: ValidationOptions): PropertyDecorator {
   return (target, propertyName) =>
     registerDecorator({ name, target: target.constructor, propertyName: String(propertyName), options, validator: { validate: test, defaultMessage: message } });
 }
@@ -26,9 +27,6 @@ export const IsWebUrl = (httpsOnly: boolean, allowBlank = false, options?: Valid
 /** A blank URI is the default and clears the ticket's URI. */
 export const IsUri = (options?: ValidationOptions) =>
   rule("isUri", (value) => value === "" || isUri(value), (args) => `${args.property} must be a URI (scheme:rest) of at most 255 characters, or blank`, options);
-
-export const IsPrice = (options?: ValidationOptions) =>
-  rule("isPrice", (value) => priceProblem(value) === null, (args) => `${args.property} ${priceProblem(args.value)}`, options);
 
 export const IsWalletAddress = (options?: ValidationOptions) =>
   rule("isWalletAddress", isWalletAddress, (args) => `${args.property} must be a 0x-prefixed 20-byte address other than the zero address; mixed case must match its EIP-55 checksum`, options);

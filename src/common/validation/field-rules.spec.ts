@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { isCurrencyCode, isUri, isWalletAddress, isWebUrl, MAX_TEXT_LENGTH, priceProblem } from "./field-rules";
+import { isCurrencyCode, isUri, isWalletAddress, isWebUrl, MAX_TEXT_LENGTH } from "./field-rules";
 
 /** An http(s) URL of exactly `length` characters. */
 function urlOfLength(length: number, scheme = "https"): string {
@@ -93,39 +93,6 @@ describe("isUri", () => {
     expect(isUri(undefined)).toBe(false);
     expect(isUri(null)).toBe(false);
     expect(isUri(1)).toBe(false);
-  });
-});
-
-describe("priceProblem", () => {
-  it.each(["0", "12", "12.5", "49.95", "0.000001", "1.000000000", "79228162514264337593543.950335"])("has no problem with %s", (price) => {
-    expect(priceProblem(price)).toBeNull();
-  });
-
-  it.each([
-    ["12,50", "is not a non-negative decimal number"],
-    ["-1", "is not a non-negative decimal number"],
-    ["1e3", "is not a non-negative decimal number"],
-    [".5", "is not a non-negative decimal number"],
-    ["5.", "is not a non-negative decimal number"],
-    ["", "is not a non-negative decimal number"],
-    [" 1", "is not a non-negative decimal number"],
-    ["EUR 12", "is not a non-negative decimal number"],
-  ])("names the grammar problem of %j", (price, reason) => {
-    expect(priceProblem(price)).toContain(reason);
-  });
-
-  it.each([
-    ["0.0000001", "has more than 6 significant decimal places"],
-    ["12.3456789", "has more than 6 significant decimal places"],
-    ["79228162514264337593543.950336", "is larger than the registry can record"],
-    ["9".repeat(40), "has too many digits"],
-    ["1." + "0".repeat(256), "has too many decimal places"],
-  ])("names the representability problem of %s", (price, reason) => {
-    expect(priceProblem(price)).toBe(reason);
-  });
-
-  it.each([[12.5], [0], [null], [undefined], [["1"]]])("asks for a decimal string instead of %j", (price) => {
-    expect(priceProblem(price)).toBe('must be a decimal string such as "12.50"');
   });
 });
 

@@ -2,8 +2,6 @@ import { getAddress } from "ethers";
 import currencyCodes from "currency-codes";
 import { isURL } from "class-validator";
 
-import { PriceFormatError, registryPriceOf } from "../../chain/registry";
-
 /** Limit of the spec's string fields. */
 export const MAX_TEXT_LENGTH = 255;
 
@@ -22,18 +20,6 @@ export function isWebUrl(value: unknown, httpsOnly: boolean): boolean {
 /** A URI of any scheme (https:, ipfs:, ar:, data: ...), at most 255 characters. */
 export function isUri(value: unknown): boolean {
   return typeof value === "string" && value.length <= MAX_TEXT_LENGTH && /^[a-zA-Z][a-zA-Z0-9+.-]*:\S+$/.test(value);
-}
-
-/** Why `value` is not a price the registry can record exactly, or null if it is one. */
-export function priceProblem(value: unknown): string | null {
-  if (typeof value !== "string") return "must be a decimal string such as \"12.50\"";
-  try {
-    registryPriceOf(value);
-    return null;
-  } catch (error) {
-    if (error instanceof PriceFormatError) return error.reason;
-    throw error;
-  }
 }
 
 /**

@@ -1,7 +1,9 @@
-import type { ClassConstructor } from "class-transformer";
 import { validateSync } from "class-validator";
 
 import { errorDetail, type ErrorDetail } from "../errors/error-detail";
+
+/** A DTO class: what an item is validated against. */
+export type ClassConstructor<T> = new (...args: never[]) => T;
 
 export type Validated<T> = { value: T; error?: undefined } | { value?: undefined; error: ErrorDetail };
 
@@ -13,7 +15,7 @@ export function validateItem<T extends object>(dto: ClassConstructor<T>, raw: un
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
     return { error: errorDetail("invalid_item", "Each item must be a JSON object.") };
   }
-  // The DTOs are flat: a copy onto the prototype is all class-transformer would do, at a fraction of the cost.
+  // The DTOs are flat: a copy onto the prototype is all a class transformer would do, at a fraction of the cost.
   // null means "not sent" (optional fields get their defaults; the rules read undefined). "__proto__" and
   // "constructor" are never fields: copied, they would replace or hide the DTO's prototype.
   const instance = Object.create(dto.prototype) as Record<string, unknown>;

@@ -1,6 +1,6 @@
 import { ApiProperty } from "@nestjs/swagger";
 
-import { ActionViewDto } from "../../chain/dto/action-view.dto";
+import { ActionViewDto } from "../../ledger/dto/action-view.dto";
 
 export class EventChainViewDto {
   @ApiProperty({ example: 1, description: "The event's index in the registry; its tokenIds are eventIndex << 64 | serial." })

@@ -2,8 +2,12 @@ import { applyDecorators } from "@nestjs/common";
 import { ApiProperty, ApiPropertyOptional } from "@nestjs/swagger";
 import { IsDefined, IsNotEmpty, IsOptional, IsString, MaxLength } from "class-validator";
 
-import { IsPrice, IsUint64, IsUri } from "../../common/validation/field-decorators";
+import { IsUint64, IsUri, rule } from "../../common/validation/field-decorators";
 import { MAX_TEXT_LENGTH } from "../../common/validation/field-rules";
+import { priceProblem } from "../../registry";
+
+/** A price the registry can record exactly. */
+const IsPrice = () => rule("isPrice", (value) => priceProblem(value) === null, (args) => `${args.property} ${priceProblem(args.value)}`);
 
 /** Field rules shared by the ticket DTOs, so every action states each rule once. */
 export const TicketIdField = () =>

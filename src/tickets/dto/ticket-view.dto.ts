@@ -1,6 +1,6 @@
 import { ApiProperty } from "@nestjs/swagger";
 
-import { ActionViewDto } from "../../chain/dto/action-view.dto";
+import { ActionViewDto } from "../../ledger/dto/action-view.dto";
 
 export class TicketChainViewDto {
   @ApiProperty({ example: "18446744073709551617", description: "ERC-721 tokenId (eventIndex << 64 | serial), decimal. Known at acceptance." })

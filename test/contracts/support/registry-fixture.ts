@@ -8,7 +8,7 @@ import {
   tokenIdOf,
   type RegistryBatchItem,
   type RegistryEventDetails,
-} from "../../../src/chain/registry";
+} from "../../../src/registry";
 import type { TicketRegistry } from "../../../typechain-types";
 
 export const TICKETEER_ID = "ticketeer-1";

@@ -1,21 +1,20 @@
-import type { ClassConstructor } from "class-transformer";
-import type { EntityManager } from "typeorm";
-
-import type { AuthenticatedOrganization } from "../../../auth/authenticated-organization";
-import { uuidv7 } from "../../../common/uuid-v7";
-import { validateItem } from "../../../common/validation/validate-item";
-import { EventEntity } from "../../../events/entities/event.entity";
-import { EventWorkingSet } from "../../../events/event-working-set";
-import { TicketEntity } from "../../../tickets/entities/ticket.entity";
-import { TicketWorkingSet } from "../../../tickets/ticket-working-set";
-import { tokenIdOf } from "../../registry";
-import type { AcceptanceContext } from "../acceptance-context";
-import { type ActionEntry, ActionRecorder } from "../action-recorder";
+import type { AuthenticatedOrganization } from "../../src/auth/authenticated-organization";
+import { uuidv7 } from "../../src/common/uuid-v7";
+import { type ClassConstructor, validateItem } from "../../src/common/validation/validate-item";
+import { EventEntity } from "../../src/events/entities/event.entity";
+import { type EventStore, EventWorkingSet } from "../../src/events/event-working-set";
+import type { AcceptanceContext } from "../../src/ledger/acceptance-context";
+import { type ActionEntry, ActionRecorder } from "../../src/ledger/action-recorder";
+import { tokenIdOf } from "../../src/registry";
+import { TicketEntity } from "../../src/tickets/entities/ticket.entity";
+import type { TicketParts } from "../../src/tickets/ticket-acceptance";
+import { type TicketStore, TicketWorkingSet } from "../../src/tickets/ticket-working-set";
 
 /**
  * An in-memory acceptance for unit tests of the acceptance rules: the real working sets and
- * recorder, loaded from seeded rows through a stub EntityManager. Once loaded, the stub refuses
- * every call, so a rule that reaches for the database (instead of the working sets) fails the test.
+ * recorder, loaded from seeded rows through in-memory stores. Once loaded, the stores refuse every
+ * call, so a rule that reaches for storage (instead of the working sets) fails the test. The real
+ * repositories are tested against PostgreSQL in test/stores.
  */
 
 export const ORGANIZATION: AuthenticatedOrganization = {
@@ -134,11 +133,11 @@ class TrackingTicketWorkingSet extends TicketWorkingSet {
 }
 
 /**
- * Stands in for the transaction's EntityManager while the working sets load: answers the row
- * queries from the seeded rows (filtered by organization and ids, as the SQL does) and the
- * registry index sequence. After `seal()` every call throws.
+ * Stands in for the repositories while the working sets load: answers the locked reads from the
+ * seeded rows (filtered by organization and ids, as the SQL does) and the registry index sequence.
+ * After `seal()` every call throws.
  */
-class StubEntityManager {
+class SeededStores {
   private sealed = false;
   private nextEventIndex: bigint;
 
@@ -154,42 +153,35 @@ class StubEntityManager {
     this.sealed = true;
   }
 
-  getRepository(entity: unknown) {
-    this.assertOpen("getRepository");
-    if (entity === EventEntity) return { createQueryBuilder: () => rowQuery(this.events, "eventIds", (row) => row.eventId) };
-    if (entity === TicketEntity) return { createQueryBuilder: () => rowQuery(this.tickets, "ticketIds", (row) => row.ticketId) };
-    throw new Error(`stub EntityManager: no repository for ${String(entity)}`);
-  }
+  readonly eventStore: EventStore = {
+    lockForAcceptance: async (organizationId, eventIds) => {
+      this.assertOpen("lockForAcceptance");
+      return this.events.filter((row) => row.organizationId === organizationId && eventIds.includes(row.eventId));
+    },
+    reserveRegistryIndexes: async (count) => {
+      this.assertOpen("reserveRegistryIndexes");
+      return Array.from({ length: count }, () => this.nextEventIndex++);
+    },
+    insertNew: () => this.refuse("insertNew"),
+    saveChanges: () => this.refuse("saveChanges"),
+  };
 
-  async query(sql: string, parameters: unknown[] = []): Promise<unknown[]> {
-    this.assertOpen("query");
-    if (sql.includes("nextval('registry_event_index_seq')")) {
-      const count = Number(parameters[0]);
-      return Array.from({ length: count }, () => ({ index: String(this.nextEventIndex++) }));
-    }
-    throw new Error(`stub EntityManager: unexpected query ${sql}`);
+  readonly ticketStore: TicketStore = {
+    lockForAcceptance: async (organizationId, ticketIds) => {
+      this.assertOpen("lockForAcceptance");
+      return this.tickets.filter((row) => row.organizationId === organizationId && ticketIds.includes(row.ticketId));
+    },
+    insertNew: () => this.refuse("insertNew"),
+    saveChanges: () => this.refuse("saveChanges"),
+  };
+
+  private refuse(method: string): never {
+    throw new Error(`in-memory store: ${method} is not part of a rule's work`);
   }
 
   private assertOpen(method: string): void {
-    if (this.sealed) throw new Error(`stub EntityManager.${method} called while the rules run: rules must use the working sets only`);
+    if (this.sealed) throw new Error(`in-memory store: ${method} called while the rules run: rules must use the working sets only`);
   }
-}
-
-function rowQuery<Row extends { organizationId: string }>(rows: readonly Row[], idsParameter: string, idOf: (row: Row) => string) {
-  let parameters: Record<string, unknown> = {};
-  const builder = {
-    where(_sql: string, where: Record<string, unknown>) {
-      parameters = where;
-      return builder;
-    },
-    orderBy: () => builder,
-    setLock: () => builder,
-    getMany: async () => {
-      const ids = parameters[idsParameter] as string[];
-      return rows.filter((row) => row.organizationId === parameters.organizationId && ids.includes(idOf(row)));
-    },
-  };
-  return builder;
 }
 
 export interface AcceptanceFixtureOptions {
@@ -205,7 +197,7 @@ export interface AcceptanceFixtureOptions {
 }
 
 export interface AcceptanceFixture {
-  context: AcceptanceContext;
+  context: AcceptanceContext<TicketParts>;
   /** Every action recorded, in order, with its promise id. */
   recorded: RecordedAction[];
   /** Events and tickets the rules marked as changed (touch), in order. */
@@ -218,18 +210,17 @@ export async function acceptanceFixture(options: AcceptanceFixtureOptions = {}):
   const organization = options.organization ?? ORGANIZATION;
   const events = options.events ?? [];
   const tickets = options.tickets ?? [];
-  const stub = new StubEntityManager(events, tickets, options.firstEventIndex ?? 100n);
-  const manager = stub as unknown as EntityManager;
-
-  const eventSet = new TrackingEventWorkingSet(manager, organization.id);
-  const ticketSet = new TrackingTicketWorkingSet(manager, organization.id);
-  const recorder = new RecordingActionRecorder(manager, organization.id, "request-1");
+  const stores = new SeededStores(events, tickets, options.firstEventIndex ?? 100n);
+  const eventSet = new TrackingEventWorkingSet(stores.eventStore, organization.id);
+  const ticketSet = new TrackingTicketWorkingSet(stores.ticketStore, organization.id);
+  // The recorder only collects until its flush, which a rule never calls: it needs no manager.
+  const recorder = new RecordingActionRecorder(null as never, organization.id, "request-1");
   await eventSet.load(
     events.map((event) => event.eventId),
     options.newEvents ?? 8,
   );
   await ticketSet.load(tickets.map((ticket) => ticket.ticketId));
-  stub.seal();
+  stores.seal();
 
   return {
     context: { organization, now: options.now ?? NOW, events: eventSet, tickets: ticketSet, actions: recorder },

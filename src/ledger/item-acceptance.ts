@@ -1,24 +1,26 @@
-import type { ErrorDetail } from "../../common/errors/error-detail";
-import { validateItem } from "../../common/validation/validate-item";
-import type { AcceptancePlan, ItemOutcome } from "./acceptance-context";
+import type { ErrorDetail } from "../common/errors/error-detail";
+import { validateItem } from "../common/validation/validate-item";
+import type { ItemOutcome } from "./acceptance-context";
 import type { ActionDescriptor } from "./action-descriptor";
 
 /** One item of a request: the rule set it is validated and accepted with, and its raw JSON. */
-export interface RequestedItem {
-  descriptor: ActionDescriptor<object> | null;
+export interface RequestedItem<Plan, Parts extends object> {
+  descriptor: ActionDescriptor<object, Plan, Parts> | null;
   requestedAs: string;
   raw: unknown;
   /** Set when the item was refused before validation (an unknown stream action, say). */
   refusal?: ErrorDetail;
 }
 
-export type ValidatedItems = { position: number; item: RequestedItem; input: object }[];
+export type ValidatedItems<Plan, Parts extends object> = { position: number; item: RequestedItem<Plan, Parts>; input: object }[];
 
 /** Validates every item; returns the valid ones, the refusals by position, and what to load. */
-export function validateItems(items: readonly RequestedItem[]): { valid: ValidatedItems; refused: Map<number, ErrorDetail>; plan: AcceptancePlan } {
-  const valid: ValidatedItems = [];
+export function validateItems<Plan, Parts extends object>(
+  items: readonly RequestedItem<Plan, Parts>[],
+  plan: Plan,
+): { valid: ValidatedItems<Plan, Parts>; refused: Map<number, ErrorDetail> } {
+  const valid: ValidatedItems<Plan, Parts> = [];
   const refused = new Map<number, ErrorDetail>();
-  const plan: AcceptancePlan = { eventIds: [], ticketIds: [], soldTicketIds: [], newEvents: 0 };
   items.forEach((item, position) => {
     if (item.refusal || !item.descriptor) {
       refused.set(position, item.refusal ?? { code: "invalid_item", message: "The item cannot be processed." });
@@ -32,7 +34,7 @@ export function validateItems(items: readonly RequestedItem[]): { valid: Validat
     item.descriptor.plan(checked.value, plan);
     valid.push({ position, item, input: checked.value });
   });
-  return { valid, refused, plan };
+  return { valid, refused };
 }
 
 /** Outcomes in request order: accepted ones from `accepted`, the rest from `refused`. */

@@ -1,11 +1,11 @@
-import { uuidv7 } from "../../common/uuid-v7";
+import { uuidv7 } from "../common/uuid-v7";
 
 import type { EntityManager } from "typeorm";
 
-import { insertCallbacks } from "../../callbacks/outbox";
-import { copyRows } from "../../database/copy-rows";
+import { insertCallbacks } from "./outbox";
+import { copyRows } from "../database/copy-rows";
 import { type RegistryBatchItem, registryItemToJson } from "../registry";
-import type { ChainActionKind } from "../chain-action-kind";
+import type { ChainActionKind } from "./chain-action-kind";
 
 export interface ActionEntry {
   kind: ChainActionKind;

@@ -1,6 +1,6 @@
 import { ApiProperty } from "@nestjs/swagger";
 
-import { ActionViewDto } from "../../chain/dto/action-view.dto";
+import { ActionViewDto } from "./action-view.dto";
 
 export class ActionStatusDto extends ActionViewDto {
   @ApiProperty()

@@ -4,14 +4,12 @@ import { InjectMetric } from "@willsoto/nestjs-prometheus";
 import type { Counter } from "prom-client";
 import { DataSource, type EntityManager } from "typeorm";
 
-import type { AuthenticatedOrganization } from "../../auth/authenticated-organization";
-import { EventWorkingSet } from "../../events/event-working-set";
-import { countActionOutcomes } from "../../metrics/action-outcomes";
-import { METRICS } from "../../metrics/metric-definitions";
-import { TicketWorkingSet } from "../../tickets/ticket-working-set";
-import { ChainWriterQueue } from "../chain-writer.queue";
+import type { AuthenticatedOrganization } from "../auth/authenticated-organization";
+import { countActionOutcomes } from "../metrics/action-outcomes";
+import { METRICS } from "../metrics/metric-definitions";
 import { AcceptanceConflict } from "./acceptance-conflict";
-import type { AcceptanceContext, AcceptancePlan, ItemOutcome } from "./acceptance-context";
+import type { AcceptanceContext, AcceptedStateKind, ItemOutcome } from "./acceptance-context";
+import { AcceptedActionsNotifier } from "./accepted-actions.notifier";
 import { ActionRecorder } from "./action-recorder";
 import { mergeOutcomes, type RequestedItem, validateItems } from "./item-acceptance";
 
@@ -36,20 +34,27 @@ export class LedgerService {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly chainWriter: ChainWriterQueue,
+    private readonly notifier: AcceptedActionsNotifier,
     @InjectMetric(METRICS.actions.name) private readonly actionsCounter: Counter<string>,
   ) {}
 
   /**
-   * Validates and accepts the items of one request, in order: each gets its promise or its error;
-   * a refused item never stops the others.
+   * Validates and accepts the items of one request, in order, against the accepted state of
+   * `kind`: each gets its action id or its error; a refused item never stops the others.
    */
-  async acceptItems(organization: AuthenticatedOrganization, items: readonly RequestedItem[], requestId: string | null): Promise<ItemOutcome[]> {
-    const { valid, refused, plan } = validateItems(items);
+  async acceptItems<Plan, Parts extends object>(
+    kind: AcceptedStateKind<Plan, Parts>,
+    organization: AuthenticatedOrganization,
+    items: readonly RequestedItem<Plan, Parts>[],
+    requestId: string | null,
+  ): Promise<ItemOutcome[]> {
+    const plan = kind.emptyPlan();
+    const { valid, refused } = validateItems(items, plan);
     const accepted =
       valid.length === 0
         ? new Map<number, ItemOutcome>()
         : await this.accept(
+            kind,
             organization,
             plan,
             (context) => new Map(valid.map(({ position, item, input }) => [position, item.descriptor!.apply(context, input, item.requestedAs)])),
@@ -58,18 +63,22 @@ export class LedgerService {
     const outcomes = mergeOutcomes(items.length, accepted, refused);
     countActionOutcomes(this.actionsCounter, items, outcomes);
     // Logged inside the request, so the line carries its requestId; the ledger rows carry it too.
-    const acceptedCount = outcomes.filter((outcome) => outcome.promise !== undefined).length;
+    const acceptedCount = outcomes.filter((outcome) => outcome.actionId !== undefined).length;
     this.logger.debug({ items: items.length, accepted: acceptedCount }, `accepted ${acceptedCount} of ${items.length} actions`);
     return outcomes;
   }
 
-  async accept<T>(organization: AuthenticatedOrganization, plan: AcceptancePlan, evaluate: (context: AcceptanceContext) => T, requestId: string | null): Promise<T> {
+  private async accept<Plan, Parts extends object, T>(
+    kind: AcceptedStateKind<Plan, Parts>,
+    organization: AuthenticatedOrganization,
+    plan: Plan,
+    evaluate: (context: AcceptanceContext<Parts>) => T,
+    requestId: string | null,
+  ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const optimistic = attempt === 1;
-        const { result, broadcasts } = await this.dataSource.transaction((manager) =>
-          this.acceptOnce(manager, organization, optimistic ? plan : { ...plan, ticketIds: [...plan.ticketIds, ...plan.soldTicketIds] }, evaluate, requestId),
-        );
+        const attemptPlan = attempt === 1 ? plan : kind.retryPlan(plan);
+        const { result, broadcasts } = await this.dataSource.transaction((manager) => this.acceptOnce(manager, kind, organization, attemptPlan, evaluate, requestId));
         if (broadcasts > 0) await this.notifyWriter();
         return result;
       } catch (error) {
@@ -79,34 +88,29 @@ export class LedgerService {
     }
   }
 
-  private async acceptOnce<T>(
+  private async acceptOnce<Plan, Parts extends object, T>(
     manager: EntityManager,
+    kind: AcceptedStateKind<Plan, Parts>,
     organization: AuthenticatedOrganization,
-    plan: AcceptancePlan,
-    evaluate: (context: AcceptanceContext) => T,
+    plan: Plan,
+    evaluate: (context: AcceptanceContext<Parts>) => T,
     requestId: string | null,
   ): Promise<{ result: T; broadcasts: number }> {
-    const context: AcceptanceContext = {
-      organization,
-      now: BigInt(Math.floor(Date.now() / 1000)),
-      events: new EventWorkingSet(manager, organization.id),
-      tickets: new TicketWorkingSet(manager, organization.id),
-      actions: new ActionRecorder(manager, organization.id, requestId),
-    };
-    // Events before tickets, each in id order: every acceptance takes its locks in the same order.
-    await context.events.load(unique(plan.eventIds), plan.newEvents);
-    await context.tickets.load(unique(plan.ticketIds));
+    const state = kind.open(manager, organization.id);
+    const actions = new ActionRecorder(manager, organization.id, requestId);
+    // The state takes its locks in a fixed order (events before tickets, each in id order).
+    await state.load(plan);
+    const context = { ...state.parts, organization, now: BigInt(Math.floor(Date.now() / 1000)), actions } as AcceptanceContext<Parts>;
     const result = evaluate(context);
-    await context.events.flush();
-    await context.tickets.flush();
-    await context.actions.flush();
-    return { result, broadcasts: context.actions.broadcastCount };
+    await state.flush();
+    await actions.flush();
+    return { result, broadcasts: actions.broadcastCount };
   }
 
   /** The actions are committed: if Redis is unreachable now, the sweep queues them later. */
   private async notifyWriter(): Promise<void> {
     try {
-      await withTimeout(this.chainWriter.requestFlush("accepted"), NOTIFY_TIMEOUT_MS);
+      await withTimeout(this.notifier.actionsAccepted(), NOTIFY_TIMEOUT_MS);
     } catch (error) {
       this.logger.warn(`chain writer not notified, the sweep will pick the actions up: ${(error as Error).message}`);
     }
@@ -125,8 +129,4 @@ function isRetryable(error: unknown): boolean {
   if (error instanceof AcceptanceConflict) return true;
   const code = (error as { code?: unknown; driverError?: { code?: unknown } }).driverError?.code ?? (error as { code?: unknown }).code;
   return typeof code === "string" && RETRYABLE_SQLSTATES.has(code);
-}
-
-function unique(values: string[]): string[] {
-  return [...new Set(values)];
 }

@@ -54,3 +54,15 @@ function parsePrice(price: string): { digits: bigint; scale: number } {
   if (digits >= DIGITS_LIMIT) throw new PriceFormatError(price, "has too many digits");
   return { digits, scale: fraction.length };
 }
+
+/** Why `value` is not a price the registry can record exactly, or null if it is one. */
+export function priceProblem(value: unknown): string | null {
+  if (typeof value !== "string") return "must be a decimal string such as \"12.50\"";
+  try {
+    registryPriceOf(value);
+    return null;
+  } catch (error) {
+    if (error instanceof PriceFormatError) return error.reason;
+    throw error;
+  }
+}

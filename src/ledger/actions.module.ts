@@ -1,11 +1,12 @@
 import { Module } from "@nestjs/common";
 
-import { ChainModule } from "../chain/chain.module";
 import { ActionsController } from "./actions.controller";
 import { ActionsService } from "./actions.service";
+import { LedgerModule } from "./ledger.module";
 
+/** `GET /api/v1/actions/{promise}`: part of the API role only. */
 @Module({
-  imports: [ChainModule],
+  imports: [LedgerModule],
   controllers: [ActionsController],
   providers: [ActionsService],
 })

@@ -2,8 +2,8 @@ import { Injectable } from "@nestjs/common";
 import { InjectDataSource } from "@nestjs/typeorm";
 import { DataSource } from "typeorm";
 
-import { ChainActionsRepository } from "../chain/chain-actions.repository";
-import { toActionView } from "../chain/dto/action-view.dto";
+import { ChainActionsRepository } from "./chain-actions.repository";
+import { toActionView } from "./dto/action-view.dto";
 import { ApiError } from "../common/errors/api-error";
 import { errorDetail } from "../common/errors/error-detail";
 import type { ActionStatusDto } from "./dto/action-status.dto";
