@@ -29,6 +29,7 @@ export class EventsController {
   @Post()
   @HttpCode(200)
   @ApiOperation({
+    operationId: "registerEvent",
     summary: "Register an event",
     description: "Registers the event and, asynchronously, on chain. Callback action: newEvent, once the chain confirms it.",
   })
@@ -45,7 +46,7 @@ export class EventsController {
   }
 
   @Get(":eventId")
-  @ApiOperation({ summary: "An event's accepted state, on-chain facts and action history" })
+  @ApiOperation({ operationId: "getEvent", summary: "An event's accepted state, on-chain facts and action history" })
   @ApiOkResponse({ type: EventViewDto })
   @ApiNotFoundResponse({ type: ErrorBodyDto, description: "event_not_found (also for another organization's event)." })
   @ApiCommonReadResponses()

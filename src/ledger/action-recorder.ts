@@ -28,7 +28,7 @@ export class ActionRecorder {
     private readonly requestId: string | null,
   ) {}
 
-  /** Records an accepted action and returns its promise id. */
+  /** Records an accepted action and returns its id (the integrator's promise). */
   record(entry: ActionEntry): string {
     const id = uuidv7();
     this.entries.push({ ...entry, id });

@@ -13,7 +13,7 @@ export class ActionsController {
   constructor(private readonly actions: ActionsService) {}
 
   @Get(":promise")
-  @ApiOperation({ summary: "The status of an action by its txPromise or actionPromise" })
+  @ApiOperation({ operationId: "getActionStatus", summary: "The status of an action by its txPromise or actionPromise" })
   @ApiOkResponse({ type: ActionStatusDto })
   @ApiNotFoundResponse({ type: ErrorBodyDto, description: "action_not_found (also for another organization's action)." })
   @ApiCommonReadResponses()

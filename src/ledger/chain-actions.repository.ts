@@ -15,9 +15,19 @@ export class ChainActionsRepository {
     return this.dataSource.getRepository(ChainAction);
   }
 
-  async findByOrganizationAndPromise(organizationId: string, promise: string): Promise<ChainAction | null> {
-    if (!UUID.test(promise)) return null;
-    return this.repository.findOneBy({ id: promise.toLowerCase(), organizationId });
+  /** The organization's action with this id (the integrator's txPromise or actionPromise); null for anything else. */
+  async findByOrganizationAndId(organizationId: string, actionId: string): Promise<ChainAction | null> {
+    if (!UUID.test(actionId)) return null;
+    return this.repository.findOneBy({ id: actionId.toLowerCase(), organizationId });
+  }
+
+  /** The integrator's ids of what the action acts on. */
+  async subjectIdsOf(action: Pick<ChainAction, "eventRef" | "ticketRef">): Promise<{ eventId: string; ticketId: string | null }> {
+    const [ids] = (await this.dataSource.query(`SELECT e.event_id, t.ticket_id FROM events e LEFT JOIN tickets t ON t.id = $2 WHERE e.id = $1`, [
+      action.eventRef,
+      action.ticketRef,
+    ])) as { event_id: string; ticket_id: string | null }[];
+    return { eventId: ids.event_id, ticketId: ids.ticket_id };
   }
 
   async listForTicket(ticketRef: string): Promise<ChainAction[]> {

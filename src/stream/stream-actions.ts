@@ -10,8 +10,8 @@ export const STREAM_ACTIONS = {
   soldTicket: { descriptor: TicketActions.sold, echoes: ["eventId", "ticketId"] },
   updateTicket: { descriptor: TicketActions.updateTicket, echoes: ["ticketId"] },
   resoldTicket: { descriptor: TicketActions.resold, echoes: ["ticketId"] },
-  scannedTicket: { descriptor: TicketActions.scanned, echoes: ["ticketId"] },
-  checkedInTicket: { descriptor: TicketActions.scanned, echoes: ["ticketId"] },
+  scannedTicket: { descriptor: TicketActions.checkIn, echoes: ["ticketId"] },
+  checkedInTicket: { descriptor: TicketActions.checkIn, echoes: ["ticketId"] },
   claimedTicket: { descriptor: TicketActions.claimed, echoes: ["ticketId"] },
   invalidatedTicket: { descriptor: TicketActions.invalidated, echoes: ["ticketId"] },
 } satisfies Record<string, { descriptor: ActionDescriptor<object, TicketPlan, TicketParts>; echoes: ("eventId" | "ticketId")[] }>;

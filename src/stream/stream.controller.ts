@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Post, Req } from "@nestjs/common";
+import { applyDecorators, Body, Controller, HttpCode, Post, Req } from "@nestjs/common";
 import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from "@nestjs/swagger";
 import type { Request } from "express";
 
@@ -11,7 +11,24 @@ import { InjectConfig } from "../config/config.module";
 import { StreamActionDto, StreamResponseDto } from "./dto/stream-action.dto";
 import { StreamService } from "./stream.service";
 
-export const STREAM_PATHS = ["stream", "api/v1/stream"];
+const STREAM_PATH = "stream";
+const STREAM_PATH_V1 = "api/v1/stream";
+export const STREAM_PATHS = [STREAM_PATH, STREAM_PATH_V1];
+
+/** Both paths are one operation; each needs its own operationId for generated clients. */
+const StreamOperation = (operationId: string) =>
+  applyDecorators(
+    HttpCode(200),
+    ApiOperation({
+      operationId,
+      summary: "Register a mixed list of actions",
+      description:
+        "Up to 5000 actions, processed in the order sent, in one transaction: a newEvent, then its soldTicket, then its scannedTicket in one request all succeed. Served at /stream and /api/v1/stream.",
+    }),
+    ApiBody({ type: [StreamActionDto] }),
+    ApiOkResponse({ type: StreamResponseDto }),
+    ApiCommonWriteResponses(),
+  );
 
 @ApiTags("stream")
 @Controller()
@@ -21,17 +38,19 @@ export class StreamController {
     @InjectConfig() private readonly config: AppConfig,
   ) {}
 
-  @Post(STREAM_PATHS)
-  @HttpCode(200)
-  @ApiOperation({
-    summary: "Register a mixed list of actions",
-    description:
-      "Up to 5000 actions, processed in the order sent, in one transaction: a newEvent, then its soldTicket, then its scannedTicket in one request all succeed. Served at /stream and /api/v1/stream.",
-  })
-  @ApiBody({ type: [StreamActionDto] })
-  @ApiOkResponse({ type: StreamResponseDto })
-  @ApiCommonWriteResponses()
-  async accept(@CurrentOrganization() organization: AuthenticatedOrganization, @Body() body: unknown, @Req() request: Request): Promise<StreamResponseDto> {
+  @Post(STREAM_PATH)
+  @StreamOperation("streamActions")
+  accept(@CurrentOrganization() organization: AuthenticatedOrganization, @Body() body: unknown, @Req() request: Request): Promise<StreamResponseDto> {
+    return this.acceptList(organization, body, request);
+  }
+
+  @Post(STREAM_PATH_V1)
+  @StreamOperation("streamActionsV1")
+  acceptV1(@CurrentOrganization() organization: AuthenticatedOrganization, @Body() body: unknown, @Req() request: Request): Promise<StreamResponseDto> {
+    return this.acceptList(organization, body, request);
+  }
+
+  private async acceptList(organization: AuthenticatedOrganization, body: unknown, request: Request): Promise<StreamResponseDto> {
     const raw = requireItemArray(body, this.config.limits.streamActions, "actions");
     return { status: "success", data: await this.stream.accept(organization, raw, requestIdOf(request)) };
   }

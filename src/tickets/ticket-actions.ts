@@ -21,7 +21,7 @@ export const TicketActions = {
     apply: sellTicket,
   }),
   resold: describeAction({ dto: ResoldTicketDto, plan: planTicket, apply: resellTicket }),
-  scanned: describeAction({ dto: TicketMomentDto, plan: planTicket, apply: checkInTicket }),
+  checkIn: describeAction({ dto: TicketMomentDto, plan: planTicket, apply: checkInTicket }),
   invalidated: describeAction({ dto: TicketMomentDto, plan: planTicket, apply: invalidateTicket }),
   updateTicket: describeAction({ dto: UpdateTicketDto, plan: planTicket, apply: updateTicket }),
   claimed: describeAction({ dto: ClaimedTicketDto, plan: planTicket, apply: claimTicket }),

@@ -34,7 +34,7 @@ export class TicketsController {
 
   @Post("sold")
   @HttpCode(200)
-  @ApiOperation({ summary: "Register primary sales", description: "Up to 100 tickets; each is minted as an NFT to its event's custody address. Callback action: sold." })
+  @ApiOperation({ operationId: "registerSales", summary: "Register primary sales", description: "Up to 100 tickets; each is minted as an NFT to its event's custody address. Callback action: sold." })
   @ApiBody({ type: [SoldTicketDto] })
   @ApiOkResponse({ type: [TicketResultDto], description: RESULTS })
   @ApiCommonWriteResponses()
@@ -44,7 +44,7 @@ export class TicketsController {
 
   @Post("resold")
   @HttpCode(200)
-  @ApiOperation({ summary: "Register resales", description: "Up to 100 tickets; ownership moves to a fresh holder address. Callback action: resold." })
+  @ApiOperation({ operationId: "registerResales", summary: "Register resales", description: "Up to 100 tickets; ownership moves to a fresh holder address. Callback action: resold." })
   @ApiBody({ type: [ResoldTicketDto] })
   @ApiOkResponse({ type: [TicketResultDto], description: RESULTS })
   @ApiCommonWriteResponses()
@@ -54,27 +54,27 @@ export class TicketsController {
 
   @Post("scanned")
   @HttpCode(200)
-  @ApiOperation({ summary: "Register check-ins (scans)", description: "Up to 100 tickets; one-way; a repeated scan is accepted. Callback action: scanned." })
+  @ApiOperation({ operationId: "registerCheckIns", summary: "Register check-ins (scans)", description: "Up to 100 tickets; one-way; a repeated scan is accepted. Callback action: scanned." })
   @ApiBody({ type: [TicketMomentDto] })
   @ApiOkResponse({ type: [TicketResultDto], description: RESULTS })
   @ApiCommonWriteResponses()
-  scanned(@CurrentOrganization() organization: AuthenticatedOrganization, @Body() body: unknown, @Req() request: Request) {
-    return this.accept(organization, body, TicketActions.scanned, "scanned", request);
+  checkIn(@CurrentOrganization() organization: AuthenticatedOrganization, @Body() body: unknown, @Req() request: Request) {
+    return this.accept(organization, body, TicketActions.checkIn, "scanned", request);
   }
 
   @Post("checkedin")
   @HttpCode(200)
-  @ApiOperation({ summary: "Register check-ins (alias of /api/v1/scanned)", description: "Same as POST /api/v1/scanned." })
+  @ApiOperation({ operationId: "registerCheckInsAlias", summary: "Register check-ins (alias of /api/v1/scanned)", description: "Same as POST /api/v1/scanned." })
   @ApiBody({ type: [TicketMomentDto] })
   @ApiOkResponse({ type: [TicketResultDto], description: RESULTS })
   @ApiCommonWriteResponses()
-  checkedIn(@CurrentOrganization() organization: AuthenticatedOrganization, @Body() body: unknown, @Req() request: Request) {
-    return this.accept(organization, body, TicketActions.scanned, "checkedin", request);
+  checkInAlias(@CurrentOrganization() organization: AuthenticatedOrganization, @Body() body: unknown, @Req() request: Request) {
+    return this.accept(organization, body, TicketActions.checkIn, "checkedin", request);
   }
 
   @Post("invalidated")
   @HttpCode(200)
-  @ApiOperation({ summary: "Invalidate tickets", description: "Up to 100 tickets; a checked-in ticket cannot be invalidated. Callback action: invalidated." })
+  @ApiOperation({ operationId: "registerInvalidations", summary: "Invalidate tickets", description: "Up to 100 tickets; a checked-in ticket cannot be invalidated. Callback action: invalidated." })
   @ApiBody({ type: [TicketMomentDto] })
   @ApiOkResponse({ type: [TicketResultDto], description: RESULTS })
   @ApiCommonWriteResponses()
@@ -83,7 +83,7 @@ export class TicketsController {
   }
 
   @Get("tickets/:ticketId")
-  @ApiOperation({ summary: "A ticket's accepted state, on-chain facts and action history" })
+  @ApiOperation({ operationId: "getTicket", summary: "A ticket's accepted state, on-chain facts and action history" })
   @ApiOkResponse({ type: TicketViewDto })
   @ApiNotFoundResponse({ type: ErrorBodyDto, description: "ticket_not_found (also for another organization's ticket)." })
   @ApiCommonReadResponses()
