@@ -1,0 +1,165 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+import { uuidv7 } from "../../src/common/uuid-v7";
+import { EventEntity } from "../../src/events/entities/event.entity";
+import { EventsRepository } from "../../src/events/events.repository";
+import { tokenIdOf } from "../../src/registry";
+import { TicketEntity } from "../../src/tickets/entities/ticket.entity";
+import { TicketsRepository } from "../../src/tickets/tickets.repository";
+import { id } from "../support/fixtures";
+import { openStoreDatabase, type StoreDatabase } from "../support/store-database";
+
+let db: StoreDatabase;
+let organizationId: string;
+let otherOrganizationId: string;
+
+beforeAll(async () => {
+  db = await openStoreDatabase();
+  organizationId = await db.organization("ticketeer-a");
+  otherOrganizationId = await db.organization("ticketeer-b");
+});
+
+afterAll(async () => {
+  await db?.close();
+});
+
+const inTransaction = <T>(run: (events: EventsRepository, tickets: TicketsRepository) => Promise<T>) =>
+  db.dataSource.transaction((manager) => run(new EventsRepository(manager), new TicketsRepository(manager)));
+
+async function newEvent(owner: string, eventId = id("event")): Promise<EventEntity> {
+  const [eventIndex] = await new EventsRepository(db.dataSource.manager).reserveRegistryIndexes(1);
+  return Object.assign(new EventEntity(), {
+    id: uuidv7(),
+    organizationId: owner,
+    eventId,
+    eventIndex,
+    name: "Concert",
+    ticketeerName: "",
+    currency: "EUR",
+    shopUrl: "",
+    imageUrl: "",
+    latitude: 52.37,
+    longitude: 4.89,
+    startTime: 1_900_000_000n,
+    endTime: 18_446_744_073_709_551_615n,
+    callbackUrl: "https://integrator.example.com/callbacks",
+    ticketsSold: 0n,
+  });
+}
+
+function newTicket(event: EventEntity, serial: bigint, ticketId = id("ticket")): TicketEntity {
+  return Object.assign(new TicketEntity(), {
+    id: uuidv7(),
+    organizationId: event.organizationId,
+    eventRef: event.id,
+    ticketId,
+    serial,
+    tokenId: tokenIdOf(event.eventIndex, serial),
+    price: "49.95",
+    uri: "",
+    orderTime: 1_750_000_000n,
+    checkedIn: false,
+    invalidated: false,
+    claimed: false,
+    claimedTo: null,
+    resales: 0,
+  });
+}
+
+describe("EventsRepository", () => {
+  it("hands out distinct, increasing registry indexes", async () => {
+    const indexes = await new EventsRepository(db.dataSource.manager).reserveRegistryIndexes(3);
+    expect(indexes).toHaveLength(3);
+    expect(indexes[1]).toBeGreaterThan(indexes[0]);
+    expect(indexes[2]).toBeGreaterThan(indexes[1]);
+  });
+
+  it("inserts new events with every field, the uint64 times exactly", async () => {
+    const event = await newEvent(organizationId);
+    expect(await inTransaction((events) => events.insertNew([event]))).toBe(1);
+    const stored = await new EventsRepository(db.dataSource.manager).findByOrganizationAndEventId(organizationId, event.eventId);
+    expect(stored).toMatchObject({ id: event.id, eventIndex: event.eventIndex, latitude: 52.37, endTime: 18_446_744_073_709_551_615n, ticketsSold: 0n });
+  });
+
+  it("reports an eventId another acceptance created first as not inserted", async () => {
+    const first = await newEvent(organizationId);
+    await inTransaction((events) => events.insertNew([first]));
+    const again = await newEvent(organizationId, first.eventId);
+    const fresh = await newEvent(organizationId);
+    expect(await inTransaction((events) => events.insertNew([again, fresh]))).toBe(1);
+  });
+
+  it("finds and locks only the organization's own events", async () => {
+    const mine = await newEvent(organizationId);
+    const theirs = await newEvent(otherOrganizationId, mine.eventId);
+    await inTransaction((events) => events.insertNew([mine, theirs]));
+    const locked = await inTransaction((events) => events.lockForAcceptance(organizationId, [mine.eventId, "no-such-event"]));
+    expect(locked.map((event) => event.id)).toEqual([mine.id]);
+    expect(await new EventsRepository(db.dataSource.manager).findByOrganizationAndEventId(otherOrganizationId, mine.eventId)).toMatchObject({ id: theirs.id });
+  });
+
+  it("holds the row lock until the acceptance's transaction ends", async () => {
+    const event = await newEvent(organizationId);
+    await inTransaction((events) => events.insertNew([event]));
+    await inTransaction(async (events) => {
+      await events.lockForAcceptance(organizationId, [event.eventId]);
+      const other = db.dataSource.createQueryRunner();
+      try {
+        await other.connect();
+        await expect(other.query(`SELECT id FROM events WHERE id = $1 FOR UPDATE NOWAIT`, [event.id])).rejects.toMatchObject({ driverError: { code: "55P03" } });
+      } finally {
+        await other.release();
+      }
+    });
+  });
+
+  it("saves the accepted fields of changed events", async () => {
+    const event = await newEvent(organizationId);
+    await inTransaction((events) => events.insertNew([event]));
+    await inTransaction((events) => events.saveChanges([Object.assign(event, { imageUrl: "https://img.example.com/1.png", ticketsSold: 12n })]));
+    expect(await new EventsRepository(db.dataSource.manager).findById(event.id)).toMatchObject({ imageUrl: "https://img.example.com/1.png", ticketsSold: 12n });
+  });
+});
+
+describe("TicketsRepository", () => {
+  it("copies new tickets with every column and reads them back", async () => {
+    const event = await newEvent(organizationId);
+    const ticket = Object.assign(newTicket(event, 1n), { checkedIn: true, claimed: true, claimedTo: "0x52908400098527886E0F7030069857D2E4169EE7" });
+    await inTransaction(async (events, tickets) => {
+      await events.insertNew([event]);
+      await tickets.insertNew([ticket, newTicket(event, 2n)]);
+    });
+    const stored = await new TicketsRepository(db.dataSource.manager).findByOrganizationAndTicketId(organizationId, ticket.ticketId);
+    expect(stored).toMatchObject({ id: ticket.id, serial: 1n, tokenId: ticket.tokenId, checkedIn: true, claimed: true, claimedTo: ticket.claimedTo, orderTime: 1_750_000_000n });
+  });
+
+  it("fails the copy with a unique violation for a ticketId that exists", async () => {
+    const event = await newEvent(organizationId);
+    const ticket = newTicket(event, 1n);
+    await inTransaction(async (events, tickets) => {
+      await events.insertNew([event]);
+      await tickets.insertNew([ticket]);
+    });
+    const again = newTicket(event, 2n, ticket.ticketId);
+    await expect(inTransaction((_events, tickets) => tickets.insertNew([again]))).rejects.toMatchObject({ code: "23505" });
+  });
+
+  it("locks only the organization's own tickets, and saves changes", async () => {
+    const event = await newEvent(organizationId);
+    const ticket = newTicket(event, 1n);
+    await inTransaction(async (events, tickets) => {
+      await events.insertNew([event]);
+      await tickets.insertNew([ticket]);
+    });
+    expect(await inTransaction((_events, tickets) => tickets.lockForAcceptance(otherOrganizationId, [ticket.ticketId]))).toEqual([]);
+    await inTransaction(async (_events, tickets) => {
+      const [locked] = await tickets.lockForAcceptance(organizationId, [ticket.ticketId]);
+      await tickets.saveChanges([Object.assign(locked, { price: "60.00", resales: 1, orderTime: 1_760_000_000n })]);
+    });
+    expect(await new TicketsRepository(db.dataSource.manager).findByOrganizationAndTicketId(organizationId, ticket.ticketId)).toMatchObject({
+      price: "60.00",
+      resales: 1,
+      orderTime: 1_760_000_000n,
+    });
+  });
+});
