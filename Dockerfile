@@ -26,9 +26,12 @@ ENV NODE_ENV=production
 WORKDIR /app
 
 # No install scripts: nothing the service loads needs one (the only ones are optional native builds
-# with pure JavaScript fallbacks and install-time analytics).
+# with pure JavaScript fallbacks and install-time analytics). No optional packages either: TypeScript
+# and ts-node are optional peers of runtime packages and would otherwise come along; the rest
+# (msgpackr's native build, pg's Cloudflare socket) have fallbacks or serve other platforms.
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+RUN npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund && npm cache clean --force \
+  && test ! -e node_modules/typescript && test ! -e node_modules/ts-node
 
 COPY --from=build /app/dist ./dist
 

@@ -33,6 +33,20 @@ function containerEnvironment(name: string): Record<string, string> {
   return { ...stageEnvironment(runtime), ...environmentOf(service(compose, name)) };
 }
 
+interface LockedPackage {
+  dev?: boolean;
+  optional?: boolean;
+  devOptional?: boolean;
+}
+
+/** Whether `npm ci` with these --omit kinds installs a package of the lockfile (npm's own rule). */
+function installedWith(entry: LockedPackage, omitted: Set<string>): boolean {
+  if (entry.dev && omitted.has("dev")) return false;
+  if (entry.optional && omitted.has("optional")) return false;
+  if (entry.devOptional && omitted.has("dev") && omitted.has("optional")) return false;
+  return true;
+}
+
 function runNode(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   return new Promise((done) => {
     execFile(process.execPath, args, { env, timeout: 15_000 }, (error) => done(error ? (typeof error.code === "number" ? error.code : -1) : 0));
@@ -268,6 +282,23 @@ describe("the service image (Dockerfile)", () => {
     const installs = runtime.instructions.filter(({ keyword, args }) => keyword === "RUN" && /\bnpm (ci|install|i)\b/.test(args));
     expect(installs.length).toBe(1);
     expect(installs[0].args).toMatch(/\bnpm ci\b.*--omit=dev\b/);
+  });
+
+  it("leaves TypeScript, ts-node and every development package out of the final stage", () => {
+    const install = runtime.instructions.find(({ keyword, args }) => keyword === "RUN" && /\bnpm ci\b/.test(args))!.args;
+    const omitted = new Set([...install.matchAll(/--omit=(\w+)/g)].map((match) => match[1]));
+    const lock = JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8")) as { packages: Record<string, LockedPackage> };
+    const installed = Object.entries(lock.packages).filter(([path, entry]) => path !== "" && installedWith(entry, omitted));
+    const names = new Set(installed.map(([path]) => path.replace(/^.*node_modules\//, "")));
+    for (const name of ["typescript", "ts-node", "hardhat", "solc", "@openzeppelin/contracts", "vitest"]) expect(names.has(name), name).toBe(false);
+    expect(names.has("@nestjs/core")).toBe(true);
+  });
+
+  it("runs the Node major that .nvmrc names, in both images", () => {
+    const major = readFileSync(join(ROOT, ".nvmrc"), "utf8").trim();
+    for (const file of [SERVICE_DOCKERFILE, CHAIN_DOCKERFILE]) {
+      for (const stage of readStages(file)) expect(stage.base, file).toMatch(new RegExp(`^node:${major}-`));
+    }
   });
 
   it("runs in production mode as a user other than root", () => {
