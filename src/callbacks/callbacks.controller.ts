@@ -15,7 +15,7 @@ export class CallbacksController {
   constructor(private readonly callbacks: CallbacksService) {}
 
   @Get()
-  @ApiOperation({ summary: "Your callbacks and their delivery log, newest first" })
+  @ApiOperation({ operationId: "listCallbacks", summary: "Your callbacks and their delivery log, newest first" })
   @ApiQuery({ name: "status", required: false, enum: CALLBACK_STATUSES })
   @ApiQuery({ name: "eventId", required: false })
   @ApiQuery({ name: "limit", required: false, schema: { type: "integer", minimum: 1, maximum: 500, default: 100 } })
@@ -35,7 +35,7 @@ export class CallbacksController {
   }
 
   @Get(":callbackId")
-  @ApiOperation({ summary: "One callback and its delivery log" })
+  @ApiOperation({ operationId: "getCallback", summary: "One callback and its delivery log" })
   @ApiOkResponse({ type: CallbackViewDto })
   @ApiNotFoundResponse({ type: ErrorBodyDto, description: "callback_not_found (also for another organization's callback)." })
   @ApiCommonReadResponses()
@@ -45,7 +45,7 @@ export class CallbacksController {
 
   @Post(":callbackId/redeliver")
   @HttpCode(200)
-  @ApiOperation({ summary: "Send a callback again", description: "Now, with a fresh retry schedule; the webhook-id stays the same so receivers can drop duplicates." })
+  @ApiOperation({ operationId: "redeliverCallback", summary: "Send a callback again", description: "Now, with a fresh retry schedule; the webhook-id stays the same so receivers can drop duplicates." })
   @ApiOkResponse({ type: CallbackViewDto })
   @ApiNotFoundResponse({ type: ErrorBodyDto, description: "callback_not_found (also for another organization's callback)." })
   @ApiCommonReadResponses()

@@ -16,7 +16,7 @@ export class ChainController {
   ) {}
 
   @Get()
-  @ApiOperation({ summary: "The chain and registry contract that mirror the tickets" })
+  @ApiOperation({ operationId: "getChainInfo", summary: "The chain and registry contract that mirror the tickets" })
   @ApiOkResponse({ type: ChainInfoDto })
   @ApiCommonReadResponses()
   async info(): Promise<ChainInfoDto> {

@@ -28,7 +28,7 @@ export class HealthController {
   @Get("live")
   @Public()
   @HealthCheck()
-  @ApiOperation({ summary: "Liveness: the process is up and answering; restart it when this fails (no API key needed)" })
+  @ApiOperation({ operationId: "getLiveness", summary: "Liveness: the process is up and answering; restart it when this fails (no API key needed)" })
   live() {
     return this.health.check([]);
   }
@@ -37,6 +37,7 @@ export class HealthController {
   @Public()
   @HealthCheck()
   @ApiOperation({
+    operationId: "getReadiness",
     summary: "Readiness: PostgreSQL, Redis and, where the chain writer runs, the chain answer (no API key needed)",
     description:
       "503 while a dependency this instance needs is down or while it shuts down: a load balancer stops sending it requests. " +
@@ -56,7 +57,7 @@ export class HealthController {
   @Get()
   @Public()
   @HealthCheck()
-  @ApiOperation({ summary: "The same as /health/ready (no API key needed)" })
+  @ApiOperation({ operationId: "getHealth", summary: "The same as /health/ready (no API key needed)" })
   check() {
     return this.ready();
   }

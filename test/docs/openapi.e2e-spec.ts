@@ -25,6 +25,13 @@ describe("API documentation", () => {
     expect(await response.json()).toEqual(COMMITTED);
   });
 
+  it("names every operation with a unique, generator-friendly operationId", () => {
+    const ids = Object.values<Record<string, { operationId: string }>>(COMMITTED.paths).flatMap((operations) => Object.values(operations).map((operation) => operation.operationId));
+    for (const operationId of ids) expect(operationId).toMatch(/^[a-z][A-Za-z0-9]*$/);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual(expect.arrayContaining(["registerEvent", "registerSales", "streamActions", "getActionStatus"]));
+  });
+
   it("serves Swagger UI at /docs without an API key", async () => {
     const response = await fetch(`${testApp.baseUrl}/docs`);
     expect(response.status).toBe(200);
