@@ -6,7 +6,7 @@ import { getQueueToken } from "@nestjs/bull";
 import type { Queue } from "bull";
 import basicAuth from "express-basic-auth";
 
-import { CHAIN_WRITER_QUEUE } from "../chain/chain-writer.queue";
+import { CHAIN_WRITER_QUEUE } from "../chain/queue/chain-writer.queue";
 import type { AppConfig } from "../config/app-config";
 
 export const QUEUE_DASHBOARD_PATH = "/admin/queues";

@@ -5,7 +5,7 @@ import type Redis from "ioredis";
 
 import { Public } from "../auth/authenticated-organization";
 import { ChainClient } from "../chain/chain-client";
-import { SignerFundsIndicator } from "../chain/writer/signer-funds.indicator";
+import { SignerFundsIndicator } from "../chain/writer/signer-funds/signer-funds.indicator";
 import type { AppConfig } from "../config/app-config";
 import { InjectConfig } from "../config/config.module";
 import { InjectRedis } from "../redis/redis.module";

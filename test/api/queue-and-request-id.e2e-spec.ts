@@ -4,8 +4,8 @@ import Redis from "ioredis";
 import { DataSource } from "typeorm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { CHAIN_WRITER_QUEUE } from "../../src/chain/chain-writer.queue";
-import { PendingActionsSweeper } from "../../src/chain/pending-actions.sweeper";
+import { CHAIN_WRITER_QUEUE } from "../../src/chain/queue/chain-writer.queue";
+import { PendingActionsSweeper } from "../../src/chain/queue/pending-actions.sweeper";
 import { apiClient } from "../support/api-client";
 import { eventBody, id, soldItem, UUID } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";

@@ -3,8 +3,8 @@ import type { Queue } from "bull";
 import Redis from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { CHAIN_WRITER_QUEUE } from "../../src/chain/chain-writer.queue";
-import { PendingActionsSweeper } from "../../src/chain/pending-actions.sweeper";
+import { CHAIN_WRITER_QUEUE } from "../../src/chain/queue/chain-writer.queue";
+import { PendingActionsSweeper } from "../../src/chain/queue/pending-actions.sweeper";
 import { actionRows, type Api, CALLBACK_URL, eventIndexOf, mints, tokenIds, txPromises, uid, waitForLedgerStatus } from "../support/chain-e2e";
 import { startTestChain, type TestChain } from "../support/test-chain";
 import { startTestApp, type TestApp } from "../support/test-app";

@@ -2,8 +2,8 @@ import { Logger } from "@nestjs/common";
 import { parseEther, toQuantity, Wallet } from "ethers";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 
-import { SignerFundsIndicator } from "../../src/chain/writer/signer-funds.indicator";
-import { SignerFundsMonitor } from "../../src/chain/writer/signer-funds.monitor";
+import { SignerFundsIndicator } from "../../src/chain/writer/signer-funds/signer-funds.indicator";
+import { SignerFundsMonitor } from "../../src/chain/writer/signer-funds/signer-funds.monitor";
 import { scrapeMetrics, total } from "../support/metrics-scrape";
 import { eventually, startTestChain, type TestChain } from "../support/test-chain";
 import { startTestApp, type TestApp } from "../support/test-app";

@@ -2,14 +2,14 @@ import { Module } from "@nestjs/common";
 import { TerminusModule } from "@nestjs/terminus";
 
 import { ChainModule } from "../chain.module";
-import { ChainWriter } from "./chain-writer.service";
-import { ChainWriterProcessor } from "./chain-writer.processor";
-import { CrashPoints } from "./crash-points";
-import { ReceiptWatcher } from "./receipt-watcher.service";
-import { SignerFundsIndicator } from "./signer-funds.indicator";
-import { SignerFundsMonitor } from "./signer-funds.monitor";
+import { ChainWriterProcessor } from "../queue/chain-writer.processor";
+import { ReceiptWatcher } from "./receipts/receipt-watcher.service";
+import { TransactionFinalizer } from "./receipts/transaction-finalizer";
+import { ChainWriter } from "./sending/chain-writer.service";
+import { CrashPoints } from "./sending/crash-points";
+import { SignerFundsIndicator } from "./signer-funds/signer-funds.indicator";
+import { SignerFundsMonitor } from "./signer-funds/signer-funds.monitor";
 import { SignerLocks } from "./signer-locks";
-import { TransactionFinalizer } from "./transaction-finalizer";
 import { WriterMetrics } from "./writer-metrics";
 import { WriterStore } from "./writer-store";
 

@@ -1,6 +1,9 @@
 import type { JsonRpcProvider } from "ethers";
 
-import type { Fees } from "./transaction-signer";
+export interface Fees {
+  maxFeePerGas: bigint;
+  maxPriorityFeePerGas: bigint;
+}
 
 /** The fees a batch is sent with now: the node's EIP-1559 suggestion, or twice its gas price on a legacy chain. */
 export async function currentFees(provider: JsonRpcProvider): Promise<Fees> {

@@ -1,8 +1,8 @@
 import type { Logger } from "@nestjs/common";
 
 import { summarizeRequestIds } from "../../logging/request-ids";
-import type { MinedReceipt } from "./mined-receipt";
-import type { ClosedAction } from "./transaction-finalizer";
+import type { MinedReceipt } from "./receipts/mined-receipt";
+import type { ClosedAction } from "./receipts/transaction-finalizer";
 import type { CarriedAction, SignedTransaction } from "./writer-store";
 
 /**

@@ -3,8 +3,8 @@ import { InjectMetric } from "@willsoto/nestjs-prometheus";
 import type { Counter, Histogram } from "prom-client";
 
 import { METRICS } from "../../metrics/metric-definitions";
-import type { MinedReceipt } from "./mined-receipt";
-import type { ClosedAction } from "./transaction-finalizer";
+import type { MinedReceipt } from "./receipts/mined-receipt";
+import type { ClosedAction } from "./receipts/transaction-finalizer";
 import type { OpenTransaction } from "./writer-store";
 
 /** The chain writer's metrics, recorded once per closed transaction (by the worker that closed it). */

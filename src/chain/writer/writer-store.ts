@@ -4,7 +4,7 @@ import { DataSource, type EntityManager } from "typeorm";
 
 import { uuidv7 } from "../../common/uuid-v7";
 import { registryItemFromJson } from "../../registry";
-import type { PendingAction } from "./pending-action";
+import type { PendingAction } from "./sending/pending-action";
 
 export interface SignedTransaction {
   id: string;

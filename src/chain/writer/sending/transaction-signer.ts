@@ -1,11 +1,7 @@
 import { concat, type Interface, keccak256, Transaction, type Wallet } from "ethers";
 
-import type { SignedTransaction } from "./writer-store";
-
-export interface Fees {
-  maxFeePerGas: bigint;
-  maxPriorityFeePerGas: bigint;
-}
+import type { Fees } from "../current-fees";
+import type { SignedTransaction } from "../writer-store";
 
 export interface UnsignedBatch {
   chainId: bigint;

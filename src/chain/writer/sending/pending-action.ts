@@ -1,4 +1,4 @@
-import type { RegistryBatchItem } from "../../registry";
+import type { RegistryBatchItem } from "../../../registry";
 
 /** A ledger row waiting for the chain, with its batch item decoded from the stored payload. */
 export interface PendingAction {

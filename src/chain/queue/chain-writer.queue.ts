@@ -2,7 +2,7 @@ import { InjectQueue } from "@nestjs/bull";
 import { Injectable } from "@nestjs/common";
 import type { JobOptions, Queue } from "bull";
 
-import type { AcceptedActionsNotifier } from "../ledger/accepted-actions.notifier";
+import type { AcceptedActionsNotifier } from "../../ledger/accepted-actions.notifier";
 
 export const CHAIN_WRITER_QUEUE = "chain-writer";
 

@@ -1,19 +1,19 @@
 import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationBootstrap } from "@nestjs/common";
 import type { JsonRpcProvider, Wallet } from "ethers";
 
-import type { AppConfig } from "../../config/app-config";
-import { InjectConfig } from "../../config/config.module";
-import { ChainClient } from "../chain-client";
-import { ChainWriterQueue } from "../chain-writer.queue";
-import { broadcastRaw } from "./broadcast";
-import { currentFees } from "./current-fees";
-import { SignerLocks } from "./signer-locks";
+import type { AppConfig } from "../../../config/app-config";
+import { InjectConfig } from "../../../config/config.module";
+import { ChainClient } from "../../chain-client";
+import { ChainWriterQueue } from "../../queue/chain-writer.queue";
+import { currentFees } from "../current-fees";
+import { broadcastRaw } from "../sending/broadcast";
+import { bumpedFees, signReplacement } from "../sending/transaction-signer";
+import { SignerLocks } from "../signer-locks";
+import { logClosed } from "../transaction-log";
+import { WriterMetrics } from "../writer-metrics";
+import { type OpenTransaction, WriterStore } from "../writer-store";
 import { fetchReceipt, type MinedReceipt, readBatchOutcome } from "./mined-receipt";
 import { TransactionFinalizer } from "./transaction-finalizer";
-import { logClosed } from "./transaction-log";
-import { bumpedFees, signReplacement } from "./transaction-signer";
-import { WriterMetrics } from "./writer-metrics";
-import { type OpenTransaction, WriterStore } from "./writer-store";
 
 /**
  * Follows every sent nonce to its end: marks it mined, finalizes it at the configured depth,

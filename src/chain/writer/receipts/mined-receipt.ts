@@ -1,6 +1,6 @@
 import { getAddress, type Interface, type JsonRpcProvider } from "ethers";
 
-import type { RegistryItemFailure } from "../../registry";
+import type { RegistryItemFailure } from "../../../registry";
 
 interface RawLog {
   address: string;

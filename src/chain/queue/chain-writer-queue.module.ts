@@ -1,7 +1,7 @@
 import { BullModule } from "@nestjs/bull";
 import { Global, Module } from "@nestjs/common";
 
-import { AcceptedActionsNotifier } from "../ledger/accepted-actions.notifier";
+import { AcceptedActionsNotifier } from "../../ledger/accepted-actions.notifier";
 import { CHAIN_WRITER_QUEUE, ChainWriterQueue } from "./chain-writer.queue";
 
 /**

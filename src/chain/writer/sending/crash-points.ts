@@ -1,7 +1,7 @@
 import { Injectable } from "@nestjs/common";
 
-import type { AppConfig } from "../../config/app-config";
-import { InjectConfig } from "../../config/config.module";
+import type { AppConfig } from "../../../config/app-config";
+import { InjectConfig } from "../../../config/config.module";
 
 /**
  * Test-only fault injection (CHAIN_WRITER_CRASH_AT, refused in production): the worker dies on the

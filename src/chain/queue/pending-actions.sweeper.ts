@@ -1,8 +1,8 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from "@nestjs/common";
 
-import type { AppConfig } from "../config/app-config";
-import { InjectConfig } from "../config/config.module";
-import { ChainActionsRepository } from "../ledger/chain-actions.repository";
+import type { AppConfig } from "../../config/app-config";
+import { InjectConfig } from "../../config/config.module";
+import { ChainActionsRepository } from "../../ledger/chain-actions.repository";
 import { ChainWriterQueue } from "./chain-writer.queue";
 
 /**

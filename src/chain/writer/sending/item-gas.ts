@@ -1,4 +1,4 @@
-import type { RegistryBatchItem } from "../../registry";
+import type { RegistryBatchItem } from "../../../registry";
 
 /**
  * Upper bounds of the gas one item costs inside a batch, above the worst cases measured by

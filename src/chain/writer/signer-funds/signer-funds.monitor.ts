@@ -5,11 +5,11 @@ import { formatEther, type JsonRpcProvider } from "ethers";
 import type { Gauge } from "prom-client";
 import { DataSource } from "typeorm";
 
-import type { AppConfig } from "../../config/app-config";
-import { InjectConfig } from "../../config/config.module";
-import { METRICS } from "../../metrics/metric-definitions";
-import { ChainClient } from "../chain-client";
-import { currentFees } from "./current-fees";
+import type { AppConfig } from "../../../config/app-config";
+import { InjectConfig } from "../../../config/config.module";
+import { METRICS } from "../../../metrics/metric-definitions";
+import { ChainClient } from "../../chain-client";
+import { currentFees } from "../current-fees";
 import { FUNDS_HORIZON_MS, fundsChanges, fundsNeeded, type SignerFunds } from "./signer-funds";
 import { readSignerUsage, type SignerUsage } from "./signer-usage";
 

@@ -1,21 +1,21 @@
 import { Injectable, Logger } from "@nestjs/common";
 import type { JsonRpcProvider, Wallet } from "ethers";
 
-import type { AppConfig } from "../../config/app-config";
-import { InjectConfig } from "../../config/config.module";
-import { ChainClient } from "../chain-client";
-import { ChainWriterQueue } from "../chain-writer.queue";
-import { encodeItem } from "../../registry";
+import type { AppConfig } from "../../../config/app-config";
+import { InjectConfig } from "../../../config/config.module";
+import { encodeItem } from "../../../registry";
+import { ChainClient } from "../../chain-client";
+import { ChainWriterQueue } from "../../queue/chain-writer.queue";
+import { currentFees, type Fees } from "../current-fees";
+import { TransactionFinalizer } from "../receipts/transaction-finalizer";
+import { SignerLocks } from "../signer-locks";
+import { logSent, logUnencodable } from "../transaction-log";
+import { WriterStore } from "../writer-store";
 import { type BatchPlan, planBatch } from "./batch-plan";
-import { CrashPoints } from "./crash-points";
-import { currentFees } from "./current-fees";
-import type { PendingAction } from "./pending-action";
-import { SignerLocks } from "./signer-locks";
-import { TransactionFinalizer } from "./transaction-finalizer";
 import { broadcastRaw } from "./broadcast";
-import { logSent, logUnencodable } from "./transaction-log";
-import { type Fees, signBatch } from "./transaction-signer";
-import { WriterStore } from "./writer-store";
+import { CrashPoints } from "./crash-points";
+import type { PendingAction } from "./pending-action";
+import { signBatch } from "./transaction-signer";
 
 /** How many waiting actions one look at the ledger reads: more than any batch can carry. */
 const READ_LIMIT = 5_000;

@@ -1,13 +1,13 @@
 import { Injectable } from "@nestjs/common";
 import type { EntityManager } from "typeorm";
 
-import { insertCallbacks } from "../../ledger/outbox";
-import type { AppConfig } from "../../config/app-config";
-import { InjectConfig } from "../../config/config.module";
-import { RegistryItemFailure } from "../../registry";
+import type { AppConfig } from "../../../config/app-config";
+import { InjectConfig } from "../../../config/config.module";
+import { insertCallbacks } from "../../../ledger/outbox";
+import { RegistryItemFailure } from "../../../registry";
+import type { OpenTransaction } from "../writer-store";
+import { WriterStore } from "../writer-store";
 import type { BatchOutcome, MinedReceipt } from "./mined-receipt";
-import type { OpenTransaction } from "./writer-store";
-import { WriterStore } from "./writer-store";
 
 /** `TicketCheckedIn` → `onchain_ticket_checked_in`: the stable code of an item the registry refused. */
 export function chainFailureCode(reason: RegistryItemFailure): string {
