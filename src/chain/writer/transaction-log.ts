@@ -1,9 +1,9 @@
 import type { Logger } from "@nestjs/common";
 
 import { summarizeRequestIds } from "../../logging/request-ids";
+import type { ClosedAction } from "./closed-action";
 import type { MinedReceipt } from "./receipts/mined-receipt";
-import type { ClosedAction } from "./receipts/transaction-finalizer";
-import type { CarriedAction, SignedTransaction } from "./writer-store";
+import type { CarriedAction, SignedTransaction } from "./signed-transaction";
 
 /**
  * The writer's and the watcher's log lines. One line per transaction at info carries the request

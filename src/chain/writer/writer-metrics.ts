@@ -3,9 +3,9 @@ import { InjectMetric } from "@willsoto/nestjs-prometheus";
 import type { Counter, Histogram } from "prom-client";
 
 import { METRICS } from "../../metrics/metric-definitions";
+import type { ClosedAction } from "./closed-action";
 import type { MinedReceipt } from "./receipts/mined-receipt";
-import type { ClosedAction } from "./receipts/transaction-finalizer";
-import type { OpenTransaction } from "./writer-store";
+import type { OpenTransaction } from "./signed-transaction";
 
 /** The chain writer's metrics, recorded once per closed transaction (by the worker that closed it). */
 @Injectable()

@@ -7,12 +7,14 @@ import { ChainClient } from "../../chain-client";
 import { ChainWriterQueue } from "../../queue/chain-writer.queue";
 import { currentFees } from "../current-fees";
 import { broadcastRaw } from "../sending/broadcast";
+import { SendingStore } from "../sending/sending.store";
 import { bumpedFees, signReplacement } from "../sending/transaction-signer";
+import type { OpenTransaction } from "../signed-transaction";
 import { SignerLocks } from "../signer-locks";
 import { logClosed } from "../transaction-log";
 import { WriterMetrics } from "../writer-metrics";
-import { type OpenTransaction, WriterStore } from "../writer-store";
 import { fetchReceipt, type MinedReceipt, readBatchOutcome } from "./mined-receipt";
+import { ReceiptsStore } from "./receipts.store";
 import { TransactionFinalizer } from "./transaction-finalizer";
 
 /**
@@ -30,7 +32,8 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
 
   constructor(
     private readonly chain: ChainClient,
-    private readonly store: WriterStore,
+    private readonly receipts: ReceiptsStore,
+    private readonly sending: SendingStore,
     private readonly finalizer: TransactionFinalizer,
     private readonly locks: SignerLocks,
     private readonly queue: ChainWriterQueue,
@@ -76,7 +79,7 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
     const lock = await this.locks.tryAcquire(`watcher:${wallet.address}`);
     if (!lock) return;
     try {
-      const open = await this.store.openTransactions(wallet.address);
+      const open = await this.receipts.openTransactions(wallet.address);
       if (open.length === 0) return;
       const head = await provider.getBlockNumber();
       let finalized = false;
@@ -100,7 +103,7 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
 
   private async onMined(provider: JsonRpcProvider, attempt: OpenTransaction, receipt: MinedReceipt, head: number): Promise<boolean> {
     if (head - receipt.blockNumber + 1 < this.config.chain.confirmations) {
-      if (attempt.status !== "mined") await this.store.markMined(attempt.id, receipt.blockNumber, receipt.blockHash);
+      if (attempt.status !== "mined") await this.receipts.markMined(attempt.id, receipt.blockNumber, receipt.blockHash);
       return false;
     }
     // Deep enough: finalize only if the block is still the canonical one at that height.
@@ -119,7 +122,7 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
     const reorged = attempts.filter((a) => a.status === "mined");
     for (const attempt of reorged) {
       this.logger.warn({ signer: attempt.signer, nonce: attempt.nonce.toString(), hash: attempt.hash }, `receipt of ${attempt.hash} vanished (reorg): sending it again`);
-      await this.store.markUnmined(attempt.id);
+      await this.receipts.markUnmined(attempt.id);
     }
     const latest = attempts[attempts.length - 1];
     const sentAt = latest.broadcastAt ?? latest.createdAt;
@@ -134,7 +137,7 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
     }
     // Bytes the node does not know (lost by a restarted node, dropped by a reorg) go out again; only
     // the latest attempt, since a replacement supersedes the ones before it.
-    if (!(await provider.getTransaction(latest.hash)) && (await broadcastRaw(provider, latest, this.logger))) await this.store.markBroadcast(latest.id);
+    if (!(await provider.getTransaction(latest.hash)) && (await broadcastRaw(provider, latest, this.logger))) await this.sending.markBroadcast(latest.id);
   }
 
   /**
@@ -145,7 +148,7 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
     const writer = await this.locks.tryAcquire(`writer:${wallet.address}`);
     if (!writer) return;
     try {
-      if (await broadcastRaw(provider, signed, this.logger)) await this.store.markBroadcast(signed.id);
+      if (await broadcastRaw(provider, signed, this.logger)) await this.sending.markBroadcast(signed.id);
     } finally {
       await writer.release();
     }
@@ -154,13 +157,13 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
   private async replace(provider: JsonRpcProvider, wallet: Wallet, stuck: OpenTransaction): Promise<void> {
     // The market as the writer reads it when it sends, so a replacement never undercuts a fresh batch.
     const fees = bumpedFees(stuck, await currentFees(provider), this.config.chain.writer.feeBumpPercent);
-    const replacement = await this.store.persistReplacement(stuck, await signReplacement(wallet, stuck, fees));
+    const replacement = await this.sending.commitReplacement(stuck, await signReplacement(wallet, stuck, fees));
     this.metrics.transactionReplaced();
     this.logger.warn(
       { signer: stuck.signer, nonce: stuck.nonce.toString(), hash: stuck.hash, replacedBy: replacement.hash, maxFeePerGas: fees.maxFeePerGas.toString() },
       `nonce ${stuck.nonce} stuck since ${(stuck.broadcastAt ?? stuck.createdAt).toISOString()}: replaced by ${replacement.hash} at ${fees.maxFeePerGas} wei/gas`,
     );
-    if (await broadcastRaw(provider, replacement, this.logger)) await this.store.markBroadcast(replacement.id);
+    if (await broadcastRaw(provider, replacement, this.logger)) await this.sending.markBroadcast(replacement.id);
   }
 }
 

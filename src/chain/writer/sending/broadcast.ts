@@ -1,7 +1,7 @@
 import type { Logger } from "@nestjs/common";
 import type { JsonRpcProvider } from "ethers";
 
-import type { SignedTransaction } from "../writer-store";
+import type { SignedTransaction } from "../signed-transaction";
 
 /**
  * Sends raw bytes. True when the node has the transaction (now or already); false when it could not

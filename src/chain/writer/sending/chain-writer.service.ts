@@ -7,14 +7,13 @@ import { encodeItem } from "../../../registry";
 import { ChainClient } from "../../chain-client";
 import { ChainWriterQueue } from "../../queue/chain-writer.queue";
 import { currentFees, type Fees } from "../current-fees";
-import { TransactionFinalizer } from "../receipts/transaction-finalizer";
 import { SignerLocks } from "../signer-locks";
 import { logSent, logUnencodable } from "../transaction-log";
-import { WriterStore } from "../writer-store";
 import { type BatchPlan, planBatch } from "./batch-plan";
 import { broadcastRaw } from "./broadcast";
 import { CrashPoints } from "./crash-points";
 import type { PendingAction } from "./pending-action";
+import { SendingStore, type UnencodableAction } from "./sending.store";
 import { signBatch } from "./transaction-signer";
 
 /** How many waiting actions one look at the ledger reads: more than any batch can carry. */
@@ -32,8 +31,7 @@ export class ChainWriter {
 
   constructor(
     private readonly chain: ChainClient,
-    private readonly store: WriterStore,
-    private readonly finalizer: TransactionFinalizer,
+    private readonly store: SendingStore,
     private readonly locks: SignerLocks,
     private readonly queue: ChainWriterQueue,
     private readonly crashPoints: CrashPoints,
@@ -78,7 +76,7 @@ export class ChainWriter {
     // (an automining node refuses a nonce from the future).
     let previous: Promise<void> = Promise.resolve();
     try {
-      while ((await this.store.inFlight(wallet.address)) < this.config.chain.writer.maxInFlightPerSigner) {
+      while ((await this.store.countNoncesInFlight(wallet.address)) < this.config.chain.writer.maxInFlightPerSigner) {
         const plan = await this.nextBatch(shard, budget, chainId);
         if (!plan) return;
         previous = (await this.send(wallet, provider, plan, chainId, fees, previous)).broadcast;
@@ -98,7 +96,7 @@ export class ChainWriter {
     previous: Promise<void>,
   ): Promise<{ broadcast: Promise<void> }> {
     const batch = { chainId, registryAddress: this.chain.registryAddress, items: plan.actions.map((action) => encodeItem(action.item)), gasLimit: BigInt(plan.gasLimit) };
-    const signed = await this.store.persistNew(wallet.address, plan.actions, (nonce) => signBatch(wallet, this.chain.registry, batch, nonce, fees));
+    const signed = await this.store.commitNewTransaction(wallet.address, plan.actions, (nonce) => signBatch(wallet, this.chain.registry, batch, nonce, fees));
     this.crashPoints.reach("after-persist");
     logSent(this.logger, signed);
     const broadcast = previous.then(async () => {
@@ -129,7 +127,7 @@ export class ChainWriter {
 
   /** An item the codec refuses can never be sent: it fails at once instead of blocking its shard. */
   private async withoutUnencodable(actions: PendingAction[], chainId: bigint): Promise<PendingAction[]> {
-    const refused: { id: string; reason: string }[] = [];
+    const refused: UnencodableAction[] = [];
     const kept = actions.filter((action) => {
       try {
         encodeItem(action.item);
@@ -139,7 +137,7 @@ export class ChainWriter {
         return false;
       }
     });
-    if (refused.length > 0) logUnencodable(this.logger, await this.finalizer.failUnsent(refused, chainId, this.chain.registryAddress), refused);
+    if (refused.length > 0) logUnencodable(this.logger, await this.store.failUnencodable(refused, chainId, this.chain.registryAddress), refused);
     return kept;
   }
 

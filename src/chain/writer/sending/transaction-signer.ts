@@ -1,7 +1,7 @@
 import { concat, type Interface, keccak256, Transaction, type Wallet } from "ethers";
 
 import type { Fees } from "../current-fees";
-import type { SignedTransaction } from "../writer-store";
+import type { NewlySignedTransaction, SignedTransaction } from "../signed-transaction";
 
 export interface UnsignedBatch {
   chainId: bigint;
@@ -12,13 +12,13 @@ export interface UnsignedBatch {
 }
 
 /** Signs an EIP-1559 call of `execute(batch)` locally: the raw bytes are what the ledger keeps. */
-export async function signBatch(wallet: Wallet, registry: Interface, batch: UnsignedBatch, nonce: bigint, fees: Fees): Promise<Omit<SignedTransaction, "id" | "attempt">> {
+export async function signBatch(wallet: Wallet, registry: Interface, batch: UnsignedBatch, nonce: bigint, fees: Fees): Promise<NewlySignedTransaction> {
   const data = registry.encodeFunctionData("execute", [concat(batch.items)]);
   return signCall(wallet, { chainId: batch.chainId, to: batch.registryAddress, data, gasLimit: batch.gasLimit, nonce, itemCount: batch.items.length }, fees);
 }
 
 /** The same call at the same nonce with higher fees: a replacement the node must accept (≥ 10% more on both). */
-export async function signReplacement(wallet: Wallet, previous: SignedTransaction, fees: Fees): Promise<Omit<SignedTransaction, "id" | "attempt">> {
+export async function signReplacement(wallet: Wallet, previous: SignedTransaction, fees: Fees): Promise<NewlySignedTransaction> {
   const original = Transaction.from(previous.raw);
   return signCall(
     wallet,
@@ -43,7 +43,7 @@ interface Call {
   itemCount: number;
 }
 
-async function signCall(wallet: Wallet, call: Call, fees: Fees): Promise<Omit<SignedTransaction, "id" | "attempt">> {
+async function signCall(wallet: Wallet, call: Call, fees: Fees): Promise<NewlySignedTransaction> {
   const raw = await wallet.signTransaction({
     type: 2,
     chainId: call.chainId,

@@ -1,9 +1,7 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from "@nestjs/common";
-import { InjectDataSource } from "@nestjs/typeorm";
 import { InjectMetric } from "@willsoto/nestjs-prometheus";
 import { formatEther, type JsonRpcProvider } from "ethers";
 import type { Gauge } from "prom-client";
-import { DataSource } from "typeorm";
 
 import type { AppConfig } from "../../../config/app-config";
 import { InjectConfig } from "../../../config/config.module";
@@ -11,7 +9,7 @@ import { METRICS } from "../../../metrics/metric-definitions";
 import { ChainClient } from "../../chain-client";
 import { currentFees } from "../current-fees";
 import { FUNDS_HORIZON_MS, fundsChanges, fundsNeeded, type SignerFunds } from "./signer-funds";
-import { readSignerUsage, type SignerUsage } from "./signer-usage";
+import { type SignerUsage, SignerUsageStore } from "./signer-usage.store";
 
 export interface FundsReport {
   checkedAt: Date;
@@ -36,7 +34,7 @@ export class SignerFundsMonitor implements OnApplicationBootstrap, OnApplication
 
   constructor(
     private readonly chain: ChainClient,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly usageStore: SignerUsageStore,
     @InjectConfig() private readonly config: AppConfig,
     @InjectMetric(METRICS.signerBalance.name) private readonly balanceGauge: Gauge<string>,
     @InjectMetric(METRICS.signerNonce.name) private readonly nonceGauge: Gauge<string>,
@@ -62,7 +60,7 @@ export class SignerFundsMonitor implements OnApplicationBootstrap, OnApplication
   /** One check of every signer; exposed for tests. */
   async check(): Promise<FundsReport> {
     const provider = await this.chain.connect();
-    const [fees, usage] = await Promise.all([currentFees(provider), readSignerUsage(this.dataSource, new Date(Date.now() - FUNDS_HORIZON_MS))]);
+    const [fees, usage] = await Promise.all([currentFees(provider), this.usageStore.usageSince(new Date(Date.now() - FUNDS_HORIZON_MS))]);
     const signers = await Promise.all(this.addresses.map((address) => this.readSigner(provider, address, usage, fees.maxFeePerGas)));
     const report = { checkedAt: new Date(), maxFeePerGas: fees.maxFeePerGas, signers };
     this.publish(report);

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { uuidv7 } from "../../../common/uuid-v7";
 import { loadConfig } from "../../../config/app-config";
 import { fundsChanges, fundsNeeded, type SignerFunds } from "./signer-funds";
-import { uuidv7Floor } from "./signer-usage";
+import { uuidv7Floor } from "./signer-usage.store";
 
 const GWEI = 1_000_000_000n;
 

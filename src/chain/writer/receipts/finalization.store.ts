@@ -1,0 +1,132 @@
+import { Injectable } from "@nestjs/common";
+import { InjectDataSource } from "@nestjs/typeorm";
+import { DataSource, type EntityManager } from "typeorm";
+
+import { insertCallbacks } from "../../../ledger/outbox";
+import { CLOSED_ACTION_COLUMNS, type ClosedAction, closedActionsOf } from "../closed-action";
+import type { OpenTransaction } from "../signed-transaction";
+import type { MinedReceipt } from "./mined-receipt";
+
+/** An item of a mined batch the registry skipped: its index in the batch and the error its action ends with. */
+export interface RefusedItem {
+  batchIndex: number;
+  code: string;
+  message: string;
+}
+
+/** The chain facts every callback carries. */
+export interface CallbackChain {
+  chainId: bigint;
+  registryAddress: string;
+}
+
+const isFinal = (action: ClosedAction) => action.status !== "waiting_broadcast";
+
+/**
+ * Closes a nonce in one database transaction: the mined attempt and its siblings, the actions it
+ * carried, the tickets' holders and a callback row for each action that became final. Each method
+ * returns the carried actions with their new status, or null when another worker closed the nonce first.
+ */
+@Injectable()
+export class FinalizationStore {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** The batch applied: its actions are confirmed except the refused items, which fail; tickets learn their holders. */
+  async markConfirmed(
+    mined: OpenTransaction,
+    receipt: MinedReceipt,
+    refused: readonly RefusedItem[],
+    holders: ReadonlyMap<bigint, string>,
+    chain: CallbackChain,
+  ): Promise<ClosedAction[] | null> {
+    return this.closing(mined, receipt, chain, async (manager) => {
+      const actions = await markCarriedActionsApplied(manager, mined, receipt, refused);
+      await recordHolders(manager, holders);
+      return actions;
+    });
+  }
+
+  /** The batch reverted and applied nothing: its actions wait again, unless this was their last allowed revert. */
+  async requeueReverted(mined: OpenTransaction, receipt: MinedReceipt, maxRevertedAttempts: number, chain: CallbackChain): Promise<ClosedAction[] | null> {
+    return this.closing(mined, receipt, chain, (manager) => requeueCarriedActions(manager, mined, maxRevertedAttempts));
+  }
+
+  private async closing(
+    mined: OpenTransaction,
+    receipt: MinedReceipt,
+    chain: CallbackChain,
+    closeActions: (manager: EntityManager) => Promise<ClosedAction[]>,
+  ): Promise<ClosedAction[] | null> {
+    return this.dataSource.transaction(async (manager) => {
+      if (!(await closeNonce(manager, mined, receipt))) return null;
+      const actions = await closeActions(manager);
+      await insertCallbacks(manager, actions.filter(isFinal).map((action) => action.id), chain.chainId, chain.registryAddress);
+      return actions;
+    });
+  }
+}
+
+/** Marks the mined attempt confirmed (or reverted) and its siblings replaced; false if another worker closed it first. */
+async function closeNonce(manager: EntityManager, mined: OpenTransaction, receipt: MinedReceipt): Promise<boolean> {
+  const confirmed = (await manager.query(
+    `UPDATE chain_transactions SET status = $2, block_number = $3, block_hash = $4, gas_used = $5, updated_at = now()
+      WHERE id = $1 AND status IN ('signed', 'broadcast', 'mined') RETURNING id`,
+    [mined.id, receipt.status === 1 ? "confirmed" : "reverted", receipt.blockNumber, receipt.blockHash, receipt.gasUsed.toString()],
+  )) as [unknown[], number];
+  if (confirmed[1] === 0) return false;
+  await manager.query(`UPDATE chain_transactions SET status = 'replaced', updated_at = now() WHERE signer = $1 AND nonce = $2 AND id <> $3 AND status IN ('signed', 'broadcast', 'mined')`, [
+    mined.signer,
+    mined.nonce.toString(),
+    mined.id,
+  ]);
+  return true;
+}
+
+async function markCarriedActionsApplied(manager: EntityManager, mined: OpenTransaction, receipt: MinedReceipt, refused: readonly RefusedItem[]): Promise<ClosedAction[]> {
+  const rows = await manager.query(
+    `UPDATE chain_actions AS a
+        SET status = CASE WHEN f.batch_index IS NULL THEN 'confirmed' ELSE 'error' END,
+            error_code = f.code, error_message = f.message,
+            tx_hash = $3, block_number = $4, updated_at = now()
+       FROM chain_actions AS x
+       LEFT JOIN unnest($5::int[], $6::text[], $7::text[]) AS f(batch_index, code, message) ON f.batch_index = x.batch_index
+      WHERE a.id = x.id AND x.tx_signer = $1 AND x.tx_nonce = $2 AND x.status = 'pending'
+      RETURNING ${CLOSED_ACTION_COLUMNS}`,
+    [
+      mined.signer,
+      mined.nonce.toString(),
+      mined.hash,
+      receipt.blockNumber,
+      refused.map((item) => item.batchIndex),
+      refused.map((item) => item.code),
+      refused.map((item) => item.message),
+    ],
+  );
+  return closedActionsOf(rows);
+}
+
+async function recordHolders(manager: EntityManager, holders: ReadonlyMap<bigint, string>): Promise<void> {
+  if (holders.size === 0) return;
+  const entries = [...holders.entries()];
+  await manager.query(
+    `UPDATE tickets AS t SET holder = u.holder, updated_at = now() FROM unnest($1::numeric[], $2::text[]) AS u(token_id, holder) WHERE t.token_id = u.token_id`,
+    [entries.map(([tokenId]) => tokenId.toString()), entries.map(([, holder]) => holder)],
+  );
+}
+
+/** Past the limit a reverting action fails for good (keeping the hash that last carried it) instead of blocking its shard. */
+async function requeueCarriedActions(manager: EntityManager, mined: OpenTransaction, maxRevertedAttempts: number): Promise<ClosedAction[]> {
+  const rows = await manager.query(
+    `UPDATE chain_actions AS a
+        SET reverted_attempts = reverted_attempts + 1,
+            status = CASE WHEN reverted_attempts + 1 >= $3 THEN 'error' ELSE 'waiting_broadcast' END,
+            error_code = CASE WHEN reverted_attempts + 1 >= $3 THEN 'onchain_reverted' END,
+            error_message = CASE WHEN reverted_attempts + 1 >= $3 THEN 'The transaction carrying this action reverted ' || (reverted_attempts + 1) || ' times.' END,
+            tx_hash = CASE WHEN reverted_attempts + 1 >= $3 THEN tx_hash END,
+            tx_signer = NULL, tx_nonce = NULL, batch_index = NULL, updated_at = now()
+      WHERE tx_signer = $1 AND tx_nonce = $2 AND status = 'pending'
+      RETURNING ${CLOSED_ACTION_COLUMNS}`,
+    [mined.signer, mined.nonce.toString(), maxRevertedAttempts],
+  );
+  return closedActionsOf(rows);
+}

@@ -1,0 +1,142 @@
+import { Injectable } from "@nestjs/common";
+import { InjectDataSource } from "@nestjs/typeorm";
+import { DataSource, type EntityManager } from "typeorm";
+
+import { uuidv7 } from "../../../common/uuid-v7";
+import { insertCallbacks } from "../../../ledger/outbox";
+import { registryItemFromJson } from "../../../registry";
+import { CLOSED_ACTION_COLUMNS, type ClosedAction, closedActionsOf } from "../closed-action";
+import type { CarriedAction, NewlySignedTransaction, SignedTransaction } from "../signed-transaction";
+import type { PendingAction } from "./pending-action";
+
+/** An action the registry's codec refuses, and why. */
+export interface UnencodableAction {
+  id: string;
+  reason: string;
+}
+
+/**
+ * What the sending side reads and writes in the ledger: the waiting actions, the signers' nonces,
+ * the signed transactions committed before they go out, and their broadcast.
+ */
+@Injectable()
+export class SendingStore {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Registers a signer the first time it writes, starting at the chain's count of its transactions. */
+  async ensureSigner(address: string, chainId: bigint, chainNonce: bigint): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO chain_signers (address, chain_id, next_nonce) VALUES ($1, $2, $3) ON CONFLICT (address) DO NOTHING`,
+      [address, chainId.toString(), chainNonce.toString()],
+    );
+  }
+
+  /** The shard's actions waiting for the chain, in acceptance order. */
+  async waitingActions(shardCount: number, shardIndex: number, limit: number): Promise<PendingAction[]> {
+    const rows = (await this.dataSource.query(
+      `SELECT id, seq, payload, created_at FROM chain_actions
+        WHERE status = 'waiting_broadcast' AND shard_key % $1 = $2
+        ORDER BY seq LIMIT $3`,
+      [shardCount, shardIndex, limit],
+    )) as { id: string; seq: string; payload: Record<string, unknown>; created_at: Date }[];
+    return rows.map((row) => ({ id: row.id, seq: BigInt(row.seq), item: registryItemFromJson(row.payload), acceptedAt: row.created_at }));
+  }
+
+  /** Nonces of this signer sent and not yet final. */
+  async countNoncesInFlight(signer: string): Promise<number> {
+    const [row] = (await this.dataSource.query(
+      `SELECT count(DISTINCT nonce)::int AS count FROM chain_transactions WHERE signer = $1 AND status IN ('signed', 'broadcast', 'mined')`,
+      [signer],
+    )) as { count: number }[];
+    return row.count;
+  }
+
+  /**
+   * Takes the signer's next nonce, signs with it and commits the raw transaction with its actions
+   * before anything is broadcast: after a crash the same bytes are re-sent, never new ones.
+   */
+  async commitNewTransaction(
+    signer: string,
+    actions: readonly PendingAction[],
+    sign: (nonce: bigint) => Promise<NewlySignedTransaction>,
+  ): Promise<SignedTransaction & { carried: CarriedAction[] }> {
+    return this.dataSource.transaction(async (manager) => {
+      const [row] = (await manager.query(`SELECT next_nonce FROM chain_signers WHERE address = $1 FOR UPDATE`, [signer])) as { next_nonce: string }[];
+      const signed: SignedTransaction = { ...(await sign(BigInt(row.next_nonce))), id: uuidv7(), attempt: 1 };
+      await insertTransaction(manager, signed);
+      const carried = await claimActions(manager, signer, signed, actions);
+      await manager.query(`UPDATE chain_signers SET next_nonce = next_nonce + 1, updated_at = now() WHERE address = $1`, [signer]);
+      return { ...signed, carried };
+    });
+  }
+
+  /** A fee bump: another attempt at the same nonce, carrying the same actions. */
+  async commitReplacement(previous: SignedTransaction, replacement: NewlySignedTransaction): Promise<SignedTransaction> {
+    const signed: SignedTransaction = { ...replacement, id: uuidv7(), attempt: previous.attempt + 1 };
+    await this.dataSource.transaction(async (manager) => {
+      await insertTransaction(manager, signed);
+      await manager.query(`UPDATE chain_actions SET tx_hash = $1, updated_at = now() WHERE tx_signer = $2 AND tx_nonce = $3 AND status = 'pending'`, [
+        signed.hash,
+        signed.signer,
+        signed.nonce.toString(),
+      ]);
+    });
+    return signed;
+  }
+
+  async markBroadcast(id: string): Promise<void> {
+    await this.dataSource.query(`UPDATE chain_transactions SET status = 'broadcast', broadcast_at = now(), updated_at = now() WHERE id = $1 AND status = 'signed'`, [id]);
+  }
+
+  /** Actions that can never be sent fail without a transaction, with their callbacks; returns those it failed. */
+  async failUnencodable(refused: readonly UnencodableAction[], chainId: bigint, registryAddress: string): Promise<ClosedAction[]> {
+    return this.dataSource.transaction(async (manager) => {
+      const failed = await manager.query(
+        `UPDATE chain_actions AS a SET status = 'error', error_code = 'onchain_unencodable', error_message = u.reason, updated_at = now()
+           FROM unnest($1::uuid[], $2::text[]) AS u(id, reason) WHERE a.id = u.id AND a.status = 'waiting_broadcast'
+         RETURNING ${CLOSED_ACTION_COLUMNS}`,
+        [refused.map((r) => r.id), refused.map((r) => r.reason)],
+      );
+      await insertCallbacks(manager, refused.map((r) => r.id), chainId, registryAddress);
+      return closedActionsOf(failed);
+    });
+  }
+}
+
+/** Puts the waiting actions in the transaction, at their batch index; throws if any stopped waiting meanwhile. */
+async function claimActions(manager: EntityManager, signer: string, signed: SignedTransaction, actions: readonly PendingAction[]): Promise<CarriedAction[]> {
+  const claimed = (await manager.query(
+    `UPDATE chain_actions AS a SET status = 'pending', tx_hash = $1, tx_signer = $2, tx_nonce = $3, batch_index = u.position - 1, updated_at = now()
+       FROM unnest($4::uuid[]) WITH ORDINALITY AS u(id, position)
+      WHERE a.id = u.id AND a.status = 'waiting_broadcast'
+      RETURNING a.id, a.request_id`,
+    [signed.hash, signer, signed.nonce.toString(), actions.map((action) => action.id)],
+  )) as [{ id: string; request_id: string | null }[], number];
+  if (rowCount(claimed) !== actions.length) throw new Error("actions changed while their transaction was signed");
+  return claimed[0].map((row) => ({ id: row.id, requestId: row.request_id }));
+}
+
+async function insertTransaction(manager: EntityManager, tx: SignedTransaction): Promise<void> {
+  await manager.query(
+    `INSERT INTO chain_transactions (id, signer, chain_id, nonce, attempt, tx_hash, raw_tx, gas_limit, max_fee_per_gas, max_priority_fee_per_gas, item_count, status)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'signed')`,
+    [
+      tx.id,
+      tx.signer,
+      tx.chainId.toString(),
+      tx.nonce.toString(),
+      tx.attempt,
+      tx.hash,
+      tx.raw,
+      tx.gasLimit.toString(),
+      tx.maxFeePerGas.toString(),
+      tx.maxPriorityFeePerGas.toString(),
+      tx.itemCount,
+    ],
+  );
+}
+
+/** TypeORM answers an UPDATE ... RETURNING on PostgreSQL with [rows, count]. */
+function rowCount(result: unknown): number {
+  return Array.isArray(result) && typeof result[1] === "number" ? result[1] : Array.isArray(result) ? result.length : 0;
+}

@@ -1,0 +1,31 @@
+/** A transaction the writer signed, as the ledger keeps it: the raw bytes are what is ever sent. */
+export interface SignedTransaction {
+  id: string;
+  signer: string;
+  chainId: bigint;
+  nonce: bigint;
+  attempt: number;
+  hash: string;
+  raw: string;
+  gasLimit: bigint;
+  maxFeePerGas: bigint;
+  maxPriorityFeePerGas: bigint;
+  itemCount: number;
+}
+
+/** Fresh from the signer: the ledger gives it its id and attempt number when it commits it. */
+export type NewlySignedTransaction = Omit<SignedTransaction, "id" | "attempt">;
+
+/** An action a transaction carries, as log lines name it: its promise and the request that brought it. */
+export interface CarriedAction {
+  id: string;
+  requestId: string | null;
+}
+
+export type TransactionStatus = "signed" | "broadcast" | "mined" | "confirmed" | "reverted" | "replaced";
+
+export interface OpenTransaction extends SignedTransaction {
+  status: TransactionStatus;
+  broadcastAt: Date | null;
+  createdAt: Date;
+}
