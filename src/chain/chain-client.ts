@@ -4,7 +4,7 @@ import { type JsonRpcProvider, Network, Wallet } from "ethers";
 import { TicketRegistry__factory } from "../../typechain-types";
 import type { AppConfig } from "../config/app-config";
 import { InjectConfig } from "../config/config.module";
-import { JsonRpcOverFetchProvider, postJsonRpc } from "./json-rpc-over-fetch";
+import { JsonRpcOverFetchProvider, postJsonRpc } from "./json-rpc-over-fetch-provider";
 
 /** The chain is unreachable or not configured: work waits in the ledger until it is back. */
 export class ChainUnavailableError extends Error {

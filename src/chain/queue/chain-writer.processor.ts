@@ -1,7 +1,7 @@
 import { Process, Processor } from "@nestjs/bull";
 import type { Job } from "bull";
 
-import { ChainWriter } from "../writer/sending/chain-writer.service";
+import { ChainWriter } from "../writer/sending/chain-writer";
 import { CHAIN_WRITER_QUEUE, ChainWriterJob, type FlushJobData } from "./chain-writer.queue";
 
 /** Thin: a flush job names a signer (or all); the writer reads the work from the ledger. */

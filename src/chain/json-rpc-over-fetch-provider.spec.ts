@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { Network } from "ethers";
 import { afterEach, describe, expect, it } from "vitest";
 
-import { JsonRpcOverFetchProvider } from "./json-rpc-over-fetch";
+import { JsonRpcOverFetchProvider } from "./json-rpc-over-fetch-provider";
 
 describe("JsonRpcOverFetchProvider", () => {
   let server: Server | null = null;
