@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import { type INestApplication, Logger } from "@nestjs/common";
 
 import { createApp } from "./app.setup";
-import { OrganizationsService } from "./auth/organizations.service";
+import { OrganizationOnboardingService } from "./callbacks/secrets/organization-onboarding.service";
 import { type AppConfig, ConfigError, loadConfig } from "./config/app-config";
 import { createDatabaseIfMissing, runMigrations } from "./database/prepare-database";
 import { processLogging } from "./logging";
@@ -23,7 +23,7 @@ async function bootstrap(): Promise<void> {
     logger.log(`worker role started: operations endpoints on port ${listeningPort(app)} (health, metrics, queue dashboard), no API`);
     return;
   }
-  await seedPlayground(app.get(OrganizationsService), config);
+  await seedPlayground(app.get(OrganizationOnboardingService), config);
   await app.listen(config.app.port);
   const base = `http://127.0.0.1:${listeningPort(app)}`;
   logger.log(`${config.app.role} role listening: API ${base}/api/v1, Swagger ${base}/docs, health ${base}/health`);
@@ -44,10 +44,10 @@ async function prepareDatabase(config: AppConfig): Promise<void> {
   if (applied.length > 0) logger.log(`applied migrations: ${applied.join(", ")}`);
 }
 
-async function seedPlayground(organizations: OrganizationsService, config: AppConfig): Promise<void> {
+async function seedPlayground(onboarding: OrganizationOnboardingService, config: AppConfig): Promise<void> {
   const { ticketeerId, apiKey, organizationName, webhookSecret } = config.dev;
   if (!ticketeerId || !apiKey) return;
-  await organizations.seedPlayground(ticketeerId, organizationName, apiKey, webhookSecret);
+  await onboarding.seedPlayground(ticketeerId, organizationName, apiKey, webhookSecret);
   logger.log(`playground organization ${ticketeerId} is ready; use DEV_API_KEY as X-Api-Key`);
 }
 

@@ -5,17 +5,15 @@ import { ApiKeyGuard } from "./api-key.guard";
 import { AuthService } from "./auth.service";
 import { OrganizationsService } from "./organizations.service";
 import { RateLimitGuard } from "./rate-limit.guard";
-import { WebhookSecretsService } from "./webhook-secrets.service";
 
-/** API keys on every route (guards run in this order: key, then rate limit), onboarding, webhook secrets. */
+/** API keys on every route (guards run in this order: key, then rate limit), onboarding. */
 @Module({
   providers: [
     AuthService,
     OrganizationsService,
-    WebhookSecretsService,
     { provide: APP_GUARD, useClass: ApiKeyGuard },
     { provide: APP_GUARD, useClass: RateLimitGuard },
   ],
-  exports: [OrganizationsService, WebhookSecretsService],
+  exports: [OrganizationsService],
 })
 export class AuthModule {}

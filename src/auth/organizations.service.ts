@@ -1,11 +1,10 @@
 import { Injectable } from "@nestjs/common";
 import { InjectDataSource } from "@nestjs/typeorm";
-import { DataSource, IsNull } from "typeorm";
+import { DataSource, type EntityManager, IsNull } from "typeorm";
 
 import { apiKeyPrefix, generateApiKey, hashApiKey } from "./api-key-secret";
 import { ApiKey } from "./entities/api-key.entity";
 import { Organization } from "./entities/organization.entity";
-import { WebhookSecretsService } from "./webhook-secrets.service";
 
 export interface IssuedKey {
   /** The full key: shown once, never stored. */
@@ -15,33 +14,18 @@ export interface IssuedKey {
 
 export class OrganizationsError extends Error {}
 
-/** Onboarding: organizations and their API keys. Used by the ops CLI and the playground seed. */
+/**
+ * Onboarding: organizations and their API keys. Used by the ops CLI and the playground seed, which
+ * give a new organization its webhook secret through OrganizationOnboardingService (callbacks).
+ */
 @Injectable()
 export class OrganizationsService {
-  constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly webhookSecrets: WebhookSecretsService,
-  ) {}
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** A new organization with its first webhook signing secret (returned once, like a key). */
-  async createOrganization(ticketeerId: string, name: string, webhookSecret?: string): Promise<Organization & { webhookSecret: string }> {
-    if (await this.findOrganization(ticketeerId)) throw new OrganizationsError(`organization ${ticketeerId} exists`);
-    return this.dataSource.transaction(async (manager) => {
-      const organization = await manager.getRepository(Organization).save({ ticketeerId, name });
-      return { ...organization, webhookSecret: await this.webhookSecrets.create(organization.id, webhookSecret, manager) };
-    });
-  }
-
-  /** A new signing secret; the old ones keep signing for `graceHours` so receivers can switch. */
-  async rotateWebhookSecret(ticketeerId: string, graceHours: number): Promise<string> {
-    const organization = await this.requireOrganization(ticketeerId);
-    return this.webhookSecrets.rotate(organization.id, graceHours);
-  }
-
-  /** Encrypts the webhook secrets stored before WEBHOOK_SECRETS_KEY was configured; returns how many. */
-  async encryptStoredWebhookSecrets(): Promise<number> {
-    if (!this.webhookSecrets.encrypts) throw new OrganizationsError("WEBHOOK_SECRETS_KEY is not set: there is nothing to encrypt with");
-    return this.webhookSecrets.encryptStored();
+  /** A new organization, inside the caller's transaction when given its manager. */
+  async createOrganization(ticketeerId: string, name: string, manager: EntityManager = this.dataSource.manager): Promise<Organization> {
+    if (await manager.getRepository(Organization).findOneBy({ ticketeerId })) throw new OrganizationsError(`organization ${ticketeerId} exists`);
+    return manager.getRepository(Organization).save({ ticketeerId, name });
   }
 
   listOrganizations(): Promise<Organization[]> {
@@ -77,22 +61,19 @@ export class OrganizationsService {
     });
   }
 
-  /** Makes the playground organization, key and (if given) webhook secret exist (development only). */
-  async seedPlayground(ticketeerId: string, name: string, key: string, webhookSecret: string | null): Promise<void> {
-    const organization = await this.findOrganization(ticketeerId);
-    if (!organization) await this.createOrganization(ticketeerId, name, webhookSecret ?? undefined);
-    else if (webhookSecret) await this.webhookSecrets.seed(organization.id, webhookSecret);
+  /** Makes the playground key exist for an existing organization (development only). */
+  async seedPlaygroundKey(ticketeerId: string, key: string): Promise<void> {
     const existing = await this.dataSource.getRepository(ApiKey).findOneBy({ prefix: apiKeyPrefix(key) });
     if (existing && existing.secretHash === hashApiKey(key) && existing.revokedAt === null) return;
     if (existing) throw new OrganizationsError("DEV_API_KEY shares its first 12 characters with another key; choose another");
     await this.issueKey(ticketeerId, "playground", key);
   }
 
-  private findOrganization(ticketeerId: string): Promise<Organization | null> {
+  findOrganization(ticketeerId: string): Promise<Organization | null> {
     return this.dataSource.getRepository(Organization).findOneBy({ ticketeerId });
   }
 
-  private async requireOrganization(ticketeerId: string): Promise<Organization> {
+  async requireOrganization(ticketeerId: string): Promise<Organization> {
     const organization = await this.findOrganization(ticketeerId);
     if (!organization) throw new OrganizationsError(`no organization ${ticketeerId}`);
     return organization;

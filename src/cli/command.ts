@@ -1,4 +1,5 @@
 import type { OrganizationsService } from "../auth/organizations.service";
+import type { OrganizationOnboardingService } from "../callbacks/secrets/organization-onboarding.service";
 
 /** Every option any command takes; each command says which of them it accepts. */
 export const OPTIONS = {
@@ -20,6 +21,12 @@ export interface CommandInput {
   json: boolean;
 }
 
+/** What commands act through: organizations and keys (auth), and onboarding with webhook secrets (callbacks). */
+export interface CommandServices {
+  organizations: OrganizationsService;
+  onboarding: OrganizationOnboardingService;
+}
+
 export interface Command {
   /** The words that select it, e.g. "key create". */
   name: string;
@@ -27,5 +34,5 @@ export interface Command {
   operands: readonly string[];
   requiredOptions: readonly StringOptionName[];
   optionalOptions: readonly OptionName[];
-  run(organizations: OrganizationsService, input: CommandInput): Promise<void>;
+  run(services: CommandServices, input: CommandInput): Promise<void>;
 }

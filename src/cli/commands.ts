@@ -8,8 +8,8 @@ const orgCreate: Command = {
   operands: ["ticketeerId"],
   requiredOptions: ["name"],
   optionalOptions: [],
-  async run(organizations, { required }) {
-    const organization = await organizations.createOrganization(required.ticketeerId, required.name);
+  async run({ onboarding }, { required }) {
+    const organization = await onboarding.createOrganization(required.ticketeerId, required.name);
     print(`Created organization ${organization.ticketeerId} (${organization.name}).`);
     printSecret("webhook secret", organization.webhookSecret);
   },
@@ -21,7 +21,7 @@ const orgList: Command = {
   operands: [],
   requiredOptions: [],
   optionalOptions: ["json"],
-  async run(organizations, { json }) {
+  async run({ organizations }, { json }) {
     const rows = (await organizations.listOrganizations()).map(({ ticketeerId, name, createdAt }) => ({ ticketeerId, name, createdAt }));
     if (json) return printJson(rows);
     if (rows.length === 0) return print("No organizations yet.");
@@ -35,7 +35,7 @@ const keyCreate: Command = {
   operands: ["ticketeerId"],
   requiredOptions: [],
   optionalOptions: ["label", "json"],
-  async run(organizations, { required, optional, json }) {
+  async run({ organizations }, { required, optional, json }) {
     printIssuedKey(await organizations.issueKey(required.ticketeerId, optional.label), json);
   },
 };
@@ -46,7 +46,7 @@ const keyList: Command = {
   operands: ["ticketeerId"],
   requiredOptions: [],
   optionalOptions: ["json"],
-  async run(organizations, { required, json }) {
+  async run({ organizations }, { required, json }) {
     // Fields are picked one by one so that the stored hash can never reach the output.
     const keys = await organizations.listKeys(required.ticketeerId);
     const rows = keys.map(({ prefix, label, createdAt, revokedAt }) => ({ prefix, label, createdAt, revokedAt }));
@@ -62,7 +62,7 @@ const keyRevoke: Command = {
   operands: ["prefix"],
   requiredOptions: [],
   optionalOptions: [],
-  async run(organizations, { required }) {
+  async run({ organizations }, { required }) {
     await organizations.revokeKey(required.prefix);
     print(`Revoked key ${required.prefix}: it no longer authenticates.`);
   },
@@ -74,7 +74,7 @@ const keyRotate: Command = {
   operands: ["prefix"],
   requiredOptions: [],
   optionalOptions: ["json"],
-  async run(organizations, { required, json }) {
+  async run({ organizations }, { required, json }) {
     const issued = await organizations.rotateKey(required.prefix);
     if (!json) print(`Revoked key ${required.prefix}; its replacement:`);
     printIssuedKey(issued, json);
@@ -87,10 +87,10 @@ const secretRotate: Command = {
   operands: ["ticketeerId"],
   requiredOptions: [],
   optionalOptions: ["grace-hours"],
-  async run(organizations, { required, optional }) {
+  async run({ onboarding }, { required, optional }) {
     const graceHours = Number(optional["grace-hours"] ?? 24);
     if (!Number.isInteger(graceHours) || graceHours < 0 || graceHours > 720) throw new RefusedError("--grace-hours must be a whole number of hours from 0 to 720");
-    const secret = await organizations.rotateWebhookSecret(required.ticketeerId, graceHours);
+    const secret = await onboarding.rotateWebhookSecret(required.ticketeerId, graceHours);
     print(`Callbacks are signed with both the new and the current secrets for ${graceHours} h, then with the new one only.`);
     printSecret("webhook secret", secret);
   },
@@ -102,8 +102,8 @@ const secretEncrypt: Command = {
   operands: [],
   requiredOptions: [],
   optionalOptions: [],
-  async run(organizations) {
-    const count = await organizations.encryptStoredWebhookSecrets();
+  async run({ onboarding }) {
+    const count = await onboarding.encryptStoredWebhookSecrets();
     print(count === 0 ? "Every webhook secret is already stored encrypted." : `Encrypted ${count} webhook secret${count === 1 ? "" : "s"}.`);
   },
 };

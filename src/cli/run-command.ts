@@ -1,29 +1,37 @@
 import { DataSource } from "typeorm";
 
 import { OrganizationsError, OrganizationsService } from "../auth/organizations.service";
-import { WebhookSecretsService } from "../auth/webhook-secrets.service";
+import { OrganizationOnboardingService } from "../callbacks/secrets/organization-onboarding.service";
+import { WebhookSecretsService } from "../callbacks/secrets/webhook-secrets.service";
 import type { AppConfig } from "../config/app-config";
 import { dataSourceOptions } from "../database/data-source-options";
 import { ENTITIES } from "../entities";
 import { createDatabaseIfMissing, runMigrations } from "../database/prepare-database";
 import { RefusedError } from "./cli-errors";
-import type { Command, CommandInput } from "./command";
+import type { Command, CommandInput, CommandServices } from "./command";
 import { note } from "./output";
 
 /**
- * Runs a command on the service's own OrganizationsService over a plain DataSource: the CLI needs
- * neither Nest's container nor Redis, and the service stays the one place that knows how keys are made.
+ * Runs a command on the service's own OrganizationsService and OrganizationOnboardingService over a
+ * plain DataSource: the CLI needs neither Nest's container nor Redis, and the services stay the one
+ * place that knows how keys and webhook secrets are made.
  */
 export async function runCommand(config: AppConfig, command: Command, input: CommandInput): Promise<void> {
   await prepareDatabase(config);
   const dataSource = await new DataSource(dataSourceOptions(config.database.url, ENTITIES)).initialize();
   try {
-    await command.run(new OrganizationsService(dataSource, new WebhookSecretsService(dataSource, config)), input);
+    await command.run(commandServices(dataSource, config), input);
   } catch (error) {
     throw error instanceof OrganizationsError ? new RefusedError(error.message) : error;
   } finally {
     await dataSource.destroy();
   }
+}
+
+/** Composes the services as the application's modules do. */
+function commandServices(dataSource: DataSource, config: AppConfig): CommandServices {
+  const organizations = new OrganizationsService(dataSource);
+  return { organizations, onboarding: new OrganizationOnboardingService(dataSource, organizations, new WebhookSecretsService(dataSource, config)) };
 }
 
 /**

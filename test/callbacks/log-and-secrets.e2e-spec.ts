@@ -2,7 +2,7 @@ import { Webhook } from "standardwebhooks";
 import { DataSource } from "typeorm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { OrganizationsService } from "../../src/auth/organizations.service";
+import { OrganizationOnboardingService } from "../../src/callbacks/secrets/organization-onboarding.service";
 import { apiClient } from "../support/api-client";
 import {
   type Api,
@@ -145,7 +145,7 @@ describe("webhook secret rotation", () => {
     verifyCallback(beforeRequest, oldSecret);
 
     // What `npm run cli -- rotate-webhook-secret` does.
-    const newSecret = await testApp.app.get(OrganizationsService).rotateWebhookSecret(ticketeerId, 24);
+    const newSecret = await testApp.app.get(OrganizationOnboardingService).rotateWebhookSecret(ticketeerId, 24);
     expect(newSecret).toMatch(/^whsec_/);
     expect(newSecret).not.toBe(oldSecret);
     const [during] = await updateTickets(api, [ticketId]);

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { API_KEY_PREFIX_LENGTH, hashApiKey } from "../../src/auth/api-key-secret";
 import { AuthService } from "../../src/auth/auth.service";
 import { OrganizationsService } from "../../src/auth/organizations.service";
-import { WebhookSecretsService } from "../../src/auth/webhook-secrets.service";
+import { OrganizationOnboardingService } from "../../src/callbacks/secrets/organization-onboarding.service";
+import { WebhookSecretsService } from "../../src/callbacks/secrets/webhook-secrets.service";
 import { loadConfig } from "../../src/config/app-config";
 import { dataSourceOptions } from "../../src/database/data-source-options";
 import { ENTITIES } from "../../src/entities";
@@ -38,6 +39,7 @@ describe("ops CLI (npm run cli)", () => {
   let dataSource: DataSource;
   let auth: AuthService;
   let organizations: OrganizationsService;
+  let onboarding: OrganizationOnboardingService;
   let compiled: CompiledCli;
 
   beforeAll(async () => {
@@ -45,7 +47,8 @@ describe("ops CLI (npm run cli)", () => {
     dataSource = await new DataSource(dataSourceOptions(database.url, ENTITIES)).initialize();
     auth = new AuthService(dataSource);
     // Only to arrange keys for revoke and rotate; every behaviour under test goes through the CLI.
-    organizations = new OrganizationsService(dataSource, new WebhookSecretsService(dataSource, loadConfig({})));
+    organizations = new OrganizationsService(dataSource);
+    onboarding = new OrganizationOnboardingService(dataSource, organizations, new WebhookSecretsService(dataSource, loadConfig({})));
   });
 
   afterAll(async () => {
@@ -102,7 +105,7 @@ describe("ops CLI (npm run cli)", () => {
   }
 
   async function arrangeKey(ticketeerId: string, label: string): Promise<{ key: string; prefix: string }> {
-    await organizations.createOrganization(ticketeerId, `Organization ${ticketeerId}`);
+    await onboarding.createOrganization(ticketeerId, `Organization ${ticketeerId}`);
     return organizations.issueKey(ticketeerId, label);
   }
 
@@ -133,7 +136,7 @@ describe("ops CLI (npm run cli)", () => {
   });
 
   it("creates a key that authenticates, shows it once with a warning, and lists it by prefix only", async () => {
-    await organizations.createOrganization("initech", "Initech");
+    await onboarding.createOrganization("initech", "Initech");
 
     const created = await succeeds("key", "create", "initech", "--label", "ci");
 
@@ -153,7 +156,7 @@ describe("ops CLI (npm run cli)", () => {
   });
 
   it("stores no part of a created key's secret in clear anywhere in the database", async () => {
-    await organizations.createOrganization("umbrella", "Umbrella");
+    await onboarding.createOrganization("umbrella", "Umbrella");
 
     const { key, prefix } = JSON.parse(await succeeds("key", "create", "umbrella", "--json")) as { key: string; prefix: string };
 
@@ -168,7 +171,7 @@ describe("ops CLI (npm run cli)", () => {
   });
 
   it("stores webhook secrets encrypted under WEBHOOK_SECRETS_KEY, and encrypts the ones stored before it was set", async () => {
-    const { webhookSecret: before } = await organizations.createOrganization("vandelay", "Vandelay");
+    const { webhookSecret: before } = await onboarding.createOrganization("vandelay", "Vandelay");
     const created = await cliWithSecretsKey("org", "create", "massive-dynamic", "--name", "Massive Dynamic");
     expect(created.code, created.stderr).toBe(0);
     const after = /^webhook secret: (whsec_\S+)$/m.exec(created.stdout)?.[1] ?? "";
@@ -221,7 +224,7 @@ describe("ops CLI (npm run cli)", () => {
   });
 
   it("answers unknown organizations and prefixes, and duplicates, on stderr with exit code 1", async () => {
-    await organizations.createOrganization("taken", "Taken");
+    await onboarding.createOrganization("taken", "Taken");
 
     const results = await Promise.all([
       cli("org", "create", "taken", "--name", "Again"),

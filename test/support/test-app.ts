@@ -6,6 +6,7 @@ import Redis from "ioredis";
 
 import { createApp } from "../../src/app.setup";
 import { OrganizationsService } from "../../src/auth/organizations.service";
+import { OrganizationOnboardingService } from "../../src/callbacks/secrets/organization-onboarding.service";
 import { type AppConfig, loadConfig } from "../../src/config/app-config";
 import { apiClient } from "./api-client";
 import { createTestDatabase } from "./test-database";
@@ -40,9 +41,10 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   await app.listen(0, "127.0.0.1");
   const { port } = app.getHttpServer().address() as AddressInfo;
   const organizations = app.get(OrganizationsService);
+  const onboarding = app.get(OrganizationOnboardingService);
   const baseUrl = `http://127.0.0.1:${port}`;
   const organization = async (ticketeerId = `org-${randomBytes(4).toString("hex")}`) => {
-    const { webhookSecret } = await organizations.createOrganization(ticketeerId, `Organization ${ticketeerId}`);
+    const { webhookSecret } = await onboarding.createOrganization(ticketeerId, `Organization ${ticketeerId}`);
     return { ticketeerId, webhookSecret, ...(await organizations.issueKey(ticketeerId, "test")) };
   };
   return {

@@ -5,7 +5,7 @@ import { DataSource } from "typeorm";
 import { uuidv7 } from "../../common/uuid-v7";
 import type { AppConfig } from "../../config/app-config";
 import { InjectConfig } from "../../config/config.module";
-import { WebhookSecretsService } from "../../auth/webhook-secrets.service";
+import { WebhookSecretsService } from "../secrets/webhook-secrets.service";
 import { DeliveryMetrics } from "./delivery-metrics";
 import { CallbackHttp, type DeliveryAnswer } from "./callback-http";
 import { signedHeaders } from "./callback-signing";

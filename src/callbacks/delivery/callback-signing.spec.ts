@@ -3,7 +3,7 @@ import { createHmac } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 
-import { generateWebhookSecret, isWebhookSecret } from "../../auth/webhook-secrets.service";
+import { generateWebhookSecret, isWebhookSecret } from "../secrets/webhook-secret";
 import { signedHeaders } from "./callback-signing";
 
 describe("Standard Webhooks signing", () => {

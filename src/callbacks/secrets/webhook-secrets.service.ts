@@ -1,24 +1,12 @@
-import { randomBytes } from "node:crypto";
-
 import { Injectable } from "@nestjs/common";
 import { InjectDataSource } from "@nestjs/typeorm";
 import { DataSource, type EntityManager } from "typeorm";
 
-import { uuidv7 } from "../common/uuid-v7";
-import type { AppConfig } from "../config/app-config";
-import { InjectConfig } from "../config/config.module";
+import { uuidv7 } from "../../common/uuid-v7";
+import type { AppConfig } from "../../config/app-config";
+import { InjectConfig } from "../../config/config.module";
 import { SecretBox } from "./secret-box";
-
-/** Whether `secret` is `whsec_` and well-formed base64 of at least 16 bytes: signing with it cannot fail. */
-export function isWebhookSecret(secret: string): boolean {
-  const encoded = secret.slice("whsec_".length);
-  return secret.startsWith("whsec_") && /^[A-Za-z0-9+/]+={0,2}$/.test(encoded) && encoded.length % 4 === 0 && Buffer.from(encoded, "base64").length >= 16;
-}
-
-/** A Standard Webhooks secret: `whsec_` and 32 random bytes in base64. */
-export function generateWebhookSecret(): string {
-  return `whsec_${randomBytes(32).toString("base64")}`;
-}
+import { generateWebhookSecret, isWebhookSecret } from "./webhook-secret";
 
 /**
  * Per-organization signing secrets, stored encrypted under WEBHOOK_SECRETS_KEY (see SecretBox). A
