@@ -1,8 +1,11 @@
 import { type DynamicModule, Module } from "@nestjs/common";
 
+import { CallbackOutboxStore } from "./callback-outbox.store";
 import { CallbacksController } from "./callbacks.controller";
+import { CallbacksRepository } from "./callbacks.repository";
 import { CallbacksService } from "./callbacks.service";
-import { CallbackDispatcher } from "./delivery/callback-dispatcher.service";
+import { CallbackDelivery } from "./delivery/callback-delivery";
+import { CallbackDispatcher } from "./delivery/callback-dispatcher";
 import { DeliveryMetrics } from "./delivery/delivery-metrics";
 import { OrganizationOnboardingService } from "./secrets/organization-onboarding.service";
 import { WebhookSecretsService } from "./secrets/webhook-secrets.service";
@@ -12,11 +15,12 @@ import { AuthModule } from "../auth/auth.module";
 @Module({})
 export class CallbacksModule {
   static forRole(role: { servesApi: boolean; runsWorker: boolean }): DynamicModule {
+    const delivery = role.runsWorker ? [CallbackDispatcher, CallbackDelivery, DeliveryMetrics] : [];
     return {
       module: CallbacksModule,
       imports: [AuthModule],
       controllers: role.servesApi ? [CallbacksController] : [],
-      providers: [CallbacksService, WebhookSecretsService, OrganizationOnboardingService, ...(role.runsWorker ? [CallbackDispatcher, DeliveryMetrics] : [])],
+      providers: [CallbacksService, CallbacksRepository, CallbackOutboxStore, WebhookSecretsService, OrganizationOnboardingService, ...delivery],
     };
   }
 }

@@ -1,0 +1,180 @@
+import { Injectable } from "@nestjs/common";
+import { InjectDataSource } from "@nestjs/typeorm";
+import { DataSource } from "typeorm";
+
+import { uuidv7 } from "../common/uuid-v7";
+import { isCallbackId } from "./callback-id";
+import { receiverSql } from "./delivery/receiver";
+
+/** A callback leased to one worker for one attempt. */
+export interface ClaimedCallback {
+  id: string;
+  actionId: string;
+  /** The request that brought the action, for the delivery's log line. */
+  requestId: string | null;
+  organizationId: string;
+  payload: Record<string, unknown>;
+  /** Attempts made before this one. */
+  attempts: number;
+  callbackUrl: string;
+  createdAt: Date;
+}
+
+/** How many callbacks one claim may take per receiver (see ReceiverSlots). */
+export interface ReceiverShares {
+  /** Receivers with too little room to be worth a claim: none of theirs is taken. */
+  full: string[];
+  /** Receivers with callbacks in flight, and how many more each may take. */
+  inFlight: { receiver: string; room: number }[];
+  /** How many a receiver with nothing in flight may take. */
+  idleRoom: number;
+}
+
+/** One finished attempt and what it made of its callback. */
+export interface AttemptResult {
+  callbackId: string;
+  startedAt: Date;
+  durationMs: number;
+  url: string;
+  statusCode: number | null;
+  error: string | null;
+  status: "delivered" | "failed" | "pending";
+  /** When a pending callback is tried again; null leaves the time as it was. */
+  nextAttemptAt: Date | null;
+}
+
+interface ClaimedRow {
+  id: string;
+  action_id: string;
+  request_id: string | null;
+  organization_id: string;
+  payload: Record<string, unknown>;
+  attempts: number;
+  callback_url: string;
+  created_at: Date;
+}
+
+/**
+ * The outbox's state changes: leases (FOR UPDATE SKIP LOCKED, so any number of workers share the
+ * work and a killed worker's callbacks return when the lease ends), attempt results, redelivery.
+ * The outbox is written by the ledger (insertCallbacks) and read for organizations by CallbacksRepository.
+ */
+@Injectable()
+export class CallbackOutboxStore {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /**
+   * Leases up to `limit` due callbacks for `leaseMs`, no receiver beyond its share. A callback waits
+   * while an earlier action (by acceptance order) of its ticket, or for an event callback of its
+   * event, is still on its way to the chain or has a callback that has not had its first attempt:
+   * so an updateTicket accepted after a sale is not reported before the sale is.
+   */
+  async claimDue(limit: number, leaseMs: number, shares: ReceiverShares): Promise<ClaimedCallback[]> {
+    const [rows] = (await this.dataSource.query(CLAIM_DUE, [
+      limit,
+      leaseMs / 1000,
+      shares.full,
+      shares.inFlight.map(({ receiver }) => receiver),
+      shares.inFlight.map(({ room }) => room),
+      shares.idleRoom,
+    ])) as [ClaimedRow[], number];
+    return rows.map(toClaimedCallback);
+  }
+
+  /** Writes the attempt log and the callbacks' new states (delivered, failed, or pending a retry) in one transaction, and ends their leases. */
+  async recordAttempts(results: readonly AttemptResult[]): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      await manager.query(INSERT_ATTEMPTS, [
+        results.map(() => uuidv7()),
+        results.map((result) => result.callbackId),
+        results.map((result) => result.startedAt.toISOString()),
+        results.map((result) => result.durationMs),
+        results.map((result) => result.url),
+        results.map((result) => result.statusCode),
+        results.map((result) => result.error),
+      ]);
+      await manager.query(UPDATE_STATES, [
+        results.map((result) => result.callbackId),
+        results.map((result) => result.status),
+        results.map((result) => result.nextAttemptAt?.toISOString() ?? null),
+        results.map((result) => result.statusCode),
+        results.map((result) => result.error),
+      ]);
+    });
+  }
+
+  /** Makes the organization's callback due now with a fresh retry schedule; false when it has no such callback. */
+  async scheduleRedelivery(organizationId: string, callbackId: string): Promise<boolean> {
+    if (!isCallbackId(callbackId)) return false;
+    const [, updated] = (await this.dataSource.query(
+      `UPDATE callbacks SET status = 'pending', attempts = 0, next_attempt_at = now(), leased_until = NULL, updated_at = now()
+        WHERE id = $1 AND organization_id = $2`,
+      [callbackId, organizationId],
+    )) as [unknown, number];
+    return updated > 0;
+  }
+}
+
+function toClaimedCallback(row: ClaimedRow): ClaimedCallback {
+  return {
+    id: row.id,
+    actionId: row.action_id,
+    requestId: row.request_id,
+    organizationId: row.organization_id,
+    payload: row.payload,
+    attempts: row.attempts,
+    callbackUrl: row.callback_url,
+    createdAt: row.created_at,
+  };
+}
+
+/** An earlier action `a` whose callback is not out yet: still on its way to the chain, or its callback has had no attempt. */
+const UNREPORTED = `(a.status IN ('waiting_broadcast', 'pending') OR EXISTS (SELECT 1 FROM callbacks p WHERE p.action_id = a.id AND p.status = 'pending' AND p.attempts = 0))`;
+
+/**
+ * $1 how many, $2 the lease in seconds, $3 the receivers left out, $4/$5 those in flight and their
+ * room, $6 the room of any other receiver. The candidates come in due order and are read only as
+ * far as needed: the order check (per candidate, on the ledger's ticket or event index) runs on
+ * those read until $1 pass, whatever the planner's fast-aging statistics of the outbox say.
+ */
+const CLAIM_DUE = `WITH candidates AS MATERIALIZED (
+     SELECT c.id, c.action_id, c.ticket_ref, c.event_ref FROM callbacks c
+      WHERE c.status = 'pending' AND c.next_attempt_at <= now() AND (c.leased_until IS NULL OR c.leased_until < now())
+      ORDER BY c.next_attempt_at, c.seq),
+   due AS MATERIALIZED (
+     -- Scalar subqueries and OFFSET 0 keep this a lazy walk in due order (no join the planner could
+     -- turn into a hash over every candidate): each row is looked at only until $1 are found.
+     SELECT c.id, c.receiver FROM (
+         SELECT c.id, c.ticket_ref, c.event_ref,
+                (SELECT seq FROM chain_actions WHERE id = c.action_id) AS action_seq,
+                (SELECT ${receiverSql("ce.callback_url")} FROM events ce WHERE ce.id = c.event_ref) AS receiver
+           FROM candidates c OFFSET 0) c
+      WHERE NOT (c.receiver = ANY($3::text[]))
+        AND CASE WHEN c.ticket_ref IS NULL
+            THEN NOT EXISTS (SELECT 1 FROM chain_actions a WHERE a.event_ref = c.event_ref AND a.ticket_ref IS NULL AND a.seq < c.action_seq AND ${UNREPORTED})
+            ELSE NOT EXISTS (SELECT 1 FROM chain_actions a WHERE a.ticket_ref = c.ticket_ref AND a.seq < c.action_seq AND ${UNREPORTED})
+            END
+      LIMIT $1),
+   shared AS (
+     -- No receiver beyond its free slots: $4/$5 are those in flight and their room, the rest have $6.
+     SELECT d.id FROM (SELECT d.id, d.receiver, row_number() OVER (PARTITION BY d.receiver) AS n FROM due d) d
+       LEFT JOIN unnest($4::text[], $5::int[]) AS r(receiver, room) ON r.receiver = d.receiver
+      WHERE d.n <= COALESCE(r.room, $6)),
+   leased AS (
+     -- Another worker may have leased some since this statement began: those are skipped.
+     SELECT c.id FROM callbacks c JOIN shared ON shared.id = c.id
+      WHERE c.status = 'pending' AND (c.leased_until IS NULL OR c.leased_until < now())
+      FOR UPDATE OF c SKIP LOCKED)
+   UPDATE callbacks c SET leased_until = now() + make_interval(secs => $2)
+     FROM leased, events e, chain_actions a
+    WHERE c.id = leased.id AND e.id = c.event_ref AND a.id = c.action_id
+   RETURNING c.id, c.action_id, a.request_id, c.organization_id, c.payload, c.attempts, e.callback_url, c.created_at`;
+
+const INSERT_ATTEMPTS = `INSERT INTO callback_attempts (id, callback_id, started_at, duration_ms, url, status_code, error)
+   SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[], $4::int[], $5::text[], $6::int[], $7::text[])`;
+
+const UPDATE_STATES = `UPDATE callbacks AS c SET status = u.status, attempts = c.attempts + 1, next_attempt_at = COALESCE(u.next_attempt_at, c.next_attempt_at),
+          last_status_code = u.status_code, last_error = u.error, leased_until = NULL,
+          delivered_at = CASE WHEN u.status = 'delivered' THEN now() ELSE c.delivered_at END, updated_at = now()
+     FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::int[], $5::text[]) AS u(id, status, next_attempt_at, status_code, error)
+    WHERE c.id = u.id`;

@@ -1,0 +1,67 @@
+import { Injectable, type OnApplicationShutdown } from "@nestjs/common";
+
+import type { AppConfig } from "../../config/app-config";
+import { InjectConfig } from "../../config/config.module";
+import type { ClaimedCallback } from "../callback-outbox.store";
+import { CallbackHttp, type DeliveryAnswer } from "./callback-http";
+import { signedHeaders } from "./callback-signing";
+import { retryAfterMs, retryDelayMs } from "./retry-schedule";
+
+/** An attempt that has its answer, waiting to be recorded. */
+export interface FinishedAttempt {
+  callback: ClaimedCallback;
+  answer: DeliveryAnswer;
+  startedAt: Date;
+}
+
+/** What an attempt makes of its callback. */
+export interface AttemptOutcome {
+  status: "delivered" | "failed" | "pending";
+  /** When a pending callback is tried again. */
+  nextAttemptAt: Date | null;
+}
+
+/** The callbacks' settings that decide whether and when a failed attempt is retried. */
+export type RetryPolicy = Pick<AppConfig["callbacks"], "maxAttempts" | "retryScale">;
+
+/** One attempt at a callback: its body signed with every active secret of its organization, POSTed once. */
+@Injectable()
+export class CallbackDelivery implements OnApplicationShutdown {
+  private readonly http: CallbackHttp;
+
+  constructor(@InjectConfig() config: AppConfig) {
+    this.http = new CallbackHttp({ timeoutMs: config.callbacks.timeoutMs, allowHosts: config.callbacks.allowHosts });
+  }
+
+  /** Never throws: whatever goes wrong is the attempt's answer. */
+  async attempt(callback: ClaimedCallback, secrets: readonly string[]): Promise<FinishedAttempt> {
+    const startedAt = new Date();
+    return { callback, startedAt, answer: await this.send(callback, secrets, startedAt) };
+  }
+
+  /** After the dispatcher's beforeApplicationShutdown: the deliveries in flight have finished. */
+  onApplicationShutdown(): void {
+    this.http.close();
+  }
+
+  private async send(callback: ClaimedCallback, secrets: readonly string[], startedAt: Date): Promise<DeliveryAnswer> {
+    if (secrets.length === 0) return { statusCode: null, error: "the organization has no webhook secret to sign with", durationMs: 0, retryAfter: undefined };
+    const body = JSON.stringify(callback.payload);
+    try {
+      return await this.http.post(callback.callbackUrl, body, signedHeaders(callback.id, body, secrets, startedAt));
+    } catch (error) {
+      // Signing can throw (a secret that is not base64): a failed attempt, not a crashed worker.
+      return { statusCode: null, error: `could not send: ${(error as Error).message}`, durationMs: Date.now() - startedAt.getTime(), retryAfter: undefined };
+    }
+  }
+}
+
+/** 2xx delivers; 410 stops; anything else is retried on the schedule (Retry-After honoured) until the attempts run out. */
+export function attemptOutcome({ callback, answer }: FinishedAttempt, policy: RetryPolicy, now = Date.now(), random = Math.random): AttemptOutcome {
+  const code = answer.statusCode;
+  if (code !== null && code >= 200 && code < 300) return { status: "delivered", nextAttemptAt: null };
+  const attempts = callback.attempts + 1;
+  if (code === 410 || attempts >= policy.maxAttempts) return { status: "failed", nextAttemptAt: null };
+  const asked = code === 429 || code === 503 ? retryAfterMs(answer.retryAfter, now) : null;
+  return { status: "pending", nextAttemptAt: new Date(now + Math.max(retryDelayMs(attempts, random, policy.retryScale), asked ?? 0)) };
+}

@@ -1,0 +1,141 @@
+import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationBootstrap } from "@nestjs/common";
+
+import type { AppConfig } from "../../config/app-config";
+import { InjectConfig } from "../../config/config.module";
+import { type ClaimedCallback, CallbackOutboxStore } from "../callback-outbox.store";
+import { WebhookSecretsService } from "../secrets/webhook-secrets.service";
+import { AttemptRecorder } from "./attempt-recorder";
+import { CallbackDelivery } from "./callback-delivery";
+import { DeliveryMetrics } from "./delivery-metrics";
+import { receiverOf } from "./receiver";
+import { ReceiverSlots } from "./receiver-slots";
+
+/**
+ * Delivers the outbox. Callbacks are claimed with a lease (CallbackOutboxStore), so any number of
+ * workers share the work and a killed worker's callbacks return after the lease. Up to
+ * CALLBACK_CONCURRENCY are in flight, and at most half of them to one receiver (ReceiverSlots), so
+ * a slow receiver, however many callbacks it has, leaves the other half to the rest. A callback
+ * waits until every earlier action of its ticket (or event) is final and its callback has had a
+ * first attempt.
+ */
+@Injectable()
+export class CallbackDispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(CallbackDispatcher.name);
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly slots: ReceiverSlots;
+  private readonly results: AttemptRecorder;
+  private stopped = false;
+  private claiming = false;
+  /** The claim loop, while it runs. */
+  private loop: Promise<void> | undefined;
+  /** Wakes the loop early: when it sleeps between polls, or waits for room. */
+  private wake: (() => void) | undefined;
+  private waitingForRoom = false;
+  /** The loop claims when at least this many slots are free, so one claim carries many callbacks. */
+  private readonly claimBatch: number;
+
+  constructor(
+    private readonly outbox: CallbackOutboxStore,
+    private readonly secrets: WebhookSecretsService,
+    private readonly delivery: CallbackDelivery,
+    @InjectConfig() private readonly config: AppConfig,
+    metrics: DeliveryMetrics,
+  ) {
+    this.claimBatch = Math.max(1, Math.floor(config.callbacks.concurrency / 10));
+    this.slots = new ReceiverSlots(config.callbacks.concurrency, this.claimBatch);
+    this.results = new AttemptRecorder(outbox, metrics, config.callbacks, this.logger, () => {
+      if (!this.waitingForRoom) this.wake?.();
+    });
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.config.callbacks.deliver) this.loop = this.run();
+  }
+
+  /** Stops claiming, lets the deliveries in flight finish and records them before the database closes. */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    this.wake?.();
+    await this.loop;
+    await Promise.allSettled([...this.inFlight]);
+    await this.results.flush();
+  }
+
+  /** Claims and starts as many due callbacks as there is room for; returns how many it started. */
+  async dispatch(): Promise<number> {
+    if (this.claiming) return 0;
+    this.claiming = true;
+    try {
+      const room = this.freeSlots();
+      if (room <= 0) return 0;
+      const claimed = await this.outbox.claimDue(room, this.config.callbacks.leaseMs, this.slots.shares());
+      if (claimed.length === 0) return 0;
+      const secrets = await this.secrets.activeSecrets([...new Set(claimed.map((callback) => callback.organizationId))]);
+      for (const callback of claimed) this.track(callback, this.deliver(callback, secrets.get(callback.organizationId) ?? []));
+      return claimed.length;
+    } finally {
+      this.claiming = false;
+    }
+  }
+
+  private freeSlots(): number {
+    return this.config.callbacks.concurrency - this.inFlight.size;
+  }
+
+  /**
+   * Claims whenever a batch of slots is free (woken as deliveries finish, not by a timer, so a fast
+   * receiver keeps every slot busy), and polls every CALLBACK_POLL_MS when nothing more is due.
+   */
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      let more = false;
+      try {
+        const room = this.freeSlots();
+        const started = await this.dispatch();
+        more = started > 0 && started === room;
+      } catch (error) {
+        this.logger.warn(`callback dispatch failed, retrying: ${(error as Error).message}`);
+      }
+      if (this.stopped) return;
+      this.slots.rememberLeftOut();
+      if (this.freeSlots() < this.claimBatch) await this.pause(null);
+      else if (!more) await this.pause(this.config.callbacks.pollMs);
+    }
+  }
+
+  /**
+   * Waits `ms` (or until recorded results may have made callbacks due: a ticket's next callback
+   * waits for the previous one's first attempt), or with null until a batch of slots is free.
+   * Stopping wakes it.
+   */
+  private pause(ms: number | null): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = ms === null ? undefined : setTimeout(() => done(), ms);
+      const done = () => {
+        clearTimeout(timer);
+        this.wake = undefined;
+        this.waitingForRoom = false;
+        resolve();
+      };
+      this.waitingForRoom = ms === null;
+      this.wake = done;
+    });
+  }
+
+  private async deliver(callback: ClaimedCallback, secrets: string[]): Promise<void> {
+    this.results.add(await this.delivery.attempt(callback, secrets));
+  }
+
+  private track(callback: ClaimedCallback, delivery: Promise<void>): void {
+    const receiver = receiverOf(callback.callbackUrl);
+    this.inFlight.add(delivery);
+    this.slots.take(receiver);
+    void delivery.finally(() => {
+      this.inFlight.delete(delivery);
+      const receiverAgain = this.slots.release(receiver);
+      const roomAgain = this.waitingForRoom && this.freeSlots() >= this.claimBatch;
+      // A receiver the last claim left out has room again: claim now rather than at the next poll.
+      if (roomAgain || (!this.waitingForRoom && receiverAgain)) this.wake?.();
+    });
+  }
+}
