@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+
+import { loadConfig } from "./app-config";
+import { configProblems } from "./config-checks";
+import type { AppConfig } from "./config-types";
+
+const REGISTRY = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
+const SIGNER = "0x" + "ab".repeat(32);
+
+/** The development defaults with some sections replaced, as the schema could have read them. */
+function configWith(changes: { [K in keyof AppConfig]?: Partial<AppConfig[K]> }): AppConfig {
+  const base = loadConfig({});
+  const merged = { ...base } as Record<string, unknown>;
+  for (const [section, values] of Object.entries(changes)) merged[section] = { ...base[section as keyof AppConfig], ...values };
+  return merged as unknown as AppConfig;
+}
+
+describe("configProblems", () => {
+  it("finds nothing wrong with the development defaults", () => {
+    expect(configProblems(loadConfig({}))).toEqual([]);
+  });
+
+  it("wants signer keys only where the chain writer runs", () => {
+    const chain = { rpcUrl: "http://chain:8545", registryAddress: REGISTRY, signerKeys: [] };
+    const problem = "SIGNER_PRIVATE_KEYS is required where the chain writer runs (APP_ROLE worker or all)";
+    expect(configProblems(configWith({ chain, app: { role: "all" } }))).toEqual([problem]);
+    expect(configProblems(configWith({ chain, app: { role: "worker" } }))).toEqual([problem]);
+    expect(configProblems(configWith({ chain, app: { role: "api" } }))).toEqual([]);
+    expect(configProblems(configWith({ chain: { ...chain, signerKeys: [SIGNER] } }))).toEqual([]);
+  });
+
+  it("wants a registry with a chain, and well-formed, distinct signer keys", () => {
+    expect(configProblems(configWith({ chain: { rpcUrl: "http://chain:8545", signerKeys: [SIGNER, SIGNER.toUpperCase().replace("0X", "0x"), "0x12"] } }))).toEqual([
+      "SIGNER_PRIVATE_KEYS entry 3 is not a 0x-prefixed 32-byte hex key",
+      "SIGNER_PRIVATE_KEYS lists a key twice",
+      "REGISTRY_ADDRESS is required with CHAIN_RPC_URL",
+    ]);
+  });
+
+  it("refuses in production what only tests and development may use, in a fixed order", () => {
+    const production = configWith({
+      app: { mode: "production", role: "api" },
+      chain: { rpcUrl: "https://rpc.example.com", registryAddress: REGISTRY, crashAt: "after-persist" },
+      callbacks: { allowHosts: ["localhost"], retryScale: 0.5, secretsKey: null },
+      dev: { ticketeerId: "org", apiKey: "k".repeat(32), webhookSecret: "whsec_x" },
+    });
+    expect(configProblems(production)).toEqual([
+      "DEV_TICKETEER_ID and DEV_API_KEY are refused in production mode",
+      "CHAIN_WRITER_CRASH_AT is a test hook and is refused in production mode",
+      "CALLBACK_ALLOW_HOSTS lets callbacks reach private addresses: refused in production mode",
+      "CALLBACK_RETRY_SCALE shortens the callbacks' retry schedule: refused in production mode",
+      "DEV_WEBHOOK_SECRET is refused in production mode",
+      "WEBHOOK_SECRETS_KEY is required in production mode (base64 of 32 random bytes: openssl rand -base64 32)",
+    ]);
+    expect(configProblems(configWith({ app: { mode: "production" } }))).toContain("CHAIN_RPC_URL is required in production mode");
+  });
+
+  it("wants a lease longer than a delivery's timeout, so a slow attempt is not sent twice", () => {
+    expect(configProblems(configWith({ callbacks: { leaseMs: 15_000, timeoutMs: 15_000 } }))).toEqual(["CALLBACK_LEASE_MS must be longer than CALLBACK_TIMEOUT_MS"]);
+    expect(configProblems(configWith({ callbacks: { leaseMs: 15_001, timeoutMs: 15_000 } }))).toEqual([]);
+  });
+});

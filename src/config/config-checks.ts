@@ -1,0 +1,74 @@
+import type { AppConfig } from "./config-types";
+
+const MIN_ADMIN_PASSWORD_LENGTH = 16;
+
+/**
+ * The rules a configuration must keep once every variable is read: what production refuses, what
+ * one setting requires of another, and where signer keys are needed. Returns the problems in a
+ * fixed order, after the variables' own.
+ */
+export function configProblems(config: AppConfig): string[] {
+  const problems: string[] = [];
+  checkDevSeed(config, problems);
+  checkChain(config, problems);
+  checkCallbacks(config, problems);
+  checkSecretsKey(config, problems);
+  if (config.admin.password !== null && config.admin.password.length < MIN_ADMIN_PASSWORD_LENGTH) {
+    problems.push(`ADMIN_PASSWORD must be at least ${MIN_ADMIN_PASSWORD_LENGTH} characters`);
+  }
+  if (config.callbacks.leaseMs <= config.callbacks.timeoutMs) problems.push("CALLBACK_LEASE_MS must be longer than CALLBACK_TIMEOUT_MS");
+  return problems;
+}
+
+/** The playground seed is for a developer's machine only; production refuses it outright. */
+function checkDevSeed(config: AppConfig, problems: string[]): void {
+  const { ticketeerId, apiKey } = config.dev;
+  if (config.app.mode === "production" && (ticketeerId || apiKey)) {
+    problems.push("DEV_TICKETEER_ID and DEV_API_KEY are refused in production mode");
+  }
+  if ((ticketeerId === null) !== (apiKey === null)) {
+    problems.push("DEV_TICKETEER_ID and DEV_API_KEY go together: set both or neither");
+  }
+  if (apiKey !== null && apiKey.length < 24) problems.push("DEV_API_KEY must be at least 24 characters");
+}
+
+/** A chain needs its registry everywhere, and signer keys where the writer runs. */
+function checkChain(config: AppConfig, problems: string[]): void {
+  const { chain, app } = config;
+  if (chain.registryAddress !== null && !/^0x[0-9a-fA-F]{40}$/.test(chain.registryAddress)) {
+    problems.push("REGISTRY_ADDRESS must be a 0x-prefixed 20-byte address");
+  }
+  for (const [index, key] of chain.signerKeys.entries()) {
+    if (!/^0x[0-9a-fA-F]{64}$/.test(key)) problems.push(`SIGNER_PRIVATE_KEYS entry ${index + 1} is not a 0x-prefixed 32-byte hex key`);
+  }
+  if (new Set(chain.signerKeys.map((key) => key.toLowerCase())).size !== chain.signerKeys.length) {
+    problems.push("SIGNER_PRIVATE_KEYS lists a key twice");
+  }
+  if (chain.rpcUrl === null) {
+    if (app.mode === "production") problems.push("CHAIN_RPC_URL is required in production mode");
+    return;
+  }
+  if (chain.registryAddress === null) problems.push("REGISTRY_ADDRESS is required with CHAIN_RPC_URL");
+  if (app.role !== "api" && chain.signerKeys.length === 0) problems.push("SIGNER_PRIVATE_KEYS is required where the chain writer runs (APP_ROLE worker or all)");
+  if (chain.crashAt !== null && app.mode === "production") problems.push("CHAIN_WRITER_CRASH_AT is a test hook and is refused in production mode");
+}
+
+/** Shortcuts that tests and development need would weaken callbacks in production. */
+function checkCallbacks(config: AppConfig, problems: string[]): void {
+  if (config.app.mode !== "production") return;
+  if (config.callbacks.allowHosts.length > 0) problems.push("CALLBACK_ALLOW_HOSTS lets callbacks reach private addresses: refused in production mode");
+  if (config.callbacks.retryScale !== 1) problems.push("CALLBACK_RETRY_SCALE shortens the callbacks' retry schedule: refused in production mode");
+  if (config.dev.webhookSecret) problems.push("DEV_WEBHOOK_SECRET is refused in production mode");
+}
+
+/** Webhook secrets are stored encrypted wherever it matters: production refuses to store them readable. */
+function checkSecretsKey(config: AppConfig, problems: string[]): void {
+  const key = config.callbacks.secretsKey;
+  if (key === null) {
+    if (config.app.mode === "production") problems.push("WEBHOOK_SECRETS_KEY is required in production mode (base64 of 32 random bytes: openssl rand -base64 32)");
+    return;
+  }
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(key) || Buffer.from(key, "base64").length !== 32) {
+    problems.push("WEBHOOK_SECRETS_KEY must be base64 of exactly 32 bytes (openssl rand -base64 32)");
+  }
+}

@@ -1,0 +1,98 @@
+import type { AppConfig, AppMode, AppRole } from "./config-types";
+import type { VariableParser } from "./variable-parser";
+
+export const DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/ticket_registry";
+export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
+
+/**
+ * Every variable the service reads: its name, type, bounds and default. The sections are read in
+ * this order, which is the order their problems are listed in. Rules across variables are in
+ * config-checks.ts.
+ */
+export function readConfig(parse: VariableParser): AppConfig {
+  const mode = parse.oneOf<AppMode>("APP_MODE", ["development", "production", "test"], parse.optional("NODE_ENV") === "production" ? "production" : "development");
+  const production = mode === "production";
+  return {
+    app: {
+      mode,
+      role: parse.oneOf<AppRole>("APP_ROLE", ["all", "api", "worker"], "all"),
+      port: parse.integer("PORT", 3000, 0, 65_535),
+      logLevel: parse.oneOf("LOG_LEVEL", ["fatal", "error", "warn", "info", "debug", "verbose"], "info"),
+      shutdownGraceMs: parse.integer("SHUTDOWN_GRACE_MS", production ? 5_000 : 0, 0, 120_000),
+    },
+    database: {
+      url: parse.url("DATABASE_URL", DEFAULT_DATABASE_URL, ["postgres:", "postgresql:"]) as string,
+      createIfMissing: parse.boolean("DATABASE_CREATE_IF_MISSING", !production),
+      migrateAtBoot: parse.boolean("MIGRATE_AT_BOOT", true),
+    },
+    redis: {
+      url: parse.url("REDIS_URL", DEFAULT_REDIS_URL, ["redis:", "rediss:"]) as string,
+      keyPrefix: parse.string("REDIS_KEY_PREFIX", "ticket-registry"),
+    },
+    limits: {
+      ticketItems: 100,
+      streamActions: 5000,
+      ticketBodyBytes: parse.integer("TICKET_BODY_LIMIT_BYTES", 256 * 1024, 1024),
+      streamBodyBytes: parse.integer("STREAM_BODY_LIMIT_BYTES", 16 * 1024 * 1024, 1024),
+    },
+    rateLimit: {
+      points: parse.integer("RATE_LIMIT_REQUESTS", 600, 1),
+      durationSeconds: parse.integer("RATE_LIMIT_WINDOW_SECONDS", 60, 1),
+    },
+    queue: {
+      sweepIntervalMs: parse.integer("SWEEP_INTERVAL_MS", 30_000, 100),
+      sweepMinAgeMs: parse.integer("SWEEP_MIN_AGE_MS", 10_000, 0),
+    },
+    chain: readChain(parse),
+    callbacks: readCallbacks(parse),
+    dev: {
+      webhookSecret: parse.optional("DEV_WEBHOOK_SECRET"),
+      ticketeerId: parse.optional("DEV_TICKETEER_ID"),
+      apiKey: parse.optional("DEV_API_KEY"),
+      organizationName: parse.string("DEV_ORGANIZATION_NAME", "Playground"),
+    },
+    admin: {
+      username: parse.string("ADMIN_USERNAME", "admin"),
+      password: parse.optional("ADMIN_PASSWORD"),
+    },
+  };
+}
+
+function readChain(parse: VariableParser): AppConfig["chain"] {
+  return {
+    rpcUrl: parse.url("CHAIN_RPC_URL", null, ["http:", "https:"]),
+    registryAddress: parse.optional("REGISTRY_ADDRESS"),
+    embedded: parse.boolean("CHAIN_EMBEDDED", false),
+    signerKeys: parse.list("SIGNER_PRIVATE_KEYS"),
+    confirmations: parse.integer("CONFIRMATIONS", 1, 1, 1_000),
+    writer: {
+      maxWaitMs: parse.integer("BATCH_MAX_WAIT_MS", 300, 0, 60_000),
+      txGasCap: parse.integer("TX_GAS_CAP", 15_000_000, 100_000),
+      blockGasShare: parse.integer("BLOCK_GAS_SHARE_PERCENT", 50, 1, 100) / 100,
+      maxInFlightPerSigner: parse.integer("MAX_IN_FLIGHT_PER_SIGNER", 8, 1, 64),
+      stuckAfterMs: parse.integer("STUCK_TX_AFTER_MS", 30_000, 100),
+      feeBumpPercent: parse.integer("FEE_BUMP_PERCENT", 15, 10, 500),
+      pollIntervalMs: parse.integer("RECEIPT_POLL_MS", 500, 20, 60_000),
+      maxRevertedAttempts: parse.integer("MAX_REVERTED_ATTEMPTS", 3, 1, 100),
+    },
+    funds: {
+      checkIntervalMs: parse.integer("SIGNER_FUNDS_CHECK_MS", 60_000, 100, 3_600_000),
+      minimumWei: parse.coinAmount("SIGNER_MIN_BALANCE"),
+    },
+    crashAt: parse.oneOf<"after-persist" | "after-broadcast" | "">("CHAIN_WRITER_CRASH_AT", ["after-persist", "after-broadcast", ""], "") || null,
+  };
+}
+
+function readCallbacks(parse: VariableParser): AppConfig["callbacks"] {
+  return {
+    deliver: parse.boolean("CALLBACK_DELIVERY", true),
+    concurrency: parse.integer("CALLBACK_CONCURRENCY", 400, 1, 10_000),
+    timeoutMs: parse.integer("CALLBACK_TIMEOUT_MS", 15_000, 100, 120_000),
+    leaseMs: parse.integer("CALLBACK_LEASE_MS", 60_000, 1_000),
+    pollMs: parse.integer("CALLBACK_POLL_MS", 200, 10, 60_000),
+    allowHosts: parse.list("CALLBACK_ALLOW_HOSTS").map((host) => host.toLowerCase()),
+    maxAttempts: parse.integer("CALLBACK_MAX_ATTEMPTS", 12, 1, 100),
+    retryScale: parse.decimal("CALLBACK_RETRY_SCALE", 1, 0.0001, 1),
+    secretsKey: parse.optional("WEBHOOK_SECRETS_KEY"),
+  };
+}

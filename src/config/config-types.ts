@@ -1,0 +1,52 @@
+export type AppRole = "all" | "api" | "worker";
+export type AppMode = "development" | "production" | "test";
+
+export interface AppConfig {
+  app: { mode: AppMode; role: AppRole; port: number; logLevel: string; shutdownGraceMs: number };
+  database: { url: string; createIfMissing: boolean; migrateAtBoot: boolean };
+  redis: { url: string; keyPrefix: string };
+  limits: { ticketItems: number; streamActions: number; ticketBodyBytes: number; streamBodyBytes: number };
+  rateLimit: { points: number; durationSeconds: number };
+  queue: { sweepIntervalMs: number; sweepMinAgeMs: number };
+  chain: ChainConfig;
+  callbacks: {
+    deliver: boolean;
+    concurrency: number;
+    timeoutMs: number;
+    leaseMs: number;
+    pollMs: number;
+    allowHosts: string[];
+    maxAttempts: number;
+    /** Multiplies the retry schedule's delays (not a receiver's Retry-After): tests shrink it; production keeps 1. */
+    retryScale: number;
+    /** AES-256 key (base64 of 32 bytes) that encrypts the webhook signing secrets at rest; required in production. */
+    secretsKey: string | null;
+  };
+  dev: { ticketeerId: string | null; apiKey: string | null; organizationName: string; webhookSecret: string | null };
+  /** The queue dashboard's credential; no password, no dashboard. */
+  admin: { username: string; password: string | null };
+}
+
+export interface ChainConfig {
+  /** Null: no chain configured; actions wait in the ledger (npm start provides an embedded chain). */
+  rpcUrl: string | null;
+  registryAddress: string | null;
+  /** Set by the embedded development start: its RPC URL may be shown to integrators. */
+  embedded: boolean;
+  signerKeys: string[];
+  confirmations: number;
+  writer: {
+    maxWaitMs: number;
+    txGasCap: number;
+    blockGasShare: number;
+    maxInFlightPerSigner: number;
+    stuckAfterMs: number;
+    feeBumpPercent: number;
+    pollIntervalMs: number;
+    maxRevertedAttempts: number;
+  };
+  /** The worker's watch over its signers' balances: how often, and a balance no signer should go below. */
+  funds: { checkIntervalMs: number; minimumWei: bigint };
+  /** Test-only fault injection: the worker kills itself at this point of the write path. */
+  crashAt: "after-persist" | "after-broadcast" | null;
+}
