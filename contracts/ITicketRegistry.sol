@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.28;
 
+import {ICustodialERC721} from "./token/ICustodialERC721.sol";
+
 /**
  * @title ITicketRegistry
  * @notice The on-chain mirror of a ticketing service: events are registered, tickets are ERC-721
@@ -14,11 +16,11 @@ pragma solidity ^0.8.28;
  *   the raw ids never go on chain, yet anyone who knows them can find and verify their records.
  * - `ticketHash = sha256(ticketId)`, recorded with the sale.
  *
- * Custody: a sold ticket is held by keyless addresses that only this contract can move: the event's
- * custody address after the sale, and a fresh holder address after each resale. After a claim the
- * token belongs to the claimant's wallet like any ERC-721 token.
+ * Custody (ICustodialERC721): a sold ticket is held by keyless addresses that only this contract can
+ * move: the event's custody address after the sale, and a fresh holder address after each resale.
+ * After a claim the token belongs to the claimant's wallet like any ERC-721 token.
  */
-interface ITicketRegistry {
+interface ITicketRegistry is ICustodialERC721 {
     /// @notice The event details the service records on chain.
     /// @dev Latitude and longitude are fixed-point with COORDINATE_DECIMALS (7) decimals.
     struct EventDetails {
@@ -78,10 +80,7 @@ interface ITicketRegistry {
     /// @dev No event is registered under `eventIndex`.
     error TicketRegistryEventUnknown(uint64 eventIndex);
 
-    /// @dev The token is held in custody: only operator actions move it.
-    error TicketRegistryTicketInCustody(uint256 tokenId);
-
-    /// @notice An event was registered. `details` are the fields marked "on blockchain".
+    /// @notice An event was registered. `details` are the event fields the service records on chain.
     event EventRegistered(uint64 indexed eventIndex, bytes32 indexed eventKey, bytes32 indexed ticketeer, address custody, EventDetails details);
 
     /// @notice An event's details were replaced.
@@ -118,12 +117,12 @@ interface ITicketRegistry {
     /**
      * @notice Applies a batch of actions in the order given. An item that cannot be applied is
      * skipped and reported by `ItemFailed`; the others apply.
-     * @dev The batch format is documented in TicketRegistryBatch.sol.
+     * @dev The batch format is documented in libraries/BatchReader.sol.
      *
      * Requirements:
-     * - the caller has OPERATOR_ROLE;
-     * - the registry is not paused;
-     * - `batch` is well formed.
+     * - the caller has OPERATOR_ROLE (AccessControlUnauthorizedAccount);
+     * - the registry is not paused (EnforcedPause);
+     * - `batch` is well formed (TicketRegistryMalformedBatch); a malformed batch reverts as a whole.
      *
      * Emits EventRegistered, EventUpdated, Transfer, TicketSold, TicketResold, TicketsCheckedIn,
      * TicketsInvalidated and ItemFailed as the items require. A claim is the Transfer from a
@@ -134,7 +133,9 @@ interface ITicketRegistry {
     /**
      * @notice Stops every operator write until `unpause`. Tokens their owners claimed stay transferable.
      *
-     * Requirements: the caller has DEFAULT_ADMIN_ROLE.
+     * Requirements:
+     * - the caller has DEFAULT_ADMIN_ROLE (AccessControlUnauthorizedAccount);
+     * - the registry is not paused (EnforcedPause).
      *
      * Emits Paused.
      */
@@ -143,7 +144,9 @@ interface ITicketRegistry {
     /**
      * @notice Lets operators write again.
      *
-     * Requirements: the caller has DEFAULT_ADMIN_ROLE.
+     * Requirements:
+     * - the caller has DEFAULT_ADMIN_ROLE (AccessControlUnauthorizedAccount);
+     * - the registry is paused (ExpectedPause).
      *
      * Emits Unpaused.
      */
@@ -152,7 +155,7 @@ interface ITicketRegistry {
     /**
      * @notice Sets the prefix of every tokenURI (the tokenId in decimal follows it).
      *
-     * Requirements: the caller has DEFAULT_ADMIN_ROLE.
+     * Requirements: the caller has DEFAULT_ADMIN_ROLE (AccessControlUnauthorizedAccount).
      *
      * Emits BaseURIChanged and BatchMetadataUpdate for every token.
      */
@@ -161,18 +164,17 @@ interface ITicketRegistry {
     /// @notice The prefix of every tokenURI.
     function baseURI() external view returns (string memory);
 
-    /// @notice The event registered under `eventIndex`. Reverts with TicketRegistryEventUnknown if none.
+    /**
+     * @notice The event registered under `eventIndex`.
+     *
+     * Requirements: the event is registered (TicketRegistryEventUnknown).
+     */
     function eventRecord(uint64 eventIndex) external view returns (EventView memory);
 
-    /// @notice The state of ticket `tokenId`. Reverts with ERC721NonexistentToken if it was never sold.
+    /**
+     * @notice The state of ticket `tokenId`.
+     *
+     * Requirements: the ticket was sold (ERC721NonexistentToken).
+     */
     function ticket(uint256 tokenId) external view returns (TicketView memory);
-
-    /// @notice The keyless custody address of event `eventIndex`.
-    function custodyAddress(uint64 eventIndex) external view returns (address);
-
-    /// @notice The keyless address that holds `tokenId` after its `resales`-th resale.
-    function holderAddress(uint256 tokenId, uint32 resales) external view returns (address);
-
-    /// @notice Whether `account` is a custody or holder address of this registry.
-    function isCustodial(address account) external view returns (bool);
 }

@@ -3,28 +3,32 @@ pragma solidity ^0.8.28;
 
 import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
 import {Pausable} from "@openzeppelin/contracts/utils/Pausable.sol";
-import {Strings} from "@openzeppelin/contracts/utils/Strings.sol";
 import {IERC165} from "@openzeppelin/contracts/utils/introspection/IERC165.sol";
-import {IERC721} from "@openzeppelin/contracts/token/ERC721/IERC721.sol";
-import {IERC721Metadata} from "@openzeppelin/contracts/token/ERC721/extensions/IERC721Metadata.sol";
-import {IERC721Errors} from "@openzeppelin/contracts/interfaces/draft-IERC6093.sol";
 import {IERC4906} from "@openzeppelin/contracts/interfaces/IERC4906.sol";
-import {ERC721Utils} from "@openzeppelin/contracts/token/ERC721/utils/ERC721Utils.sol";
 
 import {ITicketRegistry} from "./ITicketRegistry.sol";
 import {BatchReader} from "./libraries/BatchReader.sol";
+import {TicketFlags} from "./libraries/TicketFlags.sol";
 import {TicketIds} from "./libraries/TicketIds.sol";
+import {CustodialERC721} from "./token/CustodialERC721.sol";
 
 /**
  * @title TicketRegistry
  * @notice ERC-721 registry of a ticketing service's events and tickets. See ITicketRegistry.
  *
+ * This contract holds the batch dispatch and the rules of each item; token ownership, custody and
+ * ERC-721 live in CustodialERC721, the per-ticket bit layout in TicketFlags, the wire format in BatchReader.
+ *
  * Storage is laid out for cheap batches: a sale writes no per-ticket slot of its own (its ticket's
  * flags share a slot with 63 neighbours), ownership is derived from the tokenId and a packed resale
  * counter until a claim gives the token an explicit owner, and custodial balances are computed.
  */
-contract TicketRegistry is ITicketRegistry, IERC721Metadata, IERC4906, IERC721Errors, AccessControl, Pausable {
+contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessControl, Pausable {
     using BatchReader for bytes;
+
+    // ------------------------------------------------------------------------------------------
+    // Constants
+    // ------------------------------------------------------------------------------------------
 
     /// @notice Role of the service's signers: the only accounts that write events and tickets.
     bytes32 public constant OPERATOR_ROLE = keccak256("OPERATOR_ROLE");
@@ -35,6 +39,13 @@ contract TicketRegistry is ITicketRegistry, IERC721Metadata, IERC4906, IERC721Er
     /// @notice Decimals of on-chain latitude and longitude: 52.3731 degrees is 523_731_000.
     uint8 public constant COORDINATE_DECIMALS = 7;
 
+    /// @dev ERC-165 id of ERC-4906, fixed by EIP-4906: the interface declares only events, so
+    /// type(IERC4906).interfaceId would be zero.
+    bytes4 private constant _INTERFACE_ID_ERC4906 = 0x49064906;
+
+    /// @dev A wire price's top byte is its decimal places, the low 120 bits its digits (see BatchReader).
+    uint256 private constant _PRICE_DIGITS_MASK = (1 << 120) - 1;
+
     // ------------------------------------------------------------------------------------------
     // Storage
     // ------------------------------------------------------------------------------------------
@@ -43,42 +54,18 @@ contract TicketRegistry is ITicketRegistry, IERC721Metadata, IERC4906, IERC721Er
         bytes32 key;
         bytes32 ticketeer;
         bytes32 detailsHash;
-        uint64 sold;
-        uint64 released; // tickets that left the custody address (first resale or claim)
+        EventCustody custody; // tickets sold, and those that left the custody address
     }
 
-    /// @dev Four flag bits per ticket, 64 tickets per slot, keyed by tokenId >> 6.
-    uint256 private constant _MINTED = 1;
-    uint256 private constant _CHECKED_IN = 2;
-    uint256 private constant _INVALIDATED = 4;
-    uint256 private constant _CLAIMED = 8;
-
-    /// @dev A price's top byte is its decimal places, the low 120 bits its digits.
-    uint256 private constant _PRICE_DIGITS_MASK = (1 << 120) - 1;
-
-    uint160 private immutable _custodyMask;
-
-    string private _name;
-    string private _symbol;
     string private _baseTokenURI;
 
     mapping(uint64 eventIndex => EventRecord) private _events;
-    mapping(uint256 flagBucket => uint256) private _ticketFlags;
-    /// @dev Eight uint32 resale counters per slot, keyed by tokenId >> 3.
-    mapping(uint256 resaleBucket => uint256) private _resaleCounters;
-    /// @dev Set only when a claim hands a token to a wallet.
-    mapping(uint256 tokenId => address) private _owners;
-    /// @dev Balances of wallets; custodial balances are computed.
-    mapping(address owner => uint256) private _balances;
-    mapping(uint256 tokenId => address) private _tokenApprovals;
-    mapping(address owner => mapping(address operator => bool)) private _operatorApprovals;
 
-    constructor(address admin, string memory name_, string memory symbol_, string memory baseURI_) {
+    constructor(address admin, string memory name_, string memory symbol_, string memory baseURI_)
+        CustodialERC721(name_, symbol_)
+    {
         _grantRole(DEFAULT_ADMIN_ROLE, admin);
-        _name = name_;
-        _symbol = symbol_;
         _baseTokenURI = baseURI_;
-        _custodyMask = uint160(uint256(keccak256(abi.encode(block.chainid, address(this), "TicketRegistry.custody"))));
     }
 
     // ------------------------------------------------------------------------------------------
@@ -104,6 +91,7 @@ contract TicketRegistry is ITicketRegistry, IERC721Metadata, IERC4906, IERC721Er
         }
     }
 
+    /// @dev Applies the event, sale, resale or claim item at `offset`; reverts on an unknown action code.
     function _applyItem(bytes calldata batch, uint256 offset, uint8 action)
         private
         returns (uint256 next, uint256 subject, ItemFailure failure)
@@ -120,6 +108,7 @@ contract TicketRegistry is ITicketRegistry, IERC721Metadata, IERC4906, IERC721Er
     // Event items
     // ------------------------------------------------------------------------------------------
 
+    /// @dev Registers an event under an unused, non-zero index with a non-zero key.
     function _registerEvent(bytes calldata batch, uint256 offset)
         private
         returns (uint256 next, uint256 subject, ItemFailure failure)
@@ -140,6 +129,7 @@ contract TicketRegistry is ITicketRegistry, IERC721Metadata, IERC4906, IERC721Er
         emit EventRegistered(eventIndex, eventKey, ticketeer, _custodyAddress(eventIndex), details);
     }
 
+    /// @dev Replaces the details of a registered event.
     function _updateEvent(bytes calldata batch, uint256 offset)
         private
         returns (uint256 next, uint256 subject, ItemFailure failure)
@@ -157,9 +147,10 @@ contract TicketRegistry is ITicketRegistry, IERC721Metadata, IERC4906, IERC721Er
     }
 
     // ------------------------------------------------------------------------------------------
-    // Ticket items
+    // Ticket items: minting (sales), resales and claims
     // ------------------------------------------------------------------------------------------
 
+    /// @dev A sale mints the ticket into its event's custody; its minted flag is its only per-ticket storage.
     function _sold(bytes calldata batch, uint256 offset)
         private
         returns (uint256 next, uint256 tokenId, ItemFailure failure)
@@ -167,30 +158,16 @@ contract TicketRegistry is ITicketRegistry, IERC721Metadata, IERC4906, IERC721Er
         batch.ensure(offset, BatchReader.SOLD_SIZE);
         next = offset + BatchReader.SOLD_SIZE;
         tokenId = batch.word(offset + 1, 16);
-        uint64 eventIndex = TicketIds.eventIndexOf(tokenId);
-        EventRecord storage record = _events[eventIndex];
+        EventRecord storage record = _events[TicketIds.eventIndexOf(tokenId)];
         if (record.key == 0) return (next, tokenId, ItemFailure.EventUnknown);
         if (TicketIds.serialOf(tokenId) == 0) return (next, tokenId, ItemFailure.InvalidSerial);
         (uint96 price, bool representable) = _price(batch.word(offset + 49, 16));
         if (!representable) return (next, tokenId, ItemFailure.PriceNotRepresentable);
-        if (!_markMinted(tokenId)) return (next, tokenId, ItemFailure.TicketExists);
-
-        unchecked {
-            ++record.sold;
-        }
-        emit Transfer(address(0), _custodyAddress(eventIndex), tokenId);
+        if (!_mintToCustody(tokenId, record.custody)) return (next, tokenId, ItemFailure.TicketExists);
         emit TicketSold(tokenId, bytes32(batch.word(offset + 17, 32)), price, uint64(batch.word(offset + 65, 8)));
     }
 
-    /// @dev Sets the minted flag, the only per-ticket storage of a sale; false if it was already set.
-    function _markMinted(uint256 tokenId) private returns (bool) {
-        (uint256 bucket, uint256 shift) = _flagPosition(tokenId);
-        uint256 word = _ticketFlags[bucket];
-        if ((word >> shift) & _MINTED != 0) return false;
-        _ticketFlags[bucket] = word | (_MINTED << shift);
-        return true;
-    }
-
+    /// @dev A resale moves a ticket in custody to the fresh keyless holder of its next resale count.
     function _resold(bytes calldata batch, uint256 offset)
         private
         returns (uint256 next, uint256 tokenId, ItemFailure failure)
@@ -203,19 +180,13 @@ contract TicketRegistry is ITicketRegistry, IERC721Metadata, IERC4906, IERC721Er
         (uint96 price, bool representable) = _price(batch.word(offset + 17, 16));
         if (!representable) return (next, tokenId, ItemFailure.PriceNotRepresentable);
         uint256 resales = _resalesOf(tokenId);
-        if (resales == type(uint32).max) return (next, tokenId, ItemFailure.ResaleLimitReached);
+        if (resales == TicketFlags.BITMASK_RESALES) return (next, tokenId, ItemFailure.ResaleLimitReached);
 
         _moveToNextHolder(tokenId, resales);
         emit TicketResold(tokenId, uint32(resales + 1), price, uint64(batch.word(offset + 33, 8)));
     }
 
-    /// @dev A resale: the token moves to the fresh keyless holder of its next resale count.
-    function _moveToNextHolder(uint256 tokenId, uint256 resales) private {
-        address from = _leaveCustody(tokenId, resales);
-        _setResales(tokenId, resales + 1);
-        emit Transfer(from, _holderAddress(tokenId, resales + 1), tokenId);
-    }
-
+    /// @dev A claim hands a checked-in ticket from custody to the claimant's wallet.
     function _claimed(bytes calldata batch, uint256 offset)
         private
         returns (uint256 next, uint256 tokenId, ItemFailure failure)
@@ -225,59 +196,22 @@ contract TicketRegistry is ITicketRegistry, IERC721Metadata, IERC4906, IERC721Er
         tokenId = batch.word(offset + 1, 16);
         address to = address(uint160(batch.word(offset + 17, 20)));
         uint256 flags = _flagsOf(tokenId);
-        if (flags & _MINTED == 0) return (next, tokenId, ItemFailure.TicketUnknown);
-        if (flags & _INVALIDATED != 0) return (next, tokenId, ItemFailure.TicketInvalidated);
-        if (flags & _CLAIMED != 0) return (next, tokenId, ItemFailure.TicketClaimed);
-        if (flags & _CHECKED_IN == 0) return (next, tokenId, ItemFailure.TicketNotCheckedIn);
+        if (flags & TicketFlags.BITMASK_MINTED == 0) return (next, tokenId, ItemFailure.TicketUnknown);
+        if (flags & TicketFlags.BITMASK_INVALIDATED != 0) return (next, tokenId, ItemFailure.TicketInvalidated);
+        if (flags & TicketFlags.BITMASK_CLAIMED != 0) return (next, tokenId, ItemFailure.TicketClaimed);
+        if (flags & TicketFlags.BITMASK_CHECKED_IN == 0) return (next, tokenId, ItemFailure.TicketNotCheckedIn);
         if (!_isWallet(to)) return (next, tokenId, ItemFailure.InvalidReceiver);
-
-        address from = _leaveCustody(tokenId, _resalesOf(tokenId));
-        _setFlags(tokenId, _CLAIMED);
-        _owners[tokenId] = to;
-        unchecked {
-            ++_balances[to];
-        }
-        emit Transfer(from, to, tokenId);
+        _releaseToWallet(tokenId, to);
     }
 
     /// @dev Why an operator may not move `tokenId` now, or None.
     function _movableByOperator(uint256 tokenId) private view returns (ItemFailure) {
         uint256 flags = _flagsOf(tokenId);
-        if (flags & _MINTED == 0) return ItemFailure.TicketUnknown;
-        if (flags & _INVALIDATED != 0) return ItemFailure.TicketInvalidated;
-        if (flags & _CLAIMED != 0) return ItemFailure.TicketClaimed;
-        if (flags & _CHECKED_IN != 0) return ItemFailure.TicketCheckedIn;
+        if (flags & TicketFlags.BITMASK_MINTED == 0) return ItemFailure.TicketUnknown;
+        if (flags & TicketFlags.BITMASK_INVALIDATED != 0) return ItemFailure.TicketInvalidated;
+        if (flags & TicketFlags.BITMASK_CLAIMED != 0) return ItemFailure.TicketClaimed;
+        if (flags & TicketFlags.BITMASK_CHECKED_IN != 0) return ItemFailure.TicketCheckedIn;
         return ItemFailure.None;
-    }
-
-    /// @dev The token's current custodial holder; counts it out of its event's custody on its first move.
-    function _leaveCustody(uint256 tokenId, uint256 resales) private returns (address from) {
-        if (resales != 0) return _holderAddress(tokenId, resales);
-        uint64 eventIndex = TicketIds.eventIndexOf(tokenId);
-        unchecked {
-            ++_events[eventIndex].released;
-        }
-        return _custodyAddress(eventIndex);
-    }
-
-    /// @dev Converts a wire price to PRICE_DECIMALS fixed point; false if it is not exactly representable.
-    function _price(uint256 encoded) private pure returns (uint96 price, bool representable) {
-        uint256 scale = encoded >> 120;
-        uint256 digits = encoded & _PRICE_DIGITS_MASK;
-        uint256 value;
-        if (scale <= PRICE_DECIMALS) {
-            value = digits * 10 ** (PRICE_DECIMALS - scale);
-        } else if (scale - PRICE_DECIMALS > 36) {
-            // 10**37 exceeds any 120-bit digits: only a zero survives the division exactly.
-            value = digits;
-            if (digits != 0) return (0, false);
-        } else {
-            uint256 divisor = 10 ** (scale - PRICE_DECIMALS);
-            if (digits % divisor != 0) return (0, false);
-            value = digits / divisor;
-        }
-        if (value > type(uint96).max) return (0, false);
-        return (uint96(value), true);
     }
 
     // ------------------------------------------------------------------------------------------
@@ -295,7 +229,7 @@ contract TicketRegistry is ITicketRegistry, IERC721Metadata, IERC4906, IERC721Er
         do {
             batch.ensure(offset, BatchReader.RECORD_ITEM_SIZE);
             uint256 tokenId = batch.word(offset + 1, 16);
-            ItemFailure failure = checkIn ? _checkIn(tokenId) : _invalidate(tokenId);
+            ItemFailure failure = _applyRecord(tokenId, checkIn);
             if (failure == ItemFailure.None) {
                 uint256 record = (tokenId << 128) | (batch.word(offset + 17, 8) << 64);
                 assembly ("memory-safe") {
@@ -314,24 +248,20 @@ contract TicketRegistry is ITicketRegistry, IERC721Metadata, IERC4906, IERC721Er
         return (offset, index);
     }
 
-    function _checkIn(uint256 tokenId) private returns (ItemFailure) {
-        (uint256 bucket, uint256 shift) = _flagPosition(tokenId);
-        uint256 word = _ticketFlags[bucket];
-        uint256 flags = word >> shift;
-        if (flags & _MINTED == 0) return ItemFailure.TicketUnknown;
-        if (flags & _INVALIDATED != 0) return ItemFailure.TicketInvalidated;
-        if (flags & _CHECKED_IN == 0) _ticketFlags[bucket] = word | (_CHECKED_IN << shift);
-        return ItemFailure.None;
-    }
-
-    function _invalidate(uint256 tokenId) private returns (ItemFailure) {
-        (uint256 bucket, uint256 shift) = _flagPosition(tokenId);
-        uint256 word = _ticketFlags[bucket];
-        uint256 flags = word >> shift;
-        if (flags & _MINTED == 0) return ItemFailure.TicketUnknown;
-        if (flags & _CHECKED_IN != 0) return ItemFailure.TicketCheckedIn;
-        if (flags & _INVALIDATED != 0) return ItemFailure.TicketInvalidated;
-        _ticketFlags[bucket] = word | (_INVALIDATED << shift);
+    /// @dev Checks in (`checkIn`) or invalidates `tokenId`: one read and at most one write of its flag word.
+    function _applyRecord(uint256 tokenId, bool checkIn) private returns (ItemFailure) {
+        (uint256 flags, uint256 word) = _loadFlags(tokenId);
+        if (flags & TicketFlags.BITMASK_MINTED == 0) return ItemFailure.TicketUnknown;
+        if (checkIn) {
+            // A check-in of an invalid ticket fails; a repeated check-in succeeds and changes nothing.
+            if (flags & TicketFlags.BITMASK_INVALIDATED != 0) return ItemFailure.TicketInvalidated;
+            if (flags & TicketFlags.BITMASK_CHECKED_IN == 0) _addFlags(tokenId, word, TicketFlags.BITMASK_CHECKED_IN);
+        } else {
+            // Only a ticket neither checked in nor invalidated before can be invalidated.
+            if (flags & TicketFlags.BITMASK_CHECKED_IN != 0) return ItemFailure.TicketCheckedIn;
+            if (flags & TicketFlags.BITMASK_INVALIDATED != 0) return ItemFailure.TicketInvalidated;
+            _addFlags(tokenId, word, TicketFlags.BITMASK_INVALIDATED);
+        }
         return ItemFailure.None;
     }
 
@@ -359,98 +289,6 @@ contract TicketRegistry is ITicketRegistry, IERC721Metadata, IERC4906, IERC721Er
     }
 
     // ------------------------------------------------------------------------------------------
-    // ERC-721
-    // ------------------------------------------------------------------------------------------
-
-    /// @inheritdoc IERC721
-    function balanceOf(address owner) public view returns (uint256) {
-        if (owner == address(0)) revert ERC721InvalidOwner(address(0));
-        return _balances[owner] + _custodialBalance(owner);
-    }
-
-    /// @inheritdoc IERC721
-    function ownerOf(uint256 tokenId) public view returns (address) {
-        return _requireOwned(tokenId);
-    }
-
-    /// @inheritdoc IERC721Metadata
-    function name() external view returns (string memory) {
-        return _name;
-    }
-
-    /// @inheritdoc IERC721Metadata
-    function symbol() external view returns (string memory) {
-        return _symbol;
-    }
-
-    /// @inheritdoc IERC721Metadata
-    function tokenURI(uint256 tokenId) external view returns (string memory) {
-        _requireOwned(tokenId);
-        string memory base = _baseTokenURI;
-        return bytes(base).length == 0 ? "" : string.concat(base, Strings.toString(tokenId));
-    }
-
-    /// @inheritdoc IERC721
-    function approve(address to, uint256 tokenId) external {
-        address owner = _requireWalletOwned(tokenId);
-        if (msg.sender != owner && !_operatorApprovals[owner][msg.sender]) revert ERC721InvalidApprover(msg.sender);
-        _tokenApprovals[tokenId] = to;
-        emit Approval(owner, to, tokenId);
-    }
-
-    /// @inheritdoc IERC721
-    function getApproved(uint256 tokenId) external view returns (address) {
-        _requireOwned(tokenId);
-        return _tokenApprovals[tokenId];
-    }
-
-    /// @inheritdoc IERC721
-    function setApprovalForAll(address operator, bool approved) external {
-        if (operator == address(0)) revert ERC721InvalidOperator(operator);
-        _operatorApprovals[msg.sender][operator] = approved;
-        emit ApprovalForAll(msg.sender, operator, approved);
-    }
-
-    /// @inheritdoc IERC721
-    function isApprovedForAll(address owner, address operator) external view returns (bool) {
-        return _operatorApprovals[owner][operator];
-    }
-
-    /// @inheritdoc IERC721
-    function transferFrom(address from, address to, uint256 tokenId) public {
-        if (!_isWallet(to)) revert ERC721InvalidReceiver(to);
-        address owner = _requireWalletOwned(tokenId);
-        if (owner != from) revert ERC721IncorrectOwner(from, tokenId, owner);
-        if (msg.sender != owner && !_operatorApprovals[owner][msg.sender] && _tokenApprovals[tokenId] != msg.sender) {
-            revert ERC721InsufficientApproval(msg.sender, tokenId);
-        }
-        delete _tokenApprovals[tokenId];
-        unchecked {
-            --_balances[from];
-            ++_balances[to];
-        }
-        _owners[tokenId] = to;
-        emit Transfer(from, to, tokenId);
-    }
-
-    /// @inheritdoc IERC721
-    function safeTransferFrom(address from, address to, uint256 tokenId) external {
-        safeTransferFrom(from, to, tokenId, "");
-    }
-
-    /// @inheritdoc IERC721
-    function safeTransferFrom(address from, address to, uint256 tokenId, bytes memory data) public {
-        transferFrom(from, to, tokenId);
-        ERC721Utils.checkOnERC721Received(msg.sender, from, to, tokenId, data);
-    }
-
-    /// @inheritdoc IERC165
-    function supportsInterface(bytes4 interfaceId) public view override(AccessControl, IERC165) returns (bool) {
-        return interfaceId == type(IERC721).interfaceId || interfaceId == type(IERC721Metadata).interfaceId
-            || interfaceId == bytes4(0x49064906) || super.supportsInterface(interfaceId);
-    }
-
-    // ------------------------------------------------------------------------------------------
     // Views
     // ------------------------------------------------------------------------------------------
 
@@ -468,8 +306,8 @@ contract TicketRegistry is ITicketRegistry, IERC721Metadata, IERC4906, IERC721Er
             ticketeer: record.ticketeer,
             detailsHash: record.detailsHash,
             custody: _custodyAddress(eventIndex),
-            ticketsSold: record.sold,
-            ticketsInCustody: record.sold - record.released
+            ticketsSold: record.custody.minted,
+            ticketsInCustody: record.custody.minted - record.custody.released
         });
     }
 
@@ -483,28 +321,21 @@ contract TicketRegistry is ITicketRegistry, IERC721Metadata, IERC4906, IERC721Er
             serial: TicketIds.serialOf(tokenId),
             eventKey: _events[eventIndex].key,
             holder: holder,
-            checkedIn: flags & _CHECKED_IN != 0,
-            invalidated: flags & _INVALIDATED != 0,
-            claimed: flags & _CLAIMED != 0,
+            checkedIn: flags & TicketFlags.BITMASK_CHECKED_IN != 0,
+            invalidated: flags & TicketFlags.BITMASK_INVALIDATED != 0,
+            claimed: flags & TicketFlags.BITMASK_CLAIMED != 0,
             resales: uint32(_resalesOf(tokenId))
         });
     }
 
-    /// @inheritdoc ITicketRegistry
-    function custodyAddress(uint64 eventIndex) external view returns (address) {
-        return _custodyAddress(eventIndex);
-    }
-
-    /// @inheritdoc ITicketRegistry
-    function holderAddress(uint256 tokenId, uint32 resales) external view returns (address) {
-        return _holderAddress(tokenId, resales);
-    }
-
-    /// @inheritdoc ITicketRegistry
-    function isCustodial(address account) public view returns (bool) {
-        (uint64 eventIndex, uint64 serial, uint32 resales) = TicketIds.decode(_custodyMask, account);
-        if (_events[eventIndex].key == 0) return false;
-        return (serial == 0) == (resales == 0);
+    /// @inheritdoc IERC165
+    function supportsInterface(bytes4 interfaceId)
+        public
+        view
+        override(CustodialERC721, AccessControl, IERC165)
+        returns (bool)
+    {
+        return interfaceId == _INTERFACE_ID_ERC4906 || super.supportsInterface(interfaceId);
     }
 
     // ------------------------------------------------------------------------------------------
@@ -529,77 +360,45 @@ contract TicketRegistry is ITicketRegistry, IERC721Metadata, IERC4906, IERC721Er
     }
 
     // ------------------------------------------------------------------------------------------
+    // Hooks of CustodialERC721
+    // ------------------------------------------------------------------------------------------
+
+    /// @dev An event exists once registered; events are never removed.
+    function _eventExists(uint64 eventIndex) internal view override returns (bool) {
+        return _events[eventIndex].key != 0;
+    }
+
+    /// @dev An event's custody counters are part of its record.
+    function _eventCustody(uint64 eventIndex) internal view override returns (EventCustody storage) {
+        return _events[eventIndex].custody;
+    }
+
+    /// @dev The prefix set by the constructor and setBaseURI.
+    function _baseURI() internal view override returns (string memory) {
+        return _baseTokenURI;
+    }
+
+    // ------------------------------------------------------------------------------------------
     // Helpers
     // ------------------------------------------------------------------------------------------
 
-    /// @dev The owner of `tokenId`, or zero if it was never sold.
-    function _ownerOf(uint256 tokenId) private view returns (address) {
-        if (tokenId >> 128 != 0) return address(0);
-        uint256 flags = _flagsOf(tokenId);
-        if (flags & _MINTED == 0) return address(0);
-        if (flags & _CLAIMED != 0) return _owners[tokenId];
-        uint256 resales = _resalesOf(tokenId);
-        if (resales == 0) return _custodyAddress(TicketIds.eventIndexOf(tokenId));
-        return _holderAddress(tokenId, resales);
-    }
-
-    function _requireOwned(uint256 tokenId) private view returns (address owner) {
-        owner = _ownerOf(tokenId);
-        if (owner == address(0)) revert ERC721NonexistentToken(tokenId);
-    }
-
-    /// @dev The wallet owning `tokenId`; reverts while the token is in custody.
-    function _requireWalletOwned(uint256 tokenId) private view returns (address owner) {
-        owner = _requireOwned(tokenId);
-        if (_flagsOf(tokenId) & _CLAIMED == 0) revert TicketRegistryTicketInCustody(tokenId);
-    }
-
-    /// @dev Tokens held by a custodial address: the event's unreleased tickets, or the one it holds after a resale.
-    function _custodialBalance(address account) private view returns (uint256) {
-        (uint64 eventIndex, uint64 serial, uint32 resales) = TicketIds.decode(_custodyMask, account);
-        EventRecord storage record = _events[eventIndex];
-        if (record.key == 0) return 0;
-        if (serial == 0) return resales == 0 ? record.sold - record.released : 0;
-        uint256 tokenId = TicketIds.tokenId(eventIndex, serial);
-        uint256 flags = _flagsOf(tokenId);
-        if (flags & _MINTED == 0 || flags & _CLAIMED != 0) return 0;
-        return resales != 0 && _resalesOf(tokenId) == resales ? 1 : 0;
-    }
-
-    /// @dev A wallet can receive tokens: not zero, not this registry, not one of its custodial addresses.
-    function _isWallet(address account) private view returns (bool) {
-        return account != address(0) && account != address(this) && !isCustodial(account);
-    }
-
-    function _custodyAddress(uint64 eventIndex) private view returns (address) {
-        return TicketIds.custodial(_custodyMask, eventIndex, 0, 0);
-    }
-
-    function _holderAddress(uint256 tokenId, uint256 resales) private view returns (address) {
-        if (resales == 0) return _custodyAddress(TicketIds.eventIndexOf(tokenId));
-        return TicketIds.custodial(_custodyMask, TicketIds.eventIndexOf(tokenId), TicketIds.serialOf(tokenId), resales);
-    }
-
-    function _flagsOf(uint256 tokenId) private view returns (uint256) {
-        (uint256 bucket, uint256 shift) = _flagPosition(tokenId);
-        return (_ticketFlags[bucket] >> shift) & 0xf;
-    }
-
-    function _flagPosition(uint256 tokenId) private pure returns (uint256 bucket, uint256 shift) {
-        return (tokenId >> 6, (tokenId & 63) << 2);
-    }
-
-    function _setFlags(uint256 tokenId, uint256 flags) private {
-        _ticketFlags[tokenId >> 6] |= flags << ((tokenId & 63) << 2);
-    }
-
-    function _resalesOf(uint256 tokenId) private view returns (uint256) {
-        return (_resaleCounters[tokenId >> 3] >> ((tokenId & 7) << 5)) & type(uint32).max;
-    }
-
-    function _setResales(uint256 tokenId, uint256 resales) private {
-        uint256 shift = (tokenId & 7) << 5;
-        uint256 bucket = tokenId >> 3;
-        _resaleCounters[bucket] = (_resaleCounters[bucket] & ~(uint256(type(uint32).max) << shift)) | (resales << shift);
+    /// @dev Converts a wire price to PRICE_DECIMALS fixed point; false if it is not exactly representable.
+    function _price(uint256 encoded) private pure returns (uint96 price, bool representable) {
+        uint256 scale = encoded >> 120;
+        uint256 digits = encoded & _PRICE_DIGITS_MASK;
+        uint256 value;
+        if (scale <= PRICE_DECIMALS) {
+            value = digits * 10 ** (PRICE_DECIMALS - scale);
+        } else if (scale - PRICE_DECIMALS > 36) {
+            // 10**37 exceeds any 120-bit digits: only a zero survives the division exactly.
+            value = digits;
+            if (digits != 0) return (0, false);
+        } else {
+            uint256 divisor = 10 ** (scale - PRICE_DECIMALS);
+            if (digits % divisor != 0) return (0, false);
+            value = digits / divisor;
+        }
+        if (value > type(uint96).max) return (0, false);
+        return (uint96(value), true);
     }
 }

@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.28;
+
+import {Context} from "@openzeppelin/contracts/utils/Context.sol";
+import {Strings} from "@openzeppelin/contracts/utils/Strings.sol";
+import {ERC165} from "@openzeppelin/contracts/utils/introspection/ERC165.sol";
+import {IERC165} from "@openzeppelin/contracts/utils/introspection/IERC165.sol";
+import {IERC721} from "@openzeppelin/contracts/token/ERC721/IERC721.sol";
+import {IERC721Metadata} from "@openzeppelin/contracts/token/ERC721/extensions/IERC721Metadata.sol";
+import {IERC721Errors} from "@openzeppelin/contracts/interfaces/draft-IERC6093.sol";
+import {ERC721Utils} from "@openzeppelin/contracts/token/ERC721/utils/ERC721Utils.sol";
+
+import {ICustodialERC721} from "./ICustodialERC721.sol";
+import {TicketFlags} from "../libraries/TicketFlags.sol";
+import {TicketIds} from "../libraries/TicketIds.sol";
+
+/**
+ * @title CustodialERC721
+ * @notice ERC-721 ownership, balances, approvals and transfers for tokens that start out in custody
+ * (see ICustodialERC721). Token ids and custodial addresses follow TicketIds; per-token state is packed
+ * as TicketFlags lays out.
+ *
+ * Ownership is derived rather than stored while a token is in custody: a minted token belongs to its
+ * event's custody address until its first resale, then to the holder address of its resale count.
+ * Custodial balances are computed from each event's EventCustody counters and the resale counters. Only
+ * a claim gives a token an explicit owner and counts it in a stored wallet balance.
+ *
+ * A derived contract decides when tokens move: it calls the ownership changes ({_mintToCustody},
+ * {_moveToNextHolder}, {_releaseToWallet}), each of which updates ownership and emits the Transfer log.
+ * It implements {_eventExists}, {_eventCustody} (an event's counters live with its other records, so
+ * that a sale reads and writes one event slot) and {_baseURI}. Wallets move claimed tokens with the
+ * ERC-721 functions.
+ */
+abstract contract CustodialERC721 is Context, ERC165, IERC721Metadata, IERC721Errors, ICustodialERC721 {
+    // ------------------------------------------------------------------------------------------
+    // Constants
+    // ------------------------------------------------------------------------------------------
+
+    /// @dev ERC-165 id of ERC-721 (0x80ac58cd).
+    bytes4 private constant _INTERFACE_ID_ERC721 = type(IERC721).interfaceId;
+
+    /// @dev ERC-165 id of the ERC-721 metadata extension (0x5b5e139f).
+    bytes4 private constant _INTERFACE_ID_ERC721_METADATA = type(IERC721Metadata).interfaceId;
+
+    /// @dev Domain of the custody mask. Changing it changes every custodial address of a new deployment.
+    string private constant _CUSTODY_DOMAIN = "TicketRegistry.custody";
+
+    // ------------------------------------------------------------------------------------------
+    // Storage
+    // ------------------------------------------------------------------------------------------
+
+    /// @dev Custody counters of one event, kept by the derived contract (see {_eventCustody}) and changed only
+    /// here; the event's custody address holds `minted - released` tokens.
+    struct EventCustody {
+        uint64 minted; // tokens minted to the custody address: the event's tickets sold
+        uint64 released; // tokens that left the custody address (first resale or claim)
+    }
+
+    /// @dev XOR mask of every custodial address, unique to this contract and chain (see TicketIds).
+    uint160 private immutable _custodyMask;
+
+    string private _name;
+    string private _symbol;
+
+    /// @dev TicketFlags words: four flag bits per token, 64 tokens per word.
+    mapping(uint256 flagBucket => uint256) private _ticketFlags;
+    /// @dev TicketFlags resale words: a uint32 resale counter per token, 8 tokens per word.
+    mapping(uint256 resaleBucket => uint256) private _resaleCounters;
+    /// @dev Set only when a claim hands a token to a wallet.
+    mapping(uint256 tokenId => address) private _owners;
+    /// @dev Balances of wallets; custodial balances are computed.
+    mapping(address owner => uint256) private _balances;
+    mapping(uint256 tokenId => address) private _tokenApprovals;
+    mapping(address owner => mapping(address operator => bool)) private _operatorApprovals;
+
+    constructor(string memory name_, string memory symbol_) {
+        _name = name_;
+        _symbol = symbol_;
+        _custodyMask = uint160(uint256(keccak256(abi.encode(block.chainid, address(this), _CUSTODY_DOMAIN))));
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // ERC-165 and ERC-721 views
+    // ------------------------------------------------------------------------------------------
+
+    /// @inheritdoc IERC165
+    function supportsInterface(bytes4 interfaceId) public view virtual override(ERC165, IERC165) returns (bool) {
+        return interfaceId == _INTERFACE_ID_ERC721 || interfaceId == _INTERFACE_ID_ERC721_METADATA
+            || super.supportsInterface(interfaceId);
+    }
+
+    /**
+     * @inheritdoc IERC721
+     * @dev Wallets count the tokens claimed into them; a custody address counts its event's tokens not yet
+     * resold or claimed; a holder address counts the one token it holds, if it still does.
+     *
+     * Requirements:
+     * - `owner` is not the zero address (ERC721InvalidOwner).
+     */
+    function balanceOf(address owner) public view virtual returns (uint256) {
+        if (owner == address(0)) revert ERC721InvalidOwner(address(0));
+        return _balances[owner] + _custodialBalance(owner);
+    }
+
+    /**
+     * @inheritdoc IERC721
+     * @dev Requirements:
+     * - `tokenId` was minted (ERC721NonexistentToken).
+     */
+    function ownerOf(uint256 tokenId) public view virtual returns (address) {
+        return _requireOwned(tokenId);
+    }
+
+    /// @inheritdoc IERC721Metadata
+    function name() public view virtual returns (string memory) {
+        return _name;
+    }
+
+    /// @inheritdoc IERC721Metadata
+    function symbol() public view virtual returns (string memory) {
+        return _symbol;
+    }
+
+    /**
+     * @inheritdoc IERC721Metadata
+     * @dev The base URI followed by `tokenId` in decimal, or empty while the base URI is empty.
+     *
+     * Requirements:
+     * - `tokenId` was minted (ERC721NonexistentToken).
+     */
+    function tokenURI(uint256 tokenId) public view virtual returns (string memory) {
+        _requireOwned(tokenId);
+        string memory base = _baseURI();
+        return bytes(base).length == 0 ? "" : string.concat(base, Strings.toString(tokenId));
+    }
+
+    /**
+     * @inheritdoc IERC721
+     * @dev Requirements:
+     * - `tokenId` was minted (ERC721NonexistentToken).
+     */
+    function getApproved(uint256 tokenId) public view virtual returns (address) {
+        _requireOwned(tokenId);
+        return _tokenApprovals[tokenId];
+    }
+
+    /// @inheritdoc IERC721
+    function isApprovedForAll(address owner, address operator) public view virtual returns (bool) {
+        return _operatorApprovals[owner][operator];
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // ERC-721 approvals
+    // ------------------------------------------------------------------------------------------
+
+    /**
+     * @inheritdoc IERC721
+     * @dev Gives `to` permission to transfer the claimed token `tokenId`; the approval is cleared when the
+     * token is transferred. Approving the zero address clears the approval.
+     *
+     * Requirements:
+     * - `tokenId` was minted (ERC721NonexistentToken) and claimed (TicketRegistryTicketInCustody);
+     * - the caller owns `tokenId` or is an operator of its owner (ERC721InvalidApprover).
+     *
+     * Emits an {Approval} event.
+     */
+    function approve(address to, uint256 tokenId) public virtual {
+        address owner = _requireClaimed(tokenId);
+        address approver = _msgSender();
+        if (approver != owner && !_operatorApprovals[owner][approver]) revert ERC721InvalidApprover(approver);
+        _tokenApprovals[tokenId] = to;
+        emit Approval(owner, to, tokenId);
+    }
+
+    /**
+     * @inheritdoc IERC721
+     * @dev Approves or removes `operator` as an operator for the caller's claimed tokens. An operator can
+     * move no token in custody, since custodial addresses are nobody's callers.
+     *
+     * Requirements:
+     * - `operator` is not the zero address (ERC721InvalidOperator).
+     *
+     * Emits an {ApprovalForAll} event.
+     */
+    function setApprovalForAll(address operator, bool approved) public virtual {
+        if (operator == address(0)) revert ERC721InvalidOperator(operator);
+        _operatorApprovals[_msgSender()][operator] = approved;
+        emit ApprovalForAll(_msgSender(), operator, approved);
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // ERC-721 transfers
+    // ------------------------------------------------------------------------------------------
+
+    /**
+     * @inheritdoc IERC721
+     * @dev Moves the claimed token `tokenId` from the wallet `from` to the wallet `to`, and clears its approval.
+     *
+     * Requirements:
+     * - `to` is a wallet: not zero, not this contract, not a custodial address (ERC721InvalidReceiver);
+     * - `tokenId` was minted (ERC721NonexistentToken) and claimed (TicketRegistryTicketInCustody);
+     * - `from` owns `tokenId` (ERC721IncorrectOwner);
+     * - the caller is `from`, an operator of `from` or approved for `tokenId` (ERC721InsufficientApproval).
+     *
+     * Emits a {Transfer} event.
+     */
+    function transferFrom(address from, address to, uint256 tokenId) public virtual {
+        if (!_isWallet(to)) revert ERC721InvalidReceiver(to);
+        address owner = _requireClaimed(tokenId);
+        if (owner != from) revert ERC721IncorrectOwner(from, tokenId, owner);
+        address spender = _msgSender();
+        if (spender != owner && !_operatorApprovals[owner][spender] && _tokenApprovals[tokenId] != spender) {
+            revert ERC721InsufficientApproval(spender, tokenId);
+        }
+        _transferClaimed(from, to, tokenId);
+    }
+
+    /**
+     * @inheritdoc IERC721
+     * @dev {safeTransferFrom} with empty `data`.
+     *
+     * Requirements: as {transferFrom}, and a contract `to` accepts the token (ERC721InvalidReceiver).
+     *
+     * Emits a {Transfer} event.
+     */
+    function safeTransferFrom(address from, address to, uint256 tokenId) public virtual {
+        safeTransferFrom(from, to, tokenId, "");
+    }
+
+    /**
+     * @inheritdoc IERC721
+     * @dev {transferFrom}, then {IERC721Receiver-onERC721Received} on a contract `to`, with `data`.
+     *
+     * Requirements: as {transferFrom}, and a contract `to` accepts the token (ERC721InvalidReceiver).
+     *
+     * Emits a {Transfer} event.
+     */
+    function safeTransferFrom(address from, address to, uint256 tokenId, bytes memory data) public virtual {
+        transferFrom(from, to, tokenId);
+        ERC721Utils.checkOnERC721Received(_msgSender(), from, to, tokenId, data);
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Custody views
+    // ------------------------------------------------------------------------------------------
+
+    /// @inheritdoc ICustodialERC721
+    function custodyAddress(uint64 eventIndex) public view virtual returns (address) {
+        return _custodyAddress(eventIndex);
+    }
+
+    /// @inheritdoc ICustodialERC721
+    function holderAddress(uint256 tokenId, uint32 resales) public view virtual returns (address) {
+        return _holderAddress(tokenId, resales);
+    }
+
+    /// @inheritdoc ICustodialERC721
+    function isCustodial(address account) public view virtual returns (bool) {
+        return _isCustodial(account);
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Hooks of the derived contract
+    // ------------------------------------------------------------------------------------------
+
+    /// @dev Whether event `eventIndex` exists; its custody and holder addresses are custodial only then.
+    function _eventExists(uint64 eventIndex) internal view virtual returns (bool);
+
+    /// @dev Where the custody counters of event `eventIndex` are stored; zero until its first mint.
+    function _eventCustody(uint64 eventIndex) internal view virtual returns (EventCustody storage);
+
+    /// @dev The prefix of every tokenURI; empty for no token URIs.
+    function _baseURI() internal view virtual returns (string memory);
+
+    // ------------------------------------------------------------------------------------------
+    // Ownership changes: minting, resales and claims (the derived contract's), wallet transfers
+    // ------------------------------------------------------------------------------------------
+
+    /**
+     * @dev Mints `tokenId` to its event's custody address and counts it in `custody`, the event's counters;
+     * returns false, changing nothing, if `tokenId` was minted before.
+     *
+     * Requirements (the caller's): the event of `tokenId` exists, `custody` is its {_eventCustody}, and the
+     * serial of `tokenId` is not zero.
+     *
+     * Emits a {Transfer} event from the zero address.
+     */
+    function _mintToCustody(uint256 tokenId, EventCustody storage custody) internal returns (bool) {
+        uint256 bucket = TicketFlags.flagBucketOf(tokenId);
+        uint256 word = _ticketFlags[bucket];
+        if (TicketFlags.flagsIn(word, tokenId) & TicketFlags.BITMASK_MINTED != 0) return false;
+        _ticketFlags[bucket] = TicketFlags.withFlags(word, tokenId, TicketFlags.BITMASK_MINTED);
+        unchecked {
+            ++custody.minted;
+        }
+        emit Transfer(address(0), _custodyAddress(TicketIds.eventIndexOf(tokenId)), tokenId);
+        return true;
+    }
+
+    /**
+     * @dev A resale: moves `tokenId` from its current custodial address to the fresh holder address of its
+     * next resale count, and counts it out of its event's custody on its first resale.
+     *
+     * Requirements (the caller's): `tokenId` is in custody (minted, not claimed) and `resales` is its resale
+     * count, less than TicketFlags.BITMASK_RESALES.
+     *
+     * Emits a {Transfer} event.
+     */
+    function _moveToNextHolder(uint256 tokenId, uint256 resales) internal {
+        address from = _leaveCustody(tokenId, resales);
+        uint256 bucket = TicketFlags.resaleBucketOf(tokenId);
+        _resaleCounters[bucket] = TicketFlags.withResales(_resaleCounters[bucket], tokenId, resales + 1);
+        emit Transfer(from, _holderAddress(tokenId, resales + 1), tokenId);
+    }
+
+    /**
+     * @dev A claim: hands `tokenId` from its custodial address to the wallet `to`, which owns it from then on.
+     *
+     * Requirements (the caller's): `tokenId` is in custody (minted, not claimed) and `to` is a wallet
+     * (see {_isWallet}).
+     *
+     * Emits a {Transfer} event.
+     */
+    function _releaseToWallet(uint256 tokenId, address to) internal {
+        address from = _leaveCustody(tokenId, _resalesOf(tokenId));
+        _ticketFlags[TicketFlags.flagBucketOf(tokenId)] |= TicketFlags.BITMASK_CLAIMED << TicketFlags.flagShiftOf(tokenId);
+        _owners[tokenId] = to;
+        unchecked {
+            ++_balances[to];
+        }
+        emit Transfer(from, to, tokenId);
+    }
+
+    /**
+     * @dev A wallet transfer: moves the claimed `tokenId` from the wallet `from` to the wallet `to` and clears
+     * its approval. Only the ERC-721 transfer functions call it, after checking their requirements.
+     *
+     * Emits a {Transfer} event.
+     */
+    function _transferClaimed(address from, address to, uint256 tokenId) private {
+        delete _tokenApprovals[tokenId];
+        unchecked {
+            --_balances[from];
+            ++_balances[to];
+        }
+        _owners[tokenId] = to;
+        emit Transfer(from, to, tokenId);
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Ticket flags of the derived contract
+    // ------------------------------------------------------------------------------------------
+
+    /**
+     * @dev `tokenId`'s flags and the word they share with 63 neighbours, for {_addFlags}: together they set a
+     * flag in one storage read and one write.
+     */
+    function _loadFlags(uint256 tokenId) internal view returns (uint256 flags, uint256 word) {
+        word = _ticketFlags[TicketFlags.flagBucketOf(tokenId)];
+        flags = TicketFlags.flagsIn(word, tokenId);
+    }
+
+    /**
+     * @dev Stores `word`, as {_loadFlags} returned it for `tokenId`, with `flags` added to `tokenId`'s.
+     *
+     * Requirements (the caller's): `flags` holds neither TicketFlags.BITMASK_MINTED nor BITMASK_CLAIMED, which
+     * only the ownership changes above set.
+     */
+    function _addFlags(uint256 tokenId, uint256 word, uint256 flags) internal {
+        _ticketFlags[TicketFlags.flagBucketOf(tokenId)] = TicketFlags.withFlags(word, tokenId, flags);
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Helpers
+    // ------------------------------------------------------------------------------------------
+
+    /// @dev The owner of `tokenId`, or zero if it was never minted.
+    function _ownerOf(uint256 tokenId) internal view returns (address) {
+        if (tokenId >> 128 != 0) return address(0);
+        uint256 flags = _flagsOf(tokenId);
+        if (flags & TicketFlags.BITMASK_MINTED == 0) return address(0);
+        if (flags & TicketFlags.BITMASK_CLAIMED != 0) return _owners[tokenId];
+        return _holderAddress(tokenId, _resalesOf(tokenId));
+    }
+
+    /// @dev The owner of `tokenId`; reverts with ERC721NonexistentToken if it was never minted.
+    function _requireOwned(uint256 tokenId) internal view returns (address owner) {
+        owner = _ownerOf(tokenId);
+        if (owner == address(0)) revert ERC721NonexistentToken(tokenId);
+    }
+
+    /// @dev The wallet owning `tokenId`; reverts with TicketRegistryTicketInCustody while it is in custody.
+    function _requireClaimed(uint256 tokenId) private view returns (address owner) {
+        owner = _requireOwned(tokenId);
+        if (_flagsOf(tokenId) & TicketFlags.BITMASK_CLAIMED == 0) revert TicketRegistryTicketInCustody(tokenId);
+    }
+
+    /// @dev `tokenId`'s flags: a combination of the TicketFlags.BITMASK_ flags.
+    function _flagsOf(uint256 tokenId) internal view returns (uint256) {
+        return TicketFlags.flagsIn(_ticketFlags[TicketFlags.flagBucketOf(tokenId)], tokenId);
+    }
+
+    /// @dev How often `tokenId` was resold; the number of its current holder address.
+    function _resalesOf(uint256 tokenId) internal view returns (uint256) {
+        return TicketFlags.resalesIn(_resaleCounters[TicketFlags.resaleBucketOf(tokenId)], tokenId);
+    }
+
+    /// @dev Moves `tokenId` out of its custodial address, given its resale count; returns that address.
+    /// The first move out of the custody address counts the token out of its event's custody.
+    function _leaveCustody(uint256 tokenId, uint256 resales) private returns (address from) {
+        if (resales != 0) return _holderAddress(tokenId, resales);
+        uint64 eventIndex = TicketIds.eventIndexOf(tokenId);
+        unchecked {
+            ++_eventCustody(eventIndex).released;
+        }
+        return _custodyAddress(eventIndex);
+    }
+
+    /// @dev Tokens held by a custodial address: the event's tokens not yet released, or the one it holds after a resale.
+    function _custodialBalance(address account) private view returns (uint256) {
+        (uint64 eventIndex, uint64 serial, uint32 resales) = TicketIds.decode(_custodyMask, account);
+        if (!_eventExists(eventIndex)) return 0;
+        if (serial == 0) {
+            if (resales != 0) return 0;
+            EventCustody storage custody = _eventCustody(eventIndex);
+            return custody.minted - custody.released;
+        }
+        uint256 tokenId = TicketIds.tokenId(eventIndex, serial);
+        uint256 flags = _flagsOf(tokenId);
+        if (flags & TicketFlags.BITMASK_MINTED == 0 || flags & TicketFlags.BITMASK_CLAIMED != 0) return 0;
+        return resales != 0 && _resalesOf(tokenId) == resales ? 1 : 0;
+    }
+
+    /// @dev Whether `account` is a custody or holder address of an existing event.
+    function _isCustodial(address account) internal view returns (bool) {
+        (uint64 eventIndex, uint64 serial, uint32 resales) = TicketIds.decode(_custodyMask, account);
+        if (!_eventExists(eventIndex)) return false;
+        return (serial == 0) == (resales == 0);
+    }
+
+    /// @dev A wallet can receive tokens: not zero, not this contract, not one of its custodial addresses.
+    function _isWallet(address account) internal view returns (bool) {
+        return account != address(0) && account != address(this) && !_isCustodial(account);
+    }
+
+    /// @dev The keyless custody address of event `eventIndex`.
+    function _custodyAddress(uint64 eventIndex) internal view returns (address) {
+        return TicketIds.custodial(_custodyMask, eventIndex, 0, 0);
+    }
+
+    /// @dev The keyless address holding `tokenId` after `resales` resales; the custody address for none.
+    function _holderAddress(uint256 tokenId, uint256 resales) internal view returns (address) {
+        if (resales == 0) return _custodyAddress(TicketIds.eventIndexOf(tokenId));
+        return TicketIds.custodial(_custodyMask, TicketIds.eventIndexOf(tokenId), TicketIds.serialOf(tokenId), resales);
+    }
+}
