@@ -1,0 +1,125 @@
+import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
+import { expect } from "chai";
+import { AbiCoder, getAddress, keccak256, toBeHex } from "ethers";
+import { ethers } from "hardhat";
+
+import { tokenIdOf, type RegistryBatchItem } from "../../src/registry";
+import { itemFailures } from "./support/logs";
+import { deployRegistryFixture, registerEventItem, soldItem } from "./support/registry-fixture";
+
+/**
+ * The per-ticket state TicketFlags lays out, observed through the registry's views: four flag bits per
+ * ticket, 64 tickets per word (word key tokenId >> 6), and a 32-bit resale counter, 8 tickets per word
+ * (word key tokenId >> 3). Every ticket of a word gets a different state, so a wrong width, position or
+ * mask shows up as a neighbour's state.
+ */
+
+const EVENT = 1n;
+/** Serials 64..127 of event 1 fill one flag word exactly, and eight resale words. */
+const FIRST_SERIAL = 64n;
+const WORD_TICKETS = 64;
+
+type Expected = { checkedIn: boolean; invalidated: boolean; claimed: boolean; resales: number };
+
+/** Ticket i of the word: states cycle through 4 flag combinations and, independently, 0..2 resales. */
+function expectedState(i: number): Expected {
+  const flags = i % 4;
+  return { checkedIn: flags === 1 || flags === 3, invalidated: flags === 2, claimed: flags === 3, resales: i % 3 };
+}
+
+async function fullFlagWord() {
+  const base = await deployRegistryFixture();
+  const tokenIds = Array.from({ length: WORD_TICKETS }, (_, i) => tokenIdOf(EVENT, FIRST_SERIAL + BigInt(i)));
+  await base.execute([registerEventItem(EVENT, "packed"), ...tokenIds.map((tokenId, i) => soldItem(tokenId, `packed-${i}`))]);
+
+  const resales: RegistryBatchItem[] = tokenIds.flatMap((tokenId, i) =>
+    Array.from({ length: expectedState(i).resales }, (_, k) => ({ action: "resold" as const, tokenId, price: "1", orderTime: BigInt(k + 1) })),
+  );
+  const flags: RegistryBatchItem[] = tokenIds.flatMap((tokenId, i): RegistryBatchItem[] => {
+    const state = expectedState(i);
+    if (state.invalidated) return [{ action: "invalidated", tokenId, orderTime: 10n }];
+    if (!state.checkedIn) return [];
+    const checkIn: RegistryBatchItem = { action: "checkedIn", tokenId, orderTime: 10n };
+    return state.claimed ? [checkIn, { action: "claimed", tokenId, to: base.alice.address }] : [checkIn];
+  });
+  const tx = await base.execute([...resales, ...flags]);
+  expect(await itemFailures(base.registry, tx)).to.deep.equal([]);
+  return { ...base, tokenIds };
+}
+
+describe("TicketRegistry packed ticket state (TicketFlags)", () => {
+  it("keeps the flags and resale count of each of the 64 tickets of a flag word apart", async () => {
+    const { registry, tokenIds, alice } = await loadFixture(fullFlagWord);
+    expect(new Set(tokenIds.map((tokenId) => tokenId >> 6n)).size, "one flag word").to.equal(1);
+    expect(new Set(tokenIds.map((tokenId) => tokenId >> 3n)).size, "eight resale words").to.equal(8);
+
+    for (const [i, tokenId] of tokenIds.entries()) {
+      const expected = expectedState(i);
+      const view = await registry.ticket(tokenId);
+      const actual = { checkedIn: view.checkedIn, invalidated: view.invalidated, claimed: view.claimed, resales: Number(view.resales) };
+      expect(actual, `ticket ${i} of the word`).to.deep.equal(expected);
+      const holder = expected.claimed ? alice.address : await registry.holderAddress(tokenId, expected.resales);
+      expect(await registry.ownerOf(tokenId), `owner of ticket ${i}`).to.equal(holder);
+    }
+  });
+
+  it("counts custodial balances from the custody counters and the resale counters", async () => {
+    const { registry, tokenIds, alice } = await loadFixture(fullFlagWord);
+    const states = tokenIds.map((_, i) => expectedState(i));
+    const inCustody = states.filter((state) => state.resales === 0 && !state.claimed).length;
+    const custody = await registry.custodyAddress(EVENT);
+
+    const record = await registry.eventRecord(EVENT);
+    expect(record.ticketsSold).to.equal(BigInt(WORD_TICKETS));
+    expect(record.ticketsInCustody).to.equal(BigInt(inCustody));
+    expect(await registry.balanceOf(custody)).to.equal(BigInt(inCustody));
+    expect(await registry.balanceOf(alice.address)).to.equal(BigInt(states.filter((state) => state.claimed).length));
+    for (const [i, tokenId] of tokenIds.entries()) {
+      const { resales, claimed } = states[i];
+      for (let k = 1; k <= 3; k++) {
+        const held = !claimed && k === resales ? 1n : 0n;
+        expect(await registry.balanceOf(await registry.holderAddress(tokenId, k)), `holder ${k} of ticket ${i}`).to.equal(held);
+      }
+    }
+  });
+
+  it("keeps neighbours on either side of a word boundary apart", async () => {
+    const { registry, execute } = await loadFixture(deployRegistryFixture);
+    const [last7, first8, last63, first64] = [7n, 8n, 63n, 64n].map((serial) => tokenIdOf(EVENT, serial));
+    expect(last7 >> 3n).to.not.equal(first8 >> 3n);
+    expect(last63 >> 6n).to.not.equal(first64 >> 6n);
+    await execute([registerEventItem(EVENT, "edges"), ...[last7, first8, last63, first64].map((tokenId) => soldItem(tokenId, `edge-${tokenId}`))]);
+    await execute([
+      { action: "resold", tokenId: first8, price: "1", orderTime: 1n },
+      { action: "checkedIn", tokenId: last63, orderTime: 1n },
+      { action: "invalidated", tokenId: first64, orderTime: 1n },
+    ]);
+    const state = async (tokenId: bigint) => {
+      const view = await registry.ticket(tokenId);
+      return [view.checkedIn, view.invalidated, view.claimed, Number(view.resales)];
+    };
+    expect(await state(last7)).to.deep.equal([false, false, false, 0]);
+    expect(await state(first8)).to.deep.equal([false, false, false, 1]);
+    expect(await state(last63)).to.deep.equal([true, false, false, 0]);
+    expect(await state(first64)).to.deep.equal([false, true, false, 0]);
+  });
+
+  it("derives custodial addresses from the documented mask, so that they can be computed off chain", async () => {
+    const { registry, execute } = await loadFixture(deployRegistryFixture);
+    await execute([registerEventItem(EVENT, "addresses")]);
+    const { chainId } = await ethers.provider.getNetwork();
+    const encoded = AbiCoder.defaultAbiCoder().encode(["uint256", "address", "string"], [chainId, await registry.getAddress(), "TicketRegistry.custody"]);
+    const mask = BigInt(keccak256(encoded)) & ((1n << 160n) - 1n);
+    const custodial = (eventIndex: bigint, serial: bigint, resales: bigint) =>
+      getAddress(toBeHex(((eventIndex << 96n) | (serial << 32n) | resales) ^ mask, 20));
+
+    expect(await registry.custodyAddress(EVENT)).to.equal(custodial(EVENT, 0n, 0n));
+    const tokenId = tokenIdOf(EVENT, 5n);
+    expect(await registry.holderAddress(tokenId, 0)).to.equal(custodial(EVENT, 0n, 0n));
+    expect(await registry.holderAddress(tokenId, 3)).to.equal(custodial(EVENT, 5n, 3n));
+    expect(await registry.holderAddress(tokenId, 0xffffffffn)).to.equal(custodial(EVENT, 5n, 0xffffffffn));
+    expect(await registry.isCustodial(custodial(EVENT, 5n, 3n))).to.equal(true);
+    expect(await registry.isCustodial(custodial(EVENT, 5n, 0n)), "a serial without resales names no address").to.equal(false);
+    expect(await registry.isCustodial(custodial(EVENT, 0n, 3n)), "resales without a serial name no address").to.equal(false);
+  });
+});
