@@ -159,7 +159,7 @@ interface ITicketRegistry is ICustodialERC721 {
      *
      * Emits BaseURIChanged and BatchMetadataUpdate for every token.
      */
-    function setBaseURI(string calldata baseURI) external;
+    function setBaseURI(string calldata newBaseURI) external;
 
     /// @notice The prefix of every tokenURI.
     function baseURI() external view returns (string memory);

@@ -353,9 +353,9 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
     }
 
     /// @inheritdoc ITicketRegistry
-    function setBaseURI(string calldata baseURI) external onlyRole(DEFAULT_ADMIN_ROLE) {
-        _baseTokenURI = baseURI;
-        emit BaseURIChanged(baseURI);
+    function setBaseURI(string calldata newBaseURI) external onlyRole(DEFAULT_ADMIN_ROLE) {
+        _baseTokenURI = newBaseURI;
+        emit BaseURIChanged(newBaseURI);
         emit BatchMetadataUpdate(0, type(uint256).max);
     }
 
