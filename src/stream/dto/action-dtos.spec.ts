@@ -7,7 +7,7 @@ import { ResoldTicketDto } from "../../tickets/dto/resold-ticket.dto";
 import { SoldTicketDto } from "../../tickets/dto/sold-ticket.dto";
 import { TicketMomentDto } from "../../tickets/dto/ticket-moment.dto";
 import { UpdateTicketDto } from "../../tickets/dto/update-ticket.dto";
-import { validateItem as sut } from "./validate-item";
+import { validateItem as sut } from "../../common/validation/validate-item";
 
 const NEW_EVENT = { eventId: "event-1", currency: "EUR", callbackUrl: "https://integrator.example.com/callbacks" };
 const CREATE_EVENT = { ...NEW_EVENT, ticketeerId: "ticketeer-42" };
@@ -42,7 +42,8 @@ function without(raw: Record<string, unknown>, field: string): Record<string, un
   return rest;
 }
 
-describe("validateItem", () => {
+/** Every action DTO through validateItem, as the ledger validates each item of /stream and the per-action endpoints. */
+describe("validateItem with the action DTOs", () => {
   describe.each(DTOS)("%s", (_name, dto, valid) => {
     it("takes a valid item and returns an instance of the DTO", () => {
       const result = sut(dto as never, valid);
