@@ -228,8 +228,8 @@ describe("scripts/deploy.ts and the registry tasks against a Hardhat node", func
     });
 
     it("prints what it did", function () {
-      expect(deployRun.stdout).to.include(record.address as string);
-      expect(deployRun.stdout).to.include(record.txHash as string);
+      expect(deployRun.stdout).to.include(record.address);
+      expect(deployRun.stdout).to.include(record.txHash);
       expect(deployRun.stdout).to.include(operator);
     });
 
@@ -298,7 +298,7 @@ describe("scripts/deploy.ts and the registry tasks against a Hardhat node", func
     it("registry:status reports the state and the roles", async function () {
       const result = await runTask("registry:status", "--accounts", `${accounts[2]},${operator}`);
       const lines = result.stdout.split("\n");
-      expect(result.stdout).to.include(record.address as string);
+      expect(result.stdout).to.include(record.address);
       expect(lines).to.include("Paused    no");
       expect(lines).to.include(`Base URI  "${baseURI}"`);
       expect(lines).to.include(`Admin     ${deployer} (signer): yes`);
