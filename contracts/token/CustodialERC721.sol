@@ -83,7 +83,10 @@ abstract contract CustodialERC721 is Context, ERC165, IERC721Metadata, IERC721Er
     // ERC-165 and ERC-721 views
     // ------------------------------------------------------------------------------------------
 
-    /// @inheritdoc IERC165
+    /**
+     * @inheritdoc IERC165
+     * @dev ERC-721 and its metadata extension here, ERC-165 itself (0x01ffc9a7) in ERC165.
+     */
     function supportsInterface(bytes4 interfaceId) public view virtual override(ERC165, IERC165) returns (bool) {
         return interfaceId == _INTERFACE_ID_ERC721 || interfaceId == _INTERFACE_ID_ERC721_METADATA
             || super.supportsInterface(interfaceId);
