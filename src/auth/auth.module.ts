@@ -8,12 +8,7 @@ import { RateLimitGuard } from "./rate-limit.guard";
 
 /** API keys on every route (guards run in this order: key, then rate limit), onboarding. */
 @Module({
-  providers: [
-    AuthService,
-    OrganizationsService,
-    { provide: APP_GUARD, useClass: ApiKeyGuard },
-    { provide: APP_GUARD, useClass: RateLimitGuard },
-  ],
+  providers: [AuthService, OrganizationsService, { provide: APP_GUARD, useClass: ApiKeyGuard }, { provide: APP_GUARD, useClass: RateLimitGuard }],
   exports: [OrganizationsService],
 })
 export class AuthModule {}

@@ -70,14 +70,14 @@ export class CallbackOutboxStore {
    * so an updateTicket accepted after a sale is not reported before the sale is.
    */
   async claimDue(limit: number, leaseMs: number, shares: ReceiverShares): Promise<ClaimedCallback[]> {
-    const [rows] = (await this.dataSource.query(CLAIM_DUE, [
+    const [rows] = await this.dataSource.query<[ClaimedRow[], number]>(CLAIM_DUE, [
       limit,
       leaseMs / 1000,
       shares.full,
       shares.inFlight.map(({ receiver }) => receiver),
       shares.inFlight.map(({ room }) => room),
       shares.idleRoom,
-    ])) as [ClaimedRow[], number];
+    ]);
     return rows.map(toClaimedCallback);
   }
 
@@ -106,11 +106,11 @@ export class CallbackOutboxStore {
   /** Makes the organization's callback due now with a fresh retry schedule; false when it has no such callback. */
   async scheduleRedelivery(organizationId: string, callbackId: string): Promise<boolean> {
     if (!isCallbackId(callbackId)) return false;
-    const [, updated] = (await this.dataSource.query(
+    const [, updated] = await this.dataSource.query<[unknown, number]>(
       `UPDATE callbacks SET status = 'pending', attempts = 0, next_attempt_at = now(), leased_until = NULL, updated_at = now()
         WHERE id = $1 AND organization_id = $2`,
       [callbackId, organizationId],
-    )) as [unknown, number];
+    );
     return updated > 0;
   }
 }

@@ -45,7 +45,11 @@ export class CallbacksController {
 
   @Post(":callbackId/redeliver")
   @HttpCode(200)
-  @ApiOperation({ operationId: "redeliverCallback", summary: "Send a callback again", description: "Now, with a fresh retry schedule; the webhook-id stays the same so receivers can drop duplicates." })
+  @ApiOperation({
+    operationId: "redeliverCallback",
+    summary: "Send a callback again",
+    description: "Now, with a fresh retry schedule; the webhook-id stays the same so receivers can drop duplicates.",
+  })
   @ApiOkResponse({ type: CallbackViewDto })
   @ApiNotFoundResponse({ type: ErrorBodyDto, description: "callback_not_found (also for another organization's callback)." })
   @ApiCommonReadResponses()

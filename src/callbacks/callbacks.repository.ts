@@ -35,19 +35,19 @@ export class CallbacksRepository {
 
   /** Newest first. */
   async listForOrganization(organizationId: string, filter: CallbackFilter): Promise<CallbackViewDto[]> {
-    const rows = (await this.dataSource.query(
+    const rows = await this.dataSource.query<CallbackRow[]>(
       `${SELECT_CALLBACKS}
         WHERE c.organization_id = $1 AND ($2::text IS NULL OR c.status = $2) AND ($3::text IS NULL OR e.event_id = $3)
         ORDER BY c.seq DESC LIMIT $4`,
       [organizationId, filter.status ?? null, filter.eventId ?? null, filter.limit],
-    )) as CallbackRow[];
+    );
     return rows.map(toView);
   }
 
   /** Null for an unknown id, and for another organization's callback. */
   async findForOrganization(organizationId: string, callbackId: string): Promise<CallbackViewDto | null> {
     if (!isCallbackId(callbackId)) return null;
-    const [row] = (await this.dataSource.query(`${SELECT_CALLBACKS} WHERE c.organization_id = $1 AND c.id = $2`, [organizationId, callbackId])) as CallbackRow[];
+    const [row] = await this.dataSource.query<CallbackRow[]>(`${SELECT_CALLBACKS} WHERE c.organization_id = $1 AND c.id = $2`, [organizationId, callbackId]);
     return row ? toView(row) : null;
   }
 }

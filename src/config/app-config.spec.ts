@@ -13,14 +13,27 @@ describe("loadConfig", () => {
   });
 
   it("waits out a shutdown grace in production only, and wants a long admin password", () => {
-    expect(loadConfig({ APP_MODE: "production", CHAIN_RPC_URL: "http://chain:8545", REGISTRY_ADDRESS: "0x5FbDB2315678afecb367f032d93F642f64180aa3", APP_ROLE: "api", WEBHOOK_SECRETS_KEY: Buffer.alloc(32, 1).toString("base64") }).app.shutdownGraceMs).toBe(5_000);
+    expect(
+      loadConfig({
+        APP_MODE: "production",
+        CHAIN_RPC_URL: "http://chain:8545",
+        REGISTRY_ADDRESS: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+        APP_ROLE: "api",
+        WEBHOOK_SECRETS_KEY: Buffer.alloc(32, 1).toString("base64"),
+      }).app.shutdownGraceMs,
+    ).toBe(5_000);
     expect(loadConfig({ SHUTDOWN_GRACE_MS: "250" }).app.shutdownGraceMs).toBe(250);
     expect(loadConfig({}).admin).toEqual({ username: "admin", password: null });
     expect(() => loadConfig({ ADMIN_PASSWORD: "short" })).toThrow(/ADMIN_PASSWORD must be at least 16 characters/);
   });
 
   it("wants the webhook secrets key in production, as base64 of 32 bytes", () => {
-    const production = { APP_MODE: "production", CHAIN_RPC_URL: "https://rpc.example.com", REGISTRY_ADDRESS: "0x5FbDB2315678afecb367f032d93F642f64180aa3", APP_ROLE: "api" };
+    const production = {
+      APP_MODE: "production",
+      CHAIN_RPC_URL: "https://rpc.example.com",
+      REGISTRY_ADDRESS: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+      APP_ROLE: "api",
+    };
     expect(() => loadConfig(production)).toThrow("WEBHOOK_SECRETS_KEY is required in production mode");
     expect(() => loadConfig({ WEBHOOK_SECRETS_KEY: Buffer.alloc(16).toString("base64") })).toThrow("WEBHOOK_SECRETS_KEY must be base64 of exactly 32 bytes");
     expect(() => loadConfig({ WEBHOOK_SECRETS_KEY: "not base64!" })).toThrow("WEBHOOK_SECRETS_KEY must be base64 of exactly 32 bytes");
@@ -49,7 +62,13 @@ describe("loadConfig", () => {
   });
 
   it("does not create databases in production unless told to", () => {
-    const production = { APP_MODE: "production", CHAIN_RPC_URL: "https://rpc.example.com", REGISTRY_ADDRESS: "0x5FbDB2315678afecb367f032d93F642f64180aa3", APP_ROLE: "api", WEBHOOK_SECRETS_KEY: Buffer.alloc(32, 1).toString("base64") };
+    const production = {
+      APP_MODE: "production",
+      CHAIN_RPC_URL: "https://rpc.example.com",
+      REGISTRY_ADDRESS: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+      APP_ROLE: "api",
+      WEBHOOK_SECRETS_KEY: Buffer.alloc(32, 1).toString("base64"),
+    };
     expect(loadConfig(production).database.createIfMissing).toBe(false);
   });
 
@@ -61,8 +80,16 @@ describe("loadConfig", () => {
     });
     expect(() => loadConfig({ CALLBACK_RETRY_SCALE: "0" })).toThrow('CALLBACK_RETRY_SCALE must be a number from 0.0001 to 1, got "0"');
     expect(() => loadConfig({ CALLBACK_RETRY_SCALE: "fast" })).toThrow("CALLBACK_RETRY_SCALE must be a number");
-    const production = { APP_MODE: "production", CHAIN_RPC_URL: "https://rpc.example.com", REGISTRY_ADDRESS: "0x5FbDB2315678afecb367f032d93F642f64180aa3", APP_ROLE: "api", WEBHOOK_SECRETS_KEY: Buffer.alloc(32, 1).toString("base64") };
-    expect(() => loadConfig({ ...production, CALLBACK_RETRY_SCALE: "0.5" })).toThrow("CALLBACK_RETRY_SCALE shortens the callbacks' retry schedule: refused in production mode");
+    const production = {
+      APP_MODE: "production",
+      CHAIN_RPC_URL: "https://rpc.example.com",
+      REGISTRY_ADDRESS: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+      APP_ROLE: "api",
+      WEBHOOK_SECRETS_KEY: Buffer.alloc(32, 1).toString("base64"),
+    };
+    expect(() => loadConfig({ ...production, CALLBACK_RETRY_SCALE: "0.5" })).toThrow(
+      "CALLBACK_RETRY_SCALE shortens the callbacks' retry schedule: refused in production mode",
+    );
     expect(() => loadConfig({ ...production, CALLBACK_ALLOW_HOSTS: "localhost" })).toThrow("CALLBACK_ALLOW_HOSTS lets callbacks reach private addresses");
     expect(loadConfig({ ...production, CALLBACK_RETRY_SCALE: "1" }).callbacks.retryScale).toBe(1);
   });
@@ -71,12 +98,15 @@ describe("loadConfig", () => {
 describe("configVariableNames", () => {
   it("names exactly the variables loadConfig looks up, NODE_ENV included", () => {
     const looked = new Set<string>();
-    const env = new Proxy({} as Record<string, string | undefined>, {
-      get: (_target, name) => {
-        if (typeof name === "string") looked.add(name);
-        return undefined;
+    const env = new Proxy<Record<string, string | undefined>>(
+      {},
+      {
+        get: (_target, name) => {
+          if (typeof name === "string") looked.add(name);
+          return undefined;
+        },
       },
-    });
+    );
     loadConfig(env);
     expect(configVariableNames()).toEqual([...looked].sort());
     expect(configVariableNames()).toEqual(expect.arrayContaining(["NODE_ENV", "APP_MODE", "DATABASE_URL", "SIGNER_PRIVATE_KEYS"]));

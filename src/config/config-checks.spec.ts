@@ -30,7 +30,9 @@ describe("configProblems", () => {
   });
 
   it("wants a registry with a chain, and well-formed, distinct signer keys", () => {
-    expect(configProblems(configWith({ chain: { rpcUrl: "http://chain:8545", signerKeys: [SIGNER, SIGNER.toUpperCase().replace("0X", "0x"), "0x12"] } }))).toEqual([
+    expect(
+      configProblems(configWith({ chain: { rpcUrl: "http://chain:8545", signerKeys: [SIGNER, SIGNER.toUpperCase().replace("0X", "0x"), "0x12"] } })),
+    ).toEqual([
       "SIGNER_PRIVATE_KEYS entry 3 is not a 0x-prefixed 32-byte hex key",
       "SIGNER_PRIVATE_KEYS lists a key twice",
       "REGISTRY_ADDRESS is required with CHAIN_RPC_URL",
@@ -56,7 +58,9 @@ describe("configProblems", () => {
   });
 
   it("wants a lease longer than a delivery's timeout, so a slow attempt is not sent twice", () => {
-    expect(configProblems(configWith({ callbacks: { leaseMs: 15_000, timeoutMs: 15_000 } }))).toEqual(["CALLBACK_LEASE_MS must be longer than CALLBACK_TIMEOUT_MS"]);
+    expect(configProblems(configWith({ callbacks: { leaseMs: 15_000, timeoutMs: 15_000 } }))).toEqual([
+      "CALLBACK_LEASE_MS must be longer than CALLBACK_TIMEOUT_MS",
+    ]);
     expect(configProblems(configWith({ callbacks: { leaseMs: 15_001, timeoutMs: 15_000 } }))).toEqual([]);
   });
 });

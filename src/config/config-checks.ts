@@ -49,7 +49,8 @@ function checkChain(config: AppConfig, problems: string[]): void {
     return;
   }
   if (chain.registryAddress === null) problems.push("REGISTRY_ADDRESS is required with CHAIN_RPC_URL");
-  if (app.role !== "api" && chain.signerKeys.length === 0) problems.push("SIGNER_PRIVATE_KEYS is required where the chain writer runs (APP_ROLE worker or all)");
+  if (app.role !== "api" && chain.signerKeys.length === 0)
+    problems.push("SIGNER_PRIVATE_KEYS is required where the chain writer runs (APP_ROLE worker or all)");
   if (chain.crashAt !== null && app.mode === "production") problems.push("CHAIN_WRITER_CRASH_AT is a test hook and is refused in production mode");
 }
 
@@ -65,7 +66,8 @@ function checkCallbacks(config: AppConfig, problems: string[]): void {
 function checkSecretsKey(config: AppConfig, problems: string[]): void {
   const key = config.callbacks.secretsKey;
   if (key === null) {
-    if (config.app.mode === "production") problems.push("WEBHOOK_SECRETS_KEY is required in production mode (base64 of 32 random bytes: openssl rand -base64 32)");
+    if (config.app.mode === "production")
+      problems.push("WEBHOOK_SECRETS_KEY is required in production mode (base64 of 32 random bytes: openssl rand -base64 32)");
     return;
   }
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(key) || Buffer.from(key, "base64").length !== 32) {

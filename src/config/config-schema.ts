@@ -10,7 +10,11 @@ export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
  * config-checks.ts.
  */
 export function readConfig(parse: VariableParser): AppConfig {
-  const mode = parse.oneOf<AppMode>("APP_MODE", ["development", "production", "test"], parse.optional("NODE_ENV") === "production" ? "production" : "development");
+  const mode = parse.oneOf<AppMode>(
+    "APP_MODE",
+    ["development", "production", "test"],
+    parse.optional("NODE_ENV") === "production" ? "production" : "development",
+  );
   const production = mode === "production";
   return {
     app: {

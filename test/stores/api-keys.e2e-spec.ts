@@ -31,7 +31,10 @@ describe("AuthService: API-key lookup", () => {
     const { key, prefix } = await organizations.issueKey("acme", "ci");
 
     expect(await auth.authenticate(key)).toEqual({ id: organization.id, ticketeerId: "acme", name: "Acme Tickets", keyPrefix: key.slice(0, 12) });
-    const rows = (await db.dataSource.query(`SELECT prefix, secret_hash, label, revoked_at FROM api_keys WHERE organization_id = $1`, [organization.id])) as Record<string, unknown>[];
+    const rows = await db.dataSource.query<Record<string, unknown>[]>(
+      `SELECT prefix, secret_hash, label, revoked_at FROM api_keys WHERE organization_id = $1`,
+      [organization.id],
+    );
     expect(rows).toEqual([{ prefix, secret_hash: createHash("sha256").update(key).digest("hex"), label: "ci", revoked_at: null }]);
   });
 
@@ -73,7 +76,7 @@ describe("AuthService: API-key lookup", () => {
 
     expect(await auth.authenticate(revoked.key)).toBeNull();
     expect(await auth.authenticate(kept.key)).toMatchObject({ ticketeerId: "vandelay", keyPrefix: kept.prefix });
-    const [row] = (await db.dataSource.query(`SELECT revoked_at FROM api_keys WHERE prefix = $1`, [revoked.prefix])) as { revoked_at: Date | null }[];
+    const [row] = await db.dataSource.query<{ revoked_at: Date | null }[]>(`SELECT revoked_at FROM api_keys WHERE prefix = $1`, [revoked.prefix]);
     expect(row.revoked_at).toBeInstanceOf(Date);
     await expect(organizations.revokeKey(revoked.prefix)).rejects.toThrow(new OrganizationsError(`no live key with prefix ${revoked.prefix}`));
   });
@@ -124,7 +127,9 @@ describe("OrganizationsService", () => {
     await organizations.seedPlaygroundKey("playground", key);
     await organizations.seedPlaygroundKey("playground", key);
 
-    expect((await organizations.listKeys("playground")).map(({ prefix, label }) => ({ prefix, label }))).toEqual([{ prefix: "trk_playgrnd", label: "playground" }]);
+    expect((await organizations.listKeys("playground")).map(({ prefix, label }) => ({ prefix, label }))).toEqual([
+      { prefix: "trk_playgrnd", label: "playground" },
+    ]);
     expect(await auth.authenticate(key)).toMatchObject({ ticketeerId: "playground" });
     await expect(organizations.seedPlaygroundKey("playground", "trk_playgrnd_" + "q".repeat(43))).rejects.toThrow(/shares its first 12 characters/);
   });

@@ -39,7 +39,12 @@ beforeEach(async () => {
 async function newEvent(callbackUrl: string, owner = organizationId): Promise<{ eventRef: string; eventId: string }> {
   const eventRef = uuidv7();
   const eventId = `event-${eventRef.slice(-12)}`;
-  await db.dataSource.query(`INSERT INTO events (id, organization_id, event_id, currency, callback_url) VALUES ($1, $2, $3, 'EUR', $4)`, [eventRef, owner, eventId, callbackUrl]);
+  await db.dataSource.query(`INSERT INTO events (id, organization_id, event_id, currency, callback_url) VALUES ($1, $2, $3, 'EUR', $4)`, [
+    eventRef,
+    owner,
+    eventId,
+    callbackUrl,
+  ]);
   return { eventRef, eventId };
 }
 
@@ -64,7 +69,7 @@ async function record(entries: Omit<ActionEntry, "eventIndex">[], owner = organi
 }
 
 async function callbackOf(actionId: string): Promise<string> {
-  const [row] = (await db.dataSource.query(`SELECT id FROM callbacks WHERE action_id = $1`, [actionId])) as { id: string }[];
+  const [row] = await db.dataSource.query<{ id: string }[]>(`SELECT id FROM callbacks WHERE action_id = $1`, [actionId]);
   return row.id;
 }
 
@@ -100,10 +105,10 @@ interface CallbackState {
 }
 
 async function stateOf(callbackId: string): Promise<CallbackState> {
-  const [row] = (await db.dataSource.query(
+  const [row] = await db.dataSource.query<CallbackState[]>(
     `SELECT status, attempts, leased_until > now() AS leased, next_attempt_at, delivered_at, last_status_code, last_error FROM callbacks WHERE id = $1`,
     [callbackId],
-  )) as CallbackState[];
+  );
   return row;
 }
 
@@ -117,9 +122,19 @@ describe("CallbackOutboxStore: claims", () => {
 
     expect(ids(claimed)).toEqual([await callbackOf(actionId), other].sort());
     const mine = claimed.find((callback) => callback.actionId === actionId)!;
-    expect(mine).toMatchObject({ requestId: "request-7", organizationId, attempts: 0, callbackUrl: `${RECEIVER_A}/hooks?token=t`, payload: { action: "updateEvent", actionPromise: actionId } });
+    expect(mine).toMatchObject({
+      requestId: "request-7",
+      organizationId,
+      attempts: 0,
+      callbackUrl: `${RECEIVER_A}/hooks?token=t`,
+      payload: { action: "updateEvent", actionPromise: actionId },
+    });
     expect(mine.createdAt).toBeInstanceOf(Date);
-    const [lease] = (await db.dataSource.query(`SELECT extract(epoch FROM leased_until - now()) AS seconds FROM callbacks WHERE id = $1`, [mine.id])) as { seconds: string }[];
+    const [lease] = await db.dataSource.query<
+      {
+        seconds: string;
+      }[]
+    >(`SELECT extract(epoch FROM leased_until - now()) AS seconds FROM callbacks WHERE id = $1`, [mine.id]);
     expect(Number(lease.seconds)).toBeGreaterThan(55);
     expect(Number(lease.seconds)).toBeLessThanOrEqual(60);
     expect(await outbox.claimDue(10, LEASE_MS, ANY_SHARE)).toEqual([]);
@@ -179,9 +194,15 @@ describe("CallbackOutboxStore: claims", () => {
 
 describe("CallbackOutboxStore: receiver shares", () => {
   it("computes a receiver in SQL exactly as the dispatcher does", async () => {
-    const urls = ["HTTPS://Hooks.Example.COM:8443/Path?token=Secret#x", "https://user:pw@hooks.example.com/a", "http://h.example.com", "Not A URL", "https://h.example.com?q=1"];
+    const urls = [
+      "HTTPS://Hooks.Example.COM:8443/Path?token=Secret#x",
+      "https://user:pw@hooks.example.com/a",
+      "http://h.example.com",
+      "Not A URL",
+      "https://h.example.com?q=1",
+    ];
     for (const url of urls) {
-      const [row] = (await db.dataSource.query(`SELECT ${receiverSql("$1::text")} AS receiver`, [url])) as { receiver: string }[];
+      const [row] = await db.dataSource.query<{ receiver: string }[]>(`SELECT ${receiverSql("$1::text")} AS receiver`, [url]);
       expect(row.receiver, url).toBe(receiverOf(url));
     }
   });
@@ -210,7 +231,13 @@ describe("CallbackOutboxStore: a ticket's order", () => {
     const { eventRef } = await newEvent(`${RECEIVER_A}/order`);
     const ticketRef = await newTicket(eventRef);
     const [sold, updated] = await record([
-      { kind: "sold", requestedAs: "sold", eventRef, ticketRef, onChain: { action: "sold", tokenId: 5n, ticketHash: "0x" + "ab".repeat(32), price: "10.00", orderTime: 1n } },
+      {
+        kind: "sold",
+        requestedAs: "sold",
+        eventRef,
+        ticketRef,
+        onChain: { action: "sold", tokenId: 5n, ticketHash: "0x" + "ab".repeat(32), price: "10.00", orderTime: 1n },
+      },
       { kind: "updateTicket", requestedAs: "updateTicket", eventRef, ticketRef, onChain: null },
     ]);
     const elsewhere = await dueCallback();
@@ -236,7 +263,7 @@ describe("CallbackOutboxStore: results and redelivery", () => {
     await dueCallbacks(3);
     const [delivered, gone, retried] = (await outbox.claimDue(10, LEASE_MS, ANY_SHARE)).sort((a, b) => a.id.localeCompare(b.id));
     const retryAt = new Date(Date.now() + 3_600_000);
-    const [before] = (await db.dataSource.query(`SELECT next_attempt_at FROM callbacks WHERE id = $1`, [delivered.id])) as { next_attempt_at: Date }[];
+    const [before] = await db.dataSource.query<{ next_attempt_at: Date }[]>(`SELECT next_attempt_at FROM callbacks WHERE id = $1`, [delivered.id]);
 
     await outbox.recordAttempts([
       result(delivered, { status: "delivered", statusCode: 204, error: null, nextAttemptAt: null }),
@@ -244,12 +271,37 @@ describe("CallbackOutboxStore: results and redelivery", () => {
       result(retried, { status: "pending", statusCode: null, error: "no answer within 15000 ms", nextAttemptAt: retryAt }),
     ]);
 
-    expect(await stateOf(delivered.id)).toEqual({ status: "delivered", attempts: 1, leased: null, next_attempt_at: before.next_attempt_at, delivered_at: expect.any(Date), last_status_code: 204, last_error: null });
+    expect(await stateOf(delivered.id)).toEqual({
+      status: "delivered",
+      attempts: 1,
+      leased: null,
+      next_attempt_at: before.next_attempt_at,
+      delivered_at: expect.any(Date),
+      last_status_code: 204,
+      last_error: null,
+    });
     expect(await stateOf(gone.id)).toMatchObject({ status: "failed", attempts: 1, leased: null, delivered_at: null, last_status_code: 410 });
-    expect(await stateOf(retried.id)).toMatchObject({ status: "pending", attempts: 1, leased: null, next_attempt_at: retryAt, last_status_code: null, last_error: "no answer within 15000 ms" });
-    const log = (await db.dataSource.query(`SELECT callback_id, started_at, duration_ms, url, status_code, error FROM callback_attempts WHERE callback_id = $1`, [retried.id])) as unknown[];
+    expect(await stateOf(retried.id)).toMatchObject({
+      status: "pending",
+      attempts: 1,
+      leased: null,
+      next_attempt_at: retryAt,
+      last_status_code: null,
+      last_error: "no answer within 15000 ms",
+    });
+    const log = await db.dataSource.query<unknown[]>(
+      `SELECT callback_id, started_at, duration_ms, url, status_code, error FROM callback_attempts WHERE callback_id = $1`,
+      [retried.id],
+    );
     expect(log).toEqual([
-      { callback_id: retried.id, started_at: new Date("2026-01-01T10:00:00Z"), duration_ms: 42, url: retried.callbackUrl, status_code: null, error: "no answer within 15000 ms" },
+      {
+        callback_id: retried.id,
+        started_at: new Date("2026-01-01T10:00:00Z"),
+        duration_ms: 42,
+        url: retried.callbackUrl,
+        status_code: null,
+        error: "no answer within 15000 ms",
+      },
     ]);
     expect(await outbox.claimDue(10, LEASE_MS, ANY_SHARE)).toEqual([]);
   });

@@ -25,10 +25,12 @@ afterAll(async () => {
 });
 
 async function storedSecrets(organizationId: string): Promise<{ secret: string; expires_at: Date | null }[]> {
-  return (await db.dataSource.query(`SELECT secret, expires_at FROM webhook_secrets WHERE organization_id = $1 ORDER BY created_at`, [organizationId])) as {
-    secret: string;
-    expires_at: Date | null;
-  }[];
+  return await db.dataSource.query<
+    {
+      secret: string;
+      expires_at: Date | null;
+    }[]
+  >(`SELECT secret, expires_at FROM webhook_secrets WHERE organization_id = $1 ORDER BY created_at`, [organizationId]);
 }
 
 function onboardingWith(secrets: WebhookSecretsService): OrganizationOnboardingService {
@@ -80,7 +82,9 @@ describe("WebhookSecretsService", () => {
 
     await plain.rotate(organizationId, 48);
 
-    const expiries = (await storedSecrets(organizationId)).map((row) => (row.expires_at === null ? null : Math.round((row.expires_at.getTime() - Date.now()) / 3_600_000)));
+    const expiries = (await storedSecrets(organizationId)).map((row) =>
+      row.expires_at === null ? null : Math.round((row.expires_at.getTime() - Date.now()) / 3_600_000),
+    );
     expect(expiries).toEqual([1, 48, null]);
   });
 
@@ -108,7 +112,7 @@ describe("WebhookSecretsService", () => {
   it("encrypts the secrets stored readable, once", async () => {
     const organizationId = await db.organization("readable");
     const secret = await plain.create(organizationId);
-    const readable = (await db.dataSource.query(`SELECT count(*)::int AS count FROM webhook_secrets WHERE secret NOT LIKE 'enc:%'`)) as { count: number }[];
+    const readable = await db.dataSource.query<{ count: number }[]>(`SELECT count(*)::int AS count FROM webhook_secrets WHERE secret NOT LIKE 'enc:%'`);
 
     expect(await sealed.encryptStored()).toBe(readable[0].count);
     expect(await sealed.encryptStored()).toBe(0);
@@ -139,7 +143,9 @@ describe("OrganizationOnboardingService", () => {
 
     expect((await plain.activeSecrets([id])).get(id)).toEqual([rotated, webhookSecret]);
     await expect(onboardingWith(plain).rotateWebhookSecret("nobody", 24)).rejects.toThrow(new OrganizationsError("no organization nobody"));
-    await expect(onboardingWith(plain).encryptStoredWebhookSecrets()).rejects.toThrow(new OrganizationsError("WEBHOOK_SECRETS_KEY is not set: there is nothing to encrypt with"));
+    await expect(onboardingWith(plain).encryptStoredWebhookSecrets()).rejects.toThrow(
+      new OrganizationsError("WEBHOOK_SECRETS_KEY is not set: there is nothing to encrypt with"),
+    );
   });
 
   it("seeds the playground organization, key and secret once", async () => {
@@ -152,6 +158,8 @@ describe("OrganizationOnboardingService", () => {
     const organization = await new OrganizationsService(db.dataSource).findOrganization("seed-play");
     expect(organization).toMatchObject({ name: "Playground" });
     expect((await sealed.activeSecrets([organization!.id])).get(organization!.id)).toEqual([secret]);
-    expect((await new OrganizationsService(db.dataSource).listKeys("seed-play")).map(({ prefix, label }) => ({ prefix, label }))).toEqual([{ prefix: "trk_seedplay", label: "playground" }]);
+    expect((await new OrganizationsService(db.dataSource).listKeys("seed-play")).map(({ prefix, label }) => ({ prefix, label }))).toEqual([
+      { prefix: "trk_seedplay", label: "playground" },
+    ]);
   });
 });

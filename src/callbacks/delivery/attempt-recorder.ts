@@ -60,7 +60,16 @@ export class AttemptRecorder {
 }
 
 function attemptResult({ callback, answer, startedAt, status, nextAttemptAt }: JudgedAttempt): AttemptResult {
-  return { callbackId: callback.id, startedAt, durationMs: answer.durationMs, url: callback.callbackUrl, statusCode: answer.statusCode, error: answer.error, status, nextAttemptAt };
+  return {
+    callbackId: callback.id,
+    startedAt,
+    durationMs: answer.durationMs,
+    url: callback.callbackUrl,
+    statusCode: answer.statusCode,
+    error: answer.error,
+    status,
+    nextAttemptAt,
+  };
 }
 
 function logAttempt(logger: Logger, { callback, answer, status, nextAttemptAt }: JudgedAttempt): void {

@@ -231,13 +231,20 @@ describe("CallbackHttp.post", () => {
     receiver.script("/allowed", [{ status: 202 }]);
     expect(await post(http, receiver.url("/allowed"))).toMatchObject({ statusCode: 202, error: null });
     expect(connects.some((connect) => connect.endsWith(`:${receiver.port}`))).toBe(true);
-    expect(receiver.requests("/allowed")[0]).toMatchObject({ method: "POST", body: '{"ok":true}', headers: { "webhook-id": "msg_test", "content-type": "application/json" } });
+    expect(receiver.requests("/allowed")[0]).toMatchObject({
+      method: "POST",
+      body: '{"ok":true}',
+      headers: { "webhook-id": "msg_test", "content-type": "application/json" },
+    });
     http.close();
   });
 
   it("does not follow a redirect and reports Retry-After", async () => {
     const http = new CallbackHttp({ timeoutMs: 2_000, allowHosts: ["localhost"] });
-    receiver.script("/moved", [{ status: 307, headers: { location: receiver.url("/target") } }, { status: 503, headers: { "retry-after": "7" } }]);
+    receiver.script("/moved", [
+      { status: 307, headers: { location: receiver.url("/target") } },
+      { status: 503, headers: { "retry-after": "7" } },
+    ]);
     expect(await post(http, receiver.url("/moved"))).toMatchObject({ statusCode: 307, error: null });
     expect(await post(http, receiver.url("/moved"))).toMatchObject({ statusCode: 503, retryAfter: "7" });
     expect(receiver.requests("/target")).toEqual([]);

@@ -64,8 +64,7 @@ export class CallbackHttp {
         },
         (response) => {
           response.resume();
-          const retryAfter = response.headers["retry-after"];
-          resolve(finish({ statusCode: response.statusCode ?? null, error: null, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter }));
+          resolve(finish({ statusCode: response.statusCode ?? null, error: null, retryAfter: firstValue(response.headers["retry-after"]) }));
         },
       );
       request.on("error", (error) => resolve(finish({ statusCode: null, error: describe(error, this.options.timeoutMs), retryAfter: undefined })));
@@ -81,6 +80,11 @@ export class CallbackHttp {
   private agentFor(url: URL): https.Agent {
     return this.options.allowHosts.includes(url.hostname.toLowerCase()) ? this.allowedAgent : this.publicAgent;
   }
+}
+
+/** A header's first value, should it come as a list. */
+function firstValue(header: string | string[] | undefined): string | undefined {
+  return Array.isArray(header) ? header[0] : header;
 }
 
 function describe(error: Error, timeoutMs: number): string {

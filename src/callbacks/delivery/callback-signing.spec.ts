@@ -15,7 +15,9 @@ describe("Standard Webhooks signing", () => {
     const headers = signedHeaders("cb-1", body, [secret], at);
     expect(headers["webhook-id"]).toBe("cb-1");
     expect(headers["webhook-timestamp"]).toBe("1767225600");
-    const expected = createHmac("sha256", Buffer.from(secret.slice(6), "base64")).update(`cb-1.1767225600.${body}`).digest("base64");
+    const expected = createHmac("sha256", Buffer.from(secret.slice(6), "base64"))
+      .update(`cb-1.1767225600.${body}`)
+      .digest("base64");
     expect(headers["webhook-signature"]).toBe(`v1,${expected}`);
   });
 

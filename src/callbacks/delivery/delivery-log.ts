@@ -36,7 +36,10 @@ export function logDelivery(logger: Logger, entry: DeliveryLogEntry): void {
   if (entry.status === "delivered") {
     logger.debug(fields, `callback ${entry.callbackId} delivered (attempt ${entry.attempt})`);
   } else if (entry.status === "pending") {
-    logger.warn({ ...fields, error: entry.error, nextAttemptAt: entry.nextAttemptAt?.toISOString() }, `callback ${entry.callbackId} attempt ${entry.attempt} failed (${answer}): retried later`);
+    logger.warn(
+      { ...fields, error: entry.error, nextAttemptAt: entry.nextAttemptAt?.toISOString() },
+      `callback ${entry.callbackId} attempt ${entry.attempt} failed (${answer}): retried later`,
+    );
   } else {
     logger.warn({ ...fields, error: entry.error }, `callback ${entry.callbackId} failed for good after attempt ${entry.attempt} (${answer})`);
   }

@@ -32,7 +32,11 @@ export class WebhookSecretsService {
   /** Adds a secret for the organization and returns it (shown once). */
   async create(organizationId: string, secret = generateWebhookSecret(), manager: EntityManager = this.dataSource.manager): Promise<string> {
     if (!isWebhookSecret(secret)) throw new Error("a webhook secret is whsec_ followed by base64 of at least 16 bytes");
-    await manager.query(`INSERT INTO webhook_secrets (id, organization_id, secret) VALUES ($1, $2, $3)`, [uuidv7(), organizationId, this.box.seal(secret, organizationId)]);
+    await manager.query(`INSERT INTO webhook_secrets (id, organization_id, secret) VALUES ($1, $2, $3)`, [
+      uuidv7(),
+      organizationId,
+      this.box.seal(secret, organizationId),
+    ]);
     return secret;
   }
 
@@ -50,12 +54,12 @@ export class WebhookSecretsService {
 
   /** Every secret that signs now, newest first. */
   async activeSecrets(organizationIds: readonly string[]): Promise<Map<string, string[]>> {
-    const rows = (await this.dataSource.query(
+    const rows = await this.dataSource.query<{ organization_id: string; secret: string }[]>(
       `SELECT organization_id, secret FROM webhook_secrets
         WHERE organization_id = ANY($1::uuid[]) AND (expires_at IS NULL OR expires_at > now())
         ORDER BY created_at DESC`,
       [organizationIds],
-    )) as { organization_id: string; secret: string }[];
+    );
     const secrets = new Map<string, string[]>();
     for (const row of rows) secrets.set(row.organization_id, [...(secrets.get(row.organization_id) ?? []), this.box.open(row.secret, row.organization_id)]);
     return secrets;
@@ -63,18 +67,20 @@ export class WebhookSecretsService {
 
   /** The playground's secret from DEV_WEBHOOK_SECRET, added once. */
   async seed(organizationId: string, secret: string): Promise<void> {
-    const stored = (await this.dataSource.query(`SELECT secret FROM webhook_secrets WHERE organization_id = $1`, [organizationId])) as { secret: string }[];
+    const stored = await this.dataSource.query<{ secret: string }[]>(`SELECT secret FROM webhook_secrets WHERE organization_id = $1`, [organizationId]);
     if (!stored.some((row) => this.box.open(row.secret, organizationId) === secret)) await this.create(organizationId, secret);
   }
 
   /** Encrypts the secrets stored readable (before a key was configured); returns how many. */
   async encryptStored(): Promise<number> {
     return this.dataSource.transaction(async (manager) => {
-      const plain = (await manager.query(`SELECT id, organization_id, secret FROM webhook_secrets WHERE secret NOT LIKE 'enc:%' FOR UPDATE`)) as {
-        id: string;
-        organization_id: string;
-        secret: string;
-      }[];
+      const plain = await manager.query<
+        {
+          id: string;
+          organization_id: string;
+          secret: string;
+        }[]
+      >(`SELECT id, organization_id, secret FROM webhook_secrets WHERE secret NOT LIKE 'enc:%' FOR UPDATE`);
       for (const row of plain) {
         await manager.query(`UPDATE webhook_secrets SET secret = $2 WHERE id = $1`, [row.id, this.box.seal(row.secret, row.organization_id)]);
       }
