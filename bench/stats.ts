@@ -2,7 +2,7 @@
 export function quantile(values: readonly number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
-  return sorted[rank] as number;
+  return sorted[rank];
 }
 
 export function median(values: readonly number[]): number {

@@ -76,7 +76,7 @@ async function send(target: LoadTarget, request: PlannedRequest, timeoutMs: numb
   }
   const answered = outcomes.some((outcome) => outcome.status !== "unanswered");
   record.requests.push({ route: request.route, startedAt, ms: performance.now() - started, actions: request.actions.length, answered });
-  request.actions.forEach((action, index) => apply(action, outcomes[index] as ActionOutcome));
+  request.actions.forEach((action, index) => apply(action, outcomes[index]));
 }
 
 function applyOutcome(model: LoadModel, record: LoadRecord, action: PlannedAction, outcome: ActionOutcome, onEventAccepted: (event: ModelEvent) => void): void {

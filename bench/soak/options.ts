@@ -20,7 +20,7 @@ export function parseRunOptions(argv: string[]): RunOptions {
       args: argv,
       options: { minutes: { type: "string" }, rate: { type: "string" }, sample: { type: "string" }, "fault-every": { type: "string" } },
       strict: true,
-    }).values as Record<string, string | undefined>;
+    }).values;
   } catch (error) {
     throw new Error(`${error instanceof Error ? error.message : error}\n${USAGE}`);
   }

@@ -27,7 +27,7 @@ export class Pool<T> {
   /** Removes and returns a random item, or undefined when empty. */
   take(): T | undefined {
     if (this.items.length === 0) return undefined;
-    const item = this.items[Math.floor(Math.random() * this.items.length)] as T;
+    const item = this.items[Math.floor(Math.random() * this.items.length)];
     this.remove(item);
     return item;
   }

@@ -34,7 +34,7 @@ const TICKET_PATHS: Partial<Record<ActionKind, string[]>> = {
 const TICKETS_PER_REQUEST = 100;
 
 let turn = 0;
-const inTurn = <T>(choices: T[]): T => choices[turn++ % choices.length] as T;
+const inTurn = <T>(choices: T[]): T => choices[turn++ % choices.length];
 
 /**
  * Splits a tick's actions between one mixed /stream request and the per-action endpoints

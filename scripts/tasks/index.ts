@@ -60,7 +60,7 @@ async function connectRegistry(hre: HardhatRuntimeEnvironment, registryArg?: str
   }
   const [signer] = await hre.ethers.getSigners();
   if (!signer) throw new UsageError(`Network "${hre.network.name}" has no account to send from`);
-  const registry = (await hre.ethers.getContractAt("TicketRegistry", address, signer)) as unknown as TicketRegistry;
+  const registry = await hre.ethers.getContractAt("TicketRegistry", address, signer);
   return { registry, address, signer: signer.address };
 }
 

@@ -32,22 +32,21 @@ export class EventsRepository {
   /** Registry indexes come from a sequence: unused ones (a refused newEvent) leave harmless gaps. */
   async reserveRegistryIndexes(count: number): Promise<bigint[]> {
     if (count === 0) return [];
-    const rows = (await this.manager.query("SELECT nextval('registry_event_index_seq') AS index FROM generate_series(1, $1)", [count])) as { index: string }[];
+    const rows = await this.manager.query<{ index: string }[]>("SELECT nextval('registry_event_index_seq') AS index FROM generate_series(1, $1)", [count]);
     return rows.map((row) => BigInt(row.index));
   }
 
   /** Inserts new events; returns how many were inserted: fewer when another acceptance created one of them first. */
   async insertNew(events: readonly EventEntity[]): Promise<number> {
     if (events.length === 0) return 0;
-    const inserted = (await this.manager.query(
+    const inserted = await this.manager.query<unknown[]>(
       `INSERT INTO events (id, organization_id, event_id, event_index, name, ticketeer_name, currency, shop_url, image_url,
                            latitude, longitude, start_time, end_time, callback_url, tickets_sold)
        SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
                             $10::float8[], $11::float8[], $12::numeric[], $13::numeric[], $14::text[], $15::bigint[])
        ON CONFLICT (organization_id, event_id) DO NOTHING
        RETURNING id`,
-      columnsOf(events),
-    )) as unknown[];
+      columnsOf(events),);
     return inserted.length;
   }
 

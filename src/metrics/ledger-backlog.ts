@@ -46,7 +46,7 @@ export class LedgerBacklog {
 }
 
 async function readBacklog(dataSource: DataSource): Promise<LedgerBacklogSnapshot> {
-  const [row] = (await dataSource.query(BACKLOG_SQL)) as Record<string, string | number | null>[];
+  const [row] = await dataSource.query<Record<string, string | number | null>[]>(BACKLOG_SQL);
   return {
     waitingBroadcast: Number(row.waiting_broadcast),
     pending: Number(row.pending),

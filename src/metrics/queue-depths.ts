@@ -30,7 +30,7 @@ export class QueueDepths {
   /** Looked up at the first scrape, when every provider exists; one per name (two modules may register the same queue). */
   private registeredQueues(): Queue[] {
     if (!this.queues) {
-      const found = this.discovery.getProviders().flatMap((wrapper) => (wrapper.instance instanceof Bull ? [wrapper.instance as Queue] : []));
+      const found = this.discovery.getProviders().flatMap((wrapper) => (wrapper.instance instanceof Bull ? [wrapper.instance] : []));
       this.queues = [...new Map(found.map((queue) => [queue.name, queue])).values()];
     }
     return this.queues;

@@ -5,7 +5,7 @@ const BIGINT_FIELDS = ["eventIndex", "tokenId", "orderTime", "startTime", "endTi
 /** A batch item as JSON, bigints as decimal strings (how the ledger stores what goes on chain). */
 export function registryItemToJson(item: RegistryBatchItem): string {
   const plain: Record<string, unknown> = { ...item };
-  for (const field of BIGINT_FIELDS) if (typeof plain[field] === "bigint") plain[field] = (plain[field] as bigint).toString();
+  for (const field of BIGINT_FIELDS) if (typeof plain[field] === "bigint") plain[field] = (plain[field]).toString();
   if ("details" in item) plain.details = { ...item.details, startTime: item.details.startTime.toString(), endTime: item.details.endTime.toString() };
   return JSON.stringify(plain);
 }
@@ -13,10 +13,10 @@ export function registryItemToJson(item: RegistryBatchItem): string {
 /** The inverse of registryItemToJson, from the parsed JSON. */
 export function registryItemFromJson(payload: Record<string, unknown>): RegistryBatchItem {
   const item: Record<string, unknown> = { ...payload };
-  for (const field of BIGINT_FIELDS) if (typeof item[field] === "string") item[field] = BigInt(item[field] as string);
+  for (const field of BIGINT_FIELDS) if (typeof item[field] === "string") item[field] = BigInt(item[field]);
   if (item.details && typeof item.details === "object") {
     const details: Record<string, unknown> = { ...(item.details as Record<string, unknown>) };
-    for (const field of BIGINT_FIELDS) if (typeof details[field] === "string") details[field] = BigInt(details[field] as string);
+    for (const field of BIGINT_FIELDS) if (typeof details[field] === "string") details[field] = BigInt(details[field]);
     item.details = details;
   }
   return item as unknown as RegistryBatchItem;

@@ -336,7 +336,7 @@ describe("unknown fields", () => {
     expect(ticket.body.chain.tokenId).toBe(tokenId(event.body.chain.eventIndex, 1));
 
     // Nor in the ledger's payloads.
-    const rows = (await testApp.app.get(DataSource).query(`SELECT payload::text AS payload FROM chain_actions WHERE payload IS NOT NULL`)) as { payload: string }[];
+    const rows = await testApp.app.get(DataSource).query<{ payload: string }[]>(`SELECT payload::text AS payload FROM chain_actions WHERE payload IS NOT NULL`);
     for (const row of rows) expect(row.payload).not.toContain("leak-");
   });
 });

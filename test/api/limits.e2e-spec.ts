@@ -21,9 +21,9 @@ const UINT64_MAX = "18446744073709551615";
 const wholeRequestError = (code: string) => ({ status: "error", error: { code, message: expect.any(String) } });
 
 async function ledgerRows(): Promise<number> {
-  const [row] = (await testApp.app.get(DataSource).query("SELECT (SELECT count(*) FROM chain_actions) + (SELECT count(*) FROM events) + (SELECT count(*) FROM tickets) AS n")) as {
+  const [row] = await testApp.app.get(DataSource).query<{
     n: string;
-  }[];
+  }[]>("SELECT (SELECT count(*) FROM chain_actions) + (SELECT count(*) FROM events) + (SELECT count(*) FROM tickets) AS n");
   return Number(row.n);
 }
 

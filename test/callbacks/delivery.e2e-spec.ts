@@ -68,7 +68,7 @@ describe("signed callbacks of confirmed on-chain actions", () => {
     const views = await settled(api, promises);
     const requests = await eventually(async () => (receiver.requests(path).length >= 3 ? receiver.requests(path) : undefined), 20_000, "3 callbacks");
     expect(requests).toHaveLength(3);
-    const stored = (await testApp.app.get(DataSource).query(`SELECT secret FROM webhook_secrets`)) as { secret: string }[];
+    const stored = await testApp.app.get(DataSource).query<{ secret: string }[]>(`SELECT secret FROM webhook_secrets`);
     expect(stored.every((row) => row.secret.startsWith("enc:v1:") && !row.secret.includes(secret.slice("whsec_".length)))).toBe(true);
 
     for (const [index, promise] of promises.entries()) {

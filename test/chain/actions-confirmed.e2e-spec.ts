@@ -296,7 +296,7 @@ describe("/stream", () => {
       [c, 12_125_000n, 1_760_000_003n],
       [d, 0n, 1_760_000_004n],
     ] as const) {
-      const logs = await chain.registry.queryFilter(chain.registry.filters.TicketSold(tokens.get(ticketId)!));
+      const logs = await chain.registry.queryFilter(chain.registry.filters.TicketSold(tokens.get(ticketId)));
       expect(logs.map((log) => [log.args.ticketHash, log.args.price, log.args.orderTime])).toEqual([[ticketHashOf(ticketId), price, orderTime]]);
     }
 

@@ -95,9 +95,8 @@ describe("ops CLI (npm run cli)", () => {
 
   /** Every row of every table as text: where a leaked secret would have to be. */
   async function everythingStored(): Promise<string> {
-    const tables = (await dataSource.query(
-      `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`,
-    )) as { table_name: string }[];
+    const tables = await dataSource.query<{ table_name: string }[]>(
+      `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`,);
     const dumps = await Promise.all(
       tables.map(({ table_name }) => dataSource.query(`SELECT coalesce(string_agg(t::text, E'\\n'), '') AS text FROM "${table_name}" t`) as Promise<{ text: string }[]>),
     );
@@ -160,7 +159,7 @@ describe("ops CLI (npm run cli)", () => {
 
     const { key, prefix } = JSON.parse(await succeeds("key", "create", "umbrella", "--json")) as { key: string; prefix: string };
 
-    const rows = (await dataSource.query("SELECT * FROM api_keys WHERE prefix = $1", [prefix])) as Record<string, unknown>[];
+    const rows = await dataSource.query<Record<string, unknown>[]>("SELECT * FROM api_keys WHERE prefix = $1", [prefix]);
     expect(rows).toHaveLength(1);
     expect(rows[0].secret_hash).toBe(hashApiKey(key));
     expect(Object.values(rows[0])).not.toContain(key);

@@ -99,7 +99,7 @@ function parseLines(stdout: string): LogLine[] {
     .map((line) => {
       const parsed = JSON.parse(line) as unknown;
       if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error(`not a JSON object: ${line}`);
-      return parsed as LogLine;
+      return parsed;
     });
 }
 

@@ -74,11 +74,11 @@ describe("ActionRecorder and ChainActionsRepository", () => {
     const [update] = await record([{ kind: "updateTicket", requestedAs: "updateTicket", eventRef, eventIndex: 1n, ticketRef, onChain: null }]);
     const [action] = await repository.listForTicket(ticketRef);
     expect(action).toMatchObject({ id: update, status: "no_broadcast_required", payload: null });
-    const [callback] = (await db.dataSource.query(`SELECT status, order_key, payload FROM callbacks WHERE action_id = $1`, [update])) as {
+    const [callback] = await db.dataSource.query<{
       status: string;
       order_key: string;
       payload: Record<string, unknown>;
-    }[];
+    }[]>(`SELECT status, order_key, payload FROM callbacks WHERE action_id = $1`, [update]);
     expect(callback).toMatchObject({ status: "pending", order_key: ticketRef });
     expect(callback.payload).toMatchObject({ action: "updateTicket", transactionType: "ticket", eventId, ticketId, actionPromise: update, status: "confirmed", txHash: null });
   });
@@ -124,7 +124,7 @@ describe("the outbox writer", () => {
       await insertCallbacks(manager, [sold], 80002n, "0x00000000000000000000000000000000000000aa");
       await insertCallbacks(manager, [sold], 80002n, "0x00000000000000000000000000000000000000aa");
     });
-    const rows = (await db.dataSource.query(`SELECT payload FROM callbacks WHERE action_id = $1`, [sold])) as { payload: Record<string, unknown> }[];
+    const rows = await db.dataSource.query<{ payload: Record<string, unknown> }[]>(`SELECT payload FROM callbacks WHERE action_id = $1`, [sold]);
     expect(rows).toHaveLength(1);
     expect(rows[0].payload).toMatchObject({
       txHash: "0xfeed",

@@ -34,7 +34,7 @@ describe("SignerLocks", () => {
   it("keeps no connection for a lock it could not take", async () => {
     const held = await sut.tryAcquire("writer:0xB");
     const connections = async () => {
-      const [row] = (await db.dataSource.query(`SELECT count(*)::int AS count FROM pg_stat_activity WHERE datname = current_database()`)) as { count: number }[];
+      const [row] = await db.dataSource.query<{ count: number }[]>(`SELECT count(*)::int AS count FROM pg_stat_activity WHERE datname = current_database()`);
       return row.count;
     };
     const before = await connections();

@@ -21,7 +21,7 @@ export async function openStoreDatabase(): Promise<StoreDatabase> {
   return {
     dataSource,
     organization: async (ticketeerId) => {
-      const [row] = (await dataSource.query(`INSERT INTO organizations (ticketeer_id, name) VALUES ($1, $1) RETURNING id`, [ticketeerId])) as { id: string }[];
+      const [row] = await dataSource.query<{ id: string }[]>(`INSERT INTO organizations (ticketeer_id, name) VALUES ($1, $1) RETURNING id`, [ticketeerId]);
       return row.id;
     },
     close: async () => {

@@ -59,5 +59,5 @@ function bodyMatches(seen: SeenCallback, row: OutboxRow): boolean {
 
 function redeliveredAfterKill(seen: SeenCallback, kills: WorkerKill[]): boolean {
   const [first, ...later] = seen.receivedAt;
-  return later.every((again) => kills.some((kill) => kill.at >= (first as number) && kill.at <= again));
+  return later.every((again) => kills.some((kill) => kill.at >= (first) && kill.at <= again));
 }

@@ -153,7 +153,7 @@ function randomSample<T>(items: readonly T[], size: number): T[] {
   const count = Math.min(size, pool.length);
   for (let i = 0; i < count; i++) {
     const j = i + Math.floor(Math.random() * (pool.length - i));
-    [pool[i], pool[j]] = [pool[j] as T, pool[i] as T];
+    [pool[i], pool[j]] = [pool[j], pool[i]];
   }
   return pool.slice(0, count);
 }

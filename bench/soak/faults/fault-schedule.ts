@@ -30,7 +30,7 @@ export async function runFaultSchedule(stack: Stack, settings: FaultSettings, lo
   ];
   const records: FaultRecord[] = [];
   for (let index = 0; ; index++) {
-    const fault = faults[index % faults.length] as (typeof faults)[number];
+    const fault = faults[index % faults.length];
     const at = loadStartedAt + (index + 1) * settings.everyMs;
     if (at + fault.lastsMs >= loadStartedAt + loadDurationMs) return records;
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, at - Date.now())));

@@ -68,11 +68,10 @@ export class FinalizationStore {
 
 /** Marks the mined attempt confirmed (or reverted) and its siblings replaced; false if another worker closed it first. */
 async function closeNonce(manager: EntityManager, mined: OpenTransaction, receipt: MinedReceipt): Promise<boolean> {
-  const confirmed = (await manager.query(
+  const confirmed = await manager.query<[unknown[], number]>(
     `UPDATE chain_transactions SET status = $2, block_number = $3, block_hash = $4, gas_used = $5, updated_at = now()
       WHERE id = $1 AND status IN ('signed', 'broadcast', 'mined') RETURNING id`,
-    [mined.id, receipt.status === 1 ? "confirmed" : "reverted", receipt.blockNumber, receipt.blockHash, receipt.gasUsed.toString()],
-  )) as [unknown[], number];
+    [mined.id, receipt.status === 1 ? "confirmed" : "reverted", receipt.blockNumber, receipt.blockHash, receipt.gasUsed.toString()],);
   if (confirmed[1] === 0) return false;
   await manager.query(`UPDATE chain_transactions SET status = 'replaced', updated_at = now() WHERE signer = $1 AND nonce = $2 AND id <> $3 AND status IN ('signed', 'broadcast', 'mined')`, [
     mined.signer,

@@ -60,7 +60,7 @@ export function readBatchOutcome(registry: Interface, registryAddress: string, r
   for (const log of receipt.logs) {
     if (log.address.toLowerCase() !== address) continue;
     const [topic, first, second, third] = log.topics;
-    if (topic === itemFailed) failures.set(Number(BigInt(first)), Number(BigInt(third)) as RegistryItemFailure);
+    if (topic === itemFailed) failures.set(Number(BigInt(first)), Number(BigInt(third)));
     if (topic === transfer) holders.set(BigInt(third), getAddress("0x" + second.slice(26)));
   }
   return { failures, holders };

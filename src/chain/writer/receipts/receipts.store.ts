@@ -28,10 +28,9 @@ export class ReceiptsStore {
 
   /** Attempts not yet final, by nonce then attempt. */
   async openTransactions(signer: string): Promise<OpenTransaction[]> {
-    const rows = (await this.dataSource.query(
+    const rows = await this.dataSource.query<TransactionRow[]>(
       `SELECT * FROM chain_transactions WHERE signer = $1 AND status IN ('signed', 'broadcast', 'mined') ORDER BY nonce, attempt`,
-      [signer],
-    )) as TransactionRow[];
+      [signer],);
     return rows.map(toOpenTransaction);
   }
 

@@ -33,21 +33,19 @@ export class SendingStore {
 
   /** The shard's actions waiting for the chain, in acceptance order. */
   async waitingActions(shardCount: number, shardIndex: number, limit: number): Promise<PendingAction[]> {
-    const rows = (await this.dataSource.query(
+    const rows = await this.dataSource.query<{ id: string; seq: string; payload: Record<string, unknown>; created_at: Date }[]>(
       `SELECT id, seq, payload, created_at FROM chain_actions
         WHERE status = 'waiting_broadcast' AND shard_key % $1 = $2
         ORDER BY seq LIMIT $3`,
-      [shardCount, shardIndex, limit],
-    )) as { id: string; seq: string; payload: Record<string, unknown>; created_at: Date }[];
+      [shardCount, shardIndex, limit],);
     return rows.map((row) => ({ id: row.id, seq: BigInt(row.seq), item: registryItemFromJson(row.payload), acceptedAt: row.created_at }));
   }
 
   /** Nonces of this signer sent and not yet final. */
   async countNoncesInFlight(signer: string): Promise<number> {
-    const [row] = (await this.dataSource.query(
+    const [row] = await this.dataSource.query<{ count: number }[]>(
       `SELECT count(DISTINCT nonce)::int AS count FROM chain_transactions WHERE signer = $1 AND status IN ('signed', 'broadcast', 'mined')`,
-      [signer],
-    )) as { count: number }[];
+      [signer],);
     return row.count;
   }
 
@@ -61,7 +59,7 @@ export class SendingStore {
     sign: (nonce: bigint) => Promise<NewlySignedTransaction>,
   ): Promise<SignedTransaction & { carried: CarriedAction[] }> {
     return this.dataSource.transaction(async (manager) => {
-      const [row] = (await manager.query(`SELECT next_nonce FROM chain_signers WHERE address = $1 FOR UPDATE`, [signer])) as { next_nonce: string }[];
+      const [row] = await manager.query<{ next_nonce: string }[]>(`SELECT next_nonce FROM chain_signers WHERE address = $1 FOR UPDATE`, [signer]);
       const signed: SignedTransaction = { ...(await sign(BigInt(row.next_nonce))), id: uuidv7(), attempt: 1 };
       await insertTransaction(manager, signed);
       const carried = await claimActions(manager, signer, signed, actions);
@@ -105,13 +103,12 @@ export class SendingStore {
 
 /** Puts the waiting actions in the transaction, at their batch index; throws if any stopped waiting meanwhile. */
 async function claimActions(manager: EntityManager, signer: string, signed: SignedTransaction, actions: readonly PendingAction[]): Promise<CarriedAction[]> {
-  const claimed = (await manager.query(
+  const claimed = await manager.query<[{ id: string; request_id: string | null }[], number]>(
     `UPDATE chain_actions AS a SET status = 'pending', tx_hash = $1, tx_signer = $2, tx_nonce = $3, batch_index = u.position - 1, updated_at = now()
        FROM unnest($4::uuid[]) WITH ORDINALITY AS u(id, position)
       WHERE a.id = u.id AND a.status = 'waiting_broadcast'
       RETURNING a.id, a.request_id`,
-    [signed.hash, signer, signed.nonce.toString(), actions.map((action) => action.id)],
-  )) as [{ id: string; request_id: string | null }[], number];
+    [signed.hash, signer, signed.nonce.toString(), actions.map((action) => action.id)],);
   if (rowCount(claimed) !== actions.length) throw new Error("actions changed while their transaction was signed");
   return claimed[0].map((row) => ({ id: row.id, requestId: row.request_id }));
 }

@@ -20,13 +20,12 @@ export class SignerUsageStore {
    * only, however long the history.
    */
   async usageSince(since: Date): Promise<SignerUsage> {
-    const rows = (await this.dataSource.query(
+    const rows = await this.dataSource.query<{ address: string; next_nonce: string; gas: string }[]>(
       `SELECT s.address, s.next_nonce::text AS next_nonce, COALESCE(g.gas, 0)::text AS gas
          FROM chain_signers s
          LEFT JOIN (SELECT signer, sum(gas_used) AS gas FROM chain_transactions WHERE id >= $1::uuid AND gas_used IS NOT NULL GROUP BY signer) g
            ON g.signer = s.address`,
-      [uuidv7Floor(since.getTime())],
-    )) as { address: string; next_nonce: string; gas: string }[];
+      [uuidv7Floor(since.getTime())],);
     return {
       gas: new Map(rows.map((row) => [row.address, BigInt(row.gas)])),
       nextNonces: new Map(rows.map((row) => [row.address, Number(row.next_nonce)])),
