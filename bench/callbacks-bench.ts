@@ -141,10 +141,15 @@ function workerEnv(): Record<string, string> {
   return Object.fromEntries((process.env.BENCH_WORKER_ENV ?? "").split(/\s+/).filter(Boolean).map((pair) => pair.split("=", 2) as [string, string]));
 }
 
+/** The part of a /stream answer read here: each action's status. */
+interface StreamAnswer {
+  data?: { status: string }[];
+}
+
 async function post(server: { baseUrl: string; apiKey: string }, path: string, body: unknown): Promise<void> {
   const response = await fetch(server.baseUrl + path, { method: "POST", headers: { "content-type": "application/json", "x-api-key": server.apiKey }, body: JSON.stringify(body) });
   const text = await response.text();
-  if (!response.ok || JSON.parse(text).data?.some((item: { status: string }) => item.status !== "success")) throw new Error(`${path}: ${response.status} ${text.slice(0, 500)}`);
+  if (!response.ok || (JSON.parse(text) as StreamAnswer).data?.some((item) => item.status !== "success")) throw new Error(`${path}: ${response.status} ${text.slice(0, 500)}`);
 }
 
 async function waitForDelivered(db: Client, count: number, worker: OwnedProcess): Promise<void> {

@@ -1,6 +1,6 @@
 import "reflect-metadata";
 
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Server } from "node:net";
 
 import { type INestApplication, Logger } from "@nestjs/common";
 
@@ -32,7 +32,7 @@ async function bootstrap(): Promise<void> {
 }
 
 function listeningPort(app: INestApplication): number {
-  return (app.getHttpServer().address() as AddressInfo).port;
+  return ((app.getHttpServer() as Server).address() as AddressInfo).port;
 }
 
 async function prepareDatabase(config: AppConfig): Promise<void> {

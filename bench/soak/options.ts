@@ -22,7 +22,7 @@ export function parseRunOptions(argv: string[]): RunOptions {
       strict: true,
     }).values;
   } catch (error) {
-    throw new Error(`${error instanceof Error ? error.message : error}\n${USAGE}`);
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`, { cause: error });
   }
   return {
     minutes: positive(values, "minutes", 5, 24 * 60),

@@ -66,18 +66,35 @@ export function planRequests(actions: PlannedAction[], ticketeerId: string): Pla
   return requests;
 }
 
+/**
+ * The service's answer as outcomesOf reads it: POST /api/v1/events answers one item, the ticket endpoints an
+ * array of items, /stream `{ data: [items] }`. An accepted item carries its promise (txPromise, in /stream
+ * actionPromise), a refused one its error. An unexpected answer may lack any field or not be an object at all,
+ * hence `?.` throughout.
+ */
+interface Answer {
+  status?: string;
+  txPromise?: string;
+  actionPromise?: string;
+  error?: { code?: string };
+  data?: unknown;
+}
+
 /** The outcome of each action of `request` from the service's answer (HTTP status and parsed body). */
-export function outcomesOf(request: PlannedRequest, status: number, body: any): ActionOutcome[] {
+export function outcomesOf(request: PlannedRequest, status: number, body: unknown): ActionOutcome[] {
+  const answer = body as Answer | null | undefined;
   if (request.path === "/api/v1/events") {
-    if (status === 200 && body?.status === "success") return [{ status: "accepted", promise: body.txPromise }];
-    if (status === 400 || status === 409) return [{ status: "refused", code: body?.error?.code ?? `http_${status}` }];
+    // A success answer carries its txPromise.
+    if (status === 200 && answer?.status === "success") return [{ status: "accepted", promise: answer.txPromise as string }];
+    if (status === 400 || status === 409) return [{ status: "refused", code: answer?.error?.code ?? `http_${status}` }];
     return request.actions.map(() => ({ status: "unanswered", reason: `HTTP ${status}` }));
   }
-  const items: any[] | undefined = request.path === "/stream" ? body?.data : body;
+  const items = request.path === "/stream" ? answer?.data : body;
   if (status !== 200 || !Array.isArray(items) || items.length !== request.actions.length) {
     return request.actions.map(() => ({ status: "unanswered", reason: `HTTP ${status}` }));
   }
-  return items.map((item) =>
-    item?.status === "success" ? { status: "accepted", promise: item.txPromise ?? item.actionPromise } : { status: "refused", code: item?.error?.code ?? "unknown" },
+  return (items as (Answer | null | undefined)[]).map((item) =>
+    // An accepted item carries one of the two promises.
+    item?.status === "success" ? { status: "accepted", promise: (item.txPromise ?? item.actionPromise) as string } : { status: "refused", code: item?.error?.code ?? "unknown" },
   );
 }

@@ -103,7 +103,7 @@ describe("items per request", () => {
         shopUrl: url("shop", i),
         imageUrl: url("img", i),
         latitude: -89.12345678901234,
-        longitude: -179.12345678901234,
+        longitude: -179.12345678901235,
         startTime: "18446744073709551614",
         endTime: UINT64_MAX,
         callbackUrl: url("callback", i),

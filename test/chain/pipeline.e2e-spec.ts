@@ -10,12 +10,11 @@ const WALLET = "0x52908400098527886E0F7030069857D2E4169EE7";
 let chain: TestChain;
 let testApp: TestApp;
 let api: ApiClient;
-let ticketeerId: string;
 
 beforeAll(async () => {
   chain = await startTestChain();
   testApp = await startTestApp(chain.env);
-  ({ ticketeerId, api } = await testApp.client());
+  ({ api } = await testApp.client());
 });
 
 afterAll(async () => {

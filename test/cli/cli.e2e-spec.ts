@@ -98,7 +98,7 @@ describe("ops CLI (npm run cli)", () => {
     const tables = await dataSource.query<{ table_name: string }[]>(
       `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`,);
     const dumps = await Promise.all(
-      tables.map(({ table_name }) => dataSource.query(`SELECT coalesce(string_agg(t::text, E'\\n'), '') AS text FROM "${table_name}" t`) as Promise<{ text: string }[]>),
+      tables.map(({ table_name }) => dataSource.query<{ text: string }[]>(`SELECT coalesce(string_agg(t::text, E'\\n'), '') AS text FROM "${table_name}" t`)),
     );
     return dumps.map((rows) => rows[0].text).join("\n");
   }

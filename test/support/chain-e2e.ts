@@ -24,7 +24,7 @@ export const FINAL_STATUSES = ["confirmed", "error", "no_broadcast_required"];
 /** SQL against the test app's own database. */
 export function sqlOf(testApp: TestApp) {
   const dataSource = testApp.app.get(DataSource);
-  return <T = any>(text: string, params: unknown[] = []) => dataSource.query(text, params) as Promise<T[]>;
+  return <T = any>(text: string, params: unknown[] = []) => dataSource.query<T[]>(text, params);
 }
 
 /** GET /api/v1/actions/{promise} until the action is final; its status body. */

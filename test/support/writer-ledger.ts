@@ -170,6 +170,6 @@ export class WriterLedger {
   }
 
   sql<T>(text: string, params: unknown[] = []): Promise<T[]> {
-    return this.dataSource.query(text, params) as Promise<T[]>;
+    return this.dataSource.query<T[]>(text, params);
   }
 }

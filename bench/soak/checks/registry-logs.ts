@@ -37,28 +37,29 @@ function count(registry: TicketRegistry, log: Log, tally: ChainTally): void {
   const parsed = registry.interface.parseLog({ topics: [...log.topics], data: log.data });
   if (!parsed) return;
   const add = (map: Map<bigint, number>, key: bigint) => map.set(key, (map.get(key) ?? 0) + 1);
+  // ethers decodes every uint (tokenId, eventIndex, the ItemFailure reason) as a bigint and bytes as a 0x hex string.
   switch (parsed.name) {
     case "Transfer":
-      add(tally.transfers, parsed.args.tokenId);
-      if (parsed.args.from === ZERO_ADDRESS) add(tally.mints, parsed.args.tokenId);
+      add(tally.transfers, parsed.args.tokenId as bigint);
+      if (parsed.args.from === ZERO_ADDRESS) add(tally.mints, parsed.args.tokenId as bigint);
       break;
     case "TicketResold":
-      add(tally.resales, parsed.args.tokenId);
+      add(tally.resales, parsed.args.tokenId as bigint);
       break;
     case "TicketsCheckedIn":
-      for (const tokenId of recordTokenIds(parsed.args.records)) add(tally.checkIns, tokenId);
+      for (const tokenId of recordTokenIds(parsed.args.records as string)) add(tally.checkIns, tokenId);
       break;
     case "TicketsInvalidated":
-      for (const tokenId of recordTokenIds(parsed.args.records)) add(tally.invalidations, tokenId);
+      for (const tokenId of recordTokenIds(parsed.args.records as string)) add(tally.invalidations, tokenId);
       break;
     case "EventRegistered":
-      add(tally.registrations, parsed.args.eventIndex);
+      add(tally.registrations, parsed.args.eventIndex as bigint);
       break;
     case "EventUpdated":
-      add(tally.eventUpdates, parsed.args.eventIndex);
+      add(tally.eventUpdates, parsed.args.eventIndex as bigint);
       break;
     case "ItemFailed":
-      tally.failures.push(parsed.args.reason);
+      tally.failures.push(parsed.args.reason as bigint);
       break;
   }
 }

@@ -19,8 +19,10 @@ interface ClosedActionRow {
   created_at: Date;
 }
 
-/** TypeORM answers an UPDATE ... RETURNING on PostgreSQL with [rows, count]. */
-export function closedActionsOf(result: unknown): ClosedAction[] {
-  const [rows] = result as [ClosedActionRow[], number];
+/** TypeORM answers an UPDATE ... RETURNING on PostgreSQL with [rows, count]: the row type for `query<T>()`. */
+export type ClosedActionsResult = [ClosedActionRow[], number];
+
+/** The actions such an UPDATE closed, from its result. */
+export function closedActionsOf([rows]: ClosedActionsResult): ClosedAction[] {
   return rows.map((row) => ({ id: row.id, requestId: row.request_id, status: row.status, errorCode: row.error_code, acceptedAt: row.created_at }));
 }

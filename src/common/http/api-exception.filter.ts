@@ -40,7 +40,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
   }
 
   private sendHttpException(exception: HttpException, response: Response): void {
-    const status = exception.getStatus();
+    const status: HttpStatus = exception.getStatus();
     if (status === HttpStatus.FORBIDDEN) {
       response.status(status).json(FORBIDDEN_BODY);
       return;

@@ -18,7 +18,7 @@ export function validateItem<T extends object>(dto: ClassConstructor<T>, raw: un
   // The DTOs are flat: a copy onto the prototype is all a class transformer would do, at a fraction of the cost.
   // null means "not sent" (optional fields get their defaults; the rules read undefined). "__proto__" and
   // "constructor" are never fields: copied, they would replace or hide the DTO's prototype.
-  const instance = Object.create(dto.prototype) as Record<string, unknown>;
+  const instance = Object.create(dto.prototype as object) as Record<string, unknown>;
   for (const [key, value] of Object.entries(raw)) {
     if (value !== null && key !== "__proto__" && key !== "constructor") instance[key] = value;
   }

@@ -32,7 +32,7 @@ export class HttpMetrics {
 
   /** The matched route's pattern, or for a request answered before routing the pattern its path belongs to. */
   private routeOf(request: Request): string {
-    const matched = (request as Request & { route?: { path?: unknown } }).route?.path;
+    const matched = (request as { route?: { path?: unknown } }).route?.path;
     if (typeof matched === "string") return matched;
     return matchRoute(this.knownRoutes(request), request.method, request.originalUrl);
   }

@@ -3,7 +3,7 @@ import { InjectDataSource } from "@nestjs/typeorm";
 import { DataSource, type EntityManager } from "typeorm";
 
 import { insertCallbacks } from "../../../ledger/outbox";
-import { CLOSED_ACTION_COLUMNS, type ClosedAction, closedActionsOf } from "../closed-action";
+import { CLOSED_ACTION_COLUMNS, type ClosedAction, closedActionsOf, type ClosedActionsResult } from "../closed-action";
 import type { OpenTransaction } from "../signed-transaction";
 import type { MinedReceipt } from "./mined-receipt";
 
@@ -82,7 +82,7 @@ async function closeNonce(manager: EntityManager, mined: OpenTransaction, receip
 }
 
 async function markCarriedActionsApplied(manager: EntityManager, mined: OpenTransaction, receipt: MinedReceipt, refused: readonly RefusedItem[]): Promise<ClosedAction[]> {
-  const rows = await manager.query(
+  const rows = await manager.query<ClosedActionsResult>(
     `UPDATE chain_actions AS a
         SET status = CASE WHEN f.batch_index IS NULL THEN 'confirmed' ELSE 'error' END,
             error_code = f.code, error_message = f.message,
@@ -115,7 +115,7 @@ async function recordHolders(manager: EntityManager, holders: ReadonlyMap<bigint
 
 /** Past the limit a reverting action fails for good (keeping the hash that last carried it) instead of blocking its shard. */
 async function requeueCarriedActions(manager: EntityManager, mined: OpenTransaction, maxRevertedAttempts: number): Promise<ClosedAction[]> {
-  const rows = await manager.query(
+  const rows = await manager.query<ClosedActionsResult>(
     `UPDATE chain_actions AS a
         SET reverted_attempts = reverted_attempts + 1,
             status = CASE WHEN reverted_attempts + 1 >= $3 THEN 'error' ELSE 'waiting_broadcast' END,

@@ -5,7 +5,7 @@ import { DataSource, type EntityManager } from "typeorm";
 import { uuidv7 } from "../../../common/uuid-v7";
 import { insertCallbacks } from "../../../ledger/outbox";
 import { registryItemFromJson } from "../../../registry";
-import { CLOSED_ACTION_COLUMNS, type ClosedAction, closedActionsOf } from "../closed-action";
+import { CLOSED_ACTION_COLUMNS, type ClosedAction, closedActionsOf, type ClosedActionsResult } from "../closed-action";
 import type { CarriedAction, NewlySignedTransaction, SignedTransaction } from "../signed-transaction";
 import type { PendingAction } from "./pending-action";
 
@@ -89,7 +89,7 @@ export class SendingStore {
   /** Actions that can never be sent fail without a transaction, with their callbacks; returns those it failed. */
   async failUnencodable(refused: readonly UnencodableAction[], chainId: bigint, registryAddress: string): Promise<ClosedAction[]> {
     return this.dataSource.transaction(async (manager) => {
-      const failed = await manager.query(
+      const failed = await manager.query<ClosedActionsResult>(
         `UPDATE chain_actions AS a SET status = 'error', error_code = 'onchain_unencodable', error_message = u.reason, updated_at = now()
            FROM unnest($1::uuid[], $2::text[]) AS u(id, reason) WHERE a.id = u.id AND a.status = 'waiting_broadcast'
          RETURNING ${CLOSED_ACTION_COLUMNS}`,
