@@ -21,6 +21,9 @@ async function main(): Promise<void> {
   // The service takes the registry's ABI from the compiled artifacts.
   await runHardhat(["compile", "--quiet"]);
   if (!process.env.CHAIN_RPC_URL) await startEmbedded();
+  // Loaded only now: it needs the compiled types and the environment set above, and starts the
+  // service as it loads. A require, because ts-node cannot resolve a dynamic import of a .ts file.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
   require("../src/main");
 }
 

@@ -10,7 +10,9 @@ async function main(args: readonly string[]): Promise<void> {
   const invocation = parseCommandLine(args);
   if (invocation.kind === "help") return print(invocation.text);
   const config = loadConfig();
-  // Required only now, so that help and usage mistakes answer without loading TypeORM and Nest.
+  // Required only now, so that help and usage mistakes answer without loading TypeORM and Nest. A
+  // require, not import(): under module nodenext ts-node cannot resolve a dynamic import of a .ts file.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { runCommand } = require("./run-command") as typeof import("./run-command");
   await runCommand(config, invocation.command, invocation.input);
 }
