@@ -50,7 +50,11 @@ const round = (value: number) => Math.round(value * 10) / 10;
 
 function poster(baseUrl: string, apiKey: string) {
   return async (path: string, body: unknown): Promise<void> => {
-    const response = await fetch(baseUrl + path, { method: "POST", headers: { "content-type": "application/json", "x-api-key": apiKey }, body: JSON.stringify(body) });
+    const response = await fetch(baseUrl + path, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": apiKey },
+      body: JSON.stringify(body),
+    });
     const answer = (await response.json()) as { status?: string; data?: { status: string }[] } | { status: string }[];
     const entries = Array.isArray(answer) ? answer : (answer.data ?? [answer]);
     if (!response.ok || entries.some((entry) => entry.status !== "success")) throw new Error(`${path} refused items: ${JSON.stringify(answer).slice(0, 300)}`);

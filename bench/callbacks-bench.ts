@@ -99,7 +99,15 @@ export async function runCallbacksBench(): Promise<Figure[]> {
     console.log("Delivered after the first attempt began (the backlog draining):");
     console.table([{ "p50 s": (quantile(queued, 0.5) / 1000).toFixed(2), "p99 s": (quantile(queued, 0.99) / 1000).toFixed(2) }]);
     passed = true;
-    return [{ name: "Callbacks delivered to a local HTTPS receiver", value: Math.round(perSecond), unit: "deliveries/s", target: TARGET_PER_SECOND, better: "higher" }];
+    return [
+      {
+        name: "Callbacks delivered to a local HTTPS receiver",
+        value: Math.round(perSecond),
+        unit: "deliveries/s",
+        target: TARGET_PER_SECOND,
+        better: "higher",
+      },
+    ];
   } finally {
     await teardown.run();
   }
@@ -114,7 +122,9 @@ async function createCallbacks(server: Awaited<ReturnType<typeof startBenchServe
     await post(
       server,
       "/stream",
-      ticketIds.slice(offset, offset + PER_REQUEST).map((ticketId) => ({ action: "soldTicket", data: { eventId, ticketId, price: "49.95", orderTime: 1_750_000_000 } })),
+      ticketIds
+        .slice(offset, offset + PER_REQUEST)
+        .map((ticketId) => ({ action: "soldTicket", data: { eventId, ticketId, price: "49.95", orderTime: 1_750_000_000 } })),
     );
   }
   // What the transaction finalizer does when the sales' transaction is deep enough.
@@ -122,13 +132,20 @@ async function createCallbacks(server: Awaited<ReturnType<typeof startBenchServe
   const { rows } = await db.query<{ id: string }>(
     `UPDATE chain_actions SET status = 'confirmed', tx_hash = '0x' || repeat('ab', 32), block_number = 1, updated_at = now() WHERE kind = 'sold' RETURNING id`,
   );
-  await insertCallbacks({ query: (sql: string, params: unknown[]) => db.query(sql, params) } as unknown as EntityManager, rows.map((row) => row.id), 31337n, "0x5FbDB2315678afecb367f032d93F642f64180aa3");
+  await insertCallbacks(
+    { query: (sql: string, params: unknown[]) => db.query(sql, params) } as unknown as EntityManager,
+    rows.map((row) => row.id),
+    31337n,
+    "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+  );
   await db.query("COMMIT");
   for (let offset = 0; offset < TICKETS; offset += PER_REQUEST) {
     await post(
       server,
       "/stream",
-      ticketIds.slice(offset, offset + PER_REQUEST).map((ticketId) => ({ action: "updateTicket", data: { ticketId, uri: `https://meta.example.com/${ticketId}` } })),
+      ticketIds
+        .slice(offset, offset + PER_REQUEST)
+        .map((ticketId) => ({ action: "updateTicket", data: { ticketId, uri: `https://meta.example.com/${ticketId}` } })),
     );
   }
   const { rows: counted } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM callbacks WHERE status = 'pending'`);
@@ -138,7 +155,12 @@ async function createCallbacks(server: Awaited<ReturnType<typeof startBenchServe
 
 /** BENCH_WORKER_ENV="CALLBACK_CONCURRENCY=400 ..." tries other settings on the worker. */
 function workerEnv(): Record<string, string> {
-  return Object.fromEntries((process.env.BENCH_WORKER_ENV ?? "").split(/\s+/).filter(Boolean).map((pair) => pair.split("=", 2) as [string, string]));
+  return Object.fromEntries(
+    (process.env.BENCH_WORKER_ENV ?? "")
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((pair) => pair.split("=", 2) as [string, string]),
+  );
 }
 
 /** The part of a /stream answer read here: each action's status. */
@@ -147,9 +169,14 @@ interface StreamAnswer {
 }
 
 async function post(server: { baseUrl: string; apiKey: string }, path: string, body: unknown): Promise<void> {
-  const response = await fetch(server.baseUrl + path, { method: "POST", headers: { "content-type": "application/json", "x-api-key": server.apiKey }, body: JSON.stringify(body) });
+  const response = await fetch(server.baseUrl + path, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-api-key": server.apiKey },
+    body: JSON.stringify(body),
+  });
   const text = await response.text();
-  if (!response.ok || (JSON.parse(text) as StreamAnswer).data?.some((item) => item.status !== "success")) throw new Error(`${path}: ${response.status} ${text.slice(0, 500)}`);
+  if (!response.ok || (JSON.parse(text) as StreamAnswer).data?.some((item) => item.status !== "success"))
+    throw new Error(`${path}: ${response.status} ${text.slice(0, 500)}`);
 }
 
 async function waitForDelivered(db: Client, count: number, worker: OwnedProcess): Promise<void> {

@@ -83,7 +83,15 @@ export async function runE2eBench(): Promise<Figure[]> {
     console.log(`On chain: ${onChain.ticketsSold} tickets sold in event 1 (expected ${TICKETS})`);
     if (onChain.ticketsSold !== BigInt(TICKETS)) throw new Error(`the registry counts ${onChain.ticketsSold} tickets sold, not ${TICKETS}`);
     passed = true;
-    return [{ name: "End to end: sales confirmed on chain", value: Math.round(ticketsPerSecond), unit: "tickets/s", target: TARGET_TICKETS_PER_SECOND, better: "higher" }];
+    return [
+      {
+        name: "End to end: sales confirmed on chain",
+        value: Math.round(ticketsPerSecond),
+        unit: "tickets/s",
+        target: TARGET_TICKETS_PER_SECOND,
+        better: "higher",
+      },
+    ];
   } finally {
     await teardown.run();
   }
@@ -91,13 +99,20 @@ export async function runE2eBench(): Promise<Figure[]> {
 
 function poster(baseUrl: string, apiKey: string) {
   return async (path: string, body: unknown): Promise<void> => {
-    const response = await fetch(baseUrl + path, { method: "POST", headers: { "content-type": "application/json", "x-api-key": apiKey }, body: JSON.stringify(body) });
+    const response = await fetch(baseUrl + path, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": apiKey },
+      body: JSON.stringify(body),
+    });
     if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
   };
 }
 
 function soldActions(eventId: string, offset: number, count: number) {
-  return Array.from({ length: count }, (_, i) => ({ action: "soldTicket", data: { eventId, ticketId: `ticket-${offset + i}`, price: "49.95", orderTime: 1_750_000_000 } }));
+  return Array.from({ length: count }, (_, i) => ({
+    action: "soldTicket",
+    data: { eventId, ticketId: `ticket-${offset + i}`, price: "49.95", orderTime: 1_750_000_000 },
+  }));
 }
 
 async function waitForConfirmed(db: Client, count: number): Promise<void> {

@@ -49,7 +49,9 @@ async function main(): Promise<void> {
 }
 
 function printSummary(figures: Figure[], crashed: string[], machine: Awaited<ReturnType<typeof machineInfo>>): void {
-  console.log(`\n== Summary: ${machine.date}, ${machine.cores} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Node ${machine.node}, PostgreSQL ${machine.postgres}, Redis ${machine.redis}`);
+  console.log(
+    `\n== Summary: ${machine.date}, ${machine.cores} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Node ${machine.node}, PostgreSQL ${machine.postgres}, Redis ${machine.redis}`,
+  );
   console.table([
     ...figures.map((figure) => ({
       figure: figure.name,

@@ -104,7 +104,9 @@ export function readRecordedRegistry(settings: ChainNodeSettings): string {
   const record = JSON.parse(readFileSync(settings.deploymentFile, "utf8")) as { address: string };
   const address = checksummed(record.address, settings.deploymentFile);
   if (settings.expectedRegistry !== null && address !== settings.expectedRegistry) {
-    throw new ChainNodeError(`the registry was deployed at ${address}, not at REGISTRY_ADDRESS ${settings.expectedRegistry}: fix REGISTRY_ADDRESS everywhere it is set`);
+    throw new ChainNodeError(
+      `the registry was deployed at ${address}, not at REGISTRY_ADDRESS ${settings.expectedRegistry}: fix REGISTRY_ADDRESS everywhere it is set`,
+    );
   }
   return address;
 }

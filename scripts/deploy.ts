@@ -14,13 +14,7 @@
 import hre from "hardhat";
 import type { HardhatEthersSigner } from "@nomicfoundation/hardhat-ethers/signers";
 import { TicketRegistry__factory, type TicketRegistry } from "../typechain-types";
-import {
-  type DeploymentRecord,
-  parseAddress,
-  parseAddressList,
-  UsageError,
-  writeDeployment,
-} from "./lib/deployment";
+import { type DeploymentRecord, parseAddress, parseAddressList, UsageError, writeDeployment } from "./lib/deployment";
 
 const CONTRACT = "contracts/TicketRegistry.sol:TicketRegistry";
 
@@ -66,23 +60,14 @@ async function findAdminSigner(params: DeployParams): Promise<HardhatEthersSigne
 }
 
 async function deployRegistry(deployer: HardhatEthersSigner, params: DeployParams): Promise<Deployed> {
-  const registry = await new TicketRegistry__factory(deployer).deploy(
-    params.admin,
-    params.name,
-    params.symbol,
-    params.baseURI,
-  );
+  const registry = await new TicketRegistry__factory(deployer).deploy(params.admin, params.name, params.symbol, params.baseURI);
   const tx = registry.deploymentTransaction();
   const receipt = await tx?.wait();
   if (!tx || !receipt) throw new Error("The deployment transaction has no receipt");
   return { registry, address: await registry.getAddress(), txHash: tx.hash, blockNumber: receipt.blockNumber };
 }
 
-async function grantOperators(
-  registry: TicketRegistry,
-  admin: HardhatEthersSigner,
-  operators: string[],
-): Promise<void> {
+async function grantOperators(registry: TicketRegistry, admin: HardhatEthersSigner, operators: string[]): Promise<void> {
   const role = await registry.OPERATOR_ROLE();
   for (const operator of operators) {
     const tx = await registry.connect(admin).grantRole(role, operator);
@@ -104,12 +89,7 @@ async function readBuild(): Promise<Build> {
   return { compilerVersion: buildInfo.solcLongVersion, abi };
 }
 
-async function buildRecord(
-  deployer: string,
-  params: DeployParams,
-  build: Build,
-  deployed: Deployed,
-): Promise<DeploymentRecord> {
+async function buildRecord(deployer: string, params: DeployParams, build: Build, deployed: Deployed): Promise<DeploymentRecord> {
   const { chainId } = await hre.ethers.provider.getNetwork();
   return {
     network: hre.network.name,
@@ -136,9 +116,7 @@ async function main(): Promise<void> {
   const adminSigner = await findAdminSigner(params);
   const build = await readBuild();
 
-  console.log(
-    `Deploying TicketRegistry "${params.name}" (${params.symbol}) to ${hre.network.name} from ${deployer.address}`,
-  );
+  console.log(`Deploying TicketRegistry "${params.name}" (${params.symbol}) to ${hre.network.name} from ${deployer.address}`);
   const deployed = await deployRegistry(deployer, params);
   console.log(`  deployed at ${deployed.address} in block ${deployed.blockNumber} (tx ${deployed.txHash})`);
   if (adminSigner) await grantOperators(deployed.registry, adminSigner, params.operators);

@@ -45,7 +45,10 @@ function configureApi(app: INestApplication, config: AppConfig): void {
   app.use(authenticateWrites(app.get(AuthService)));
   // Bodies are capped per endpoint: /stream takes 5000 actions, the per-action endpoints 100 items.
   const parse = (limit: number) => express.json({ limit, strict: false, type: ["application/json", "application/*+json"] });
-  app.use(STREAM_PATHS.map((path) => `/${path}`), parse(config.limits.streamBodyBytes));
+  app.use(
+    STREAM_PATHS.map((path) => `/${path}`),
+    parse(config.limits.streamBodyBytes),
+  );
   app.use(parse(config.limits.ticketBodyBytes));
   app.use(answerBodyErrors);
   SwaggerModule.setup("docs", app, () => buildOpenApiDocument(app), { jsonDocumentUrl: "docs-json" });

@@ -94,7 +94,13 @@ export class ActionPlanner {
     if (!event) return this.model.eventsInFlight > 0 ? undefined : this.newEvent();
     event.plannedSales += 1;
     const ticket: ModelTicket = { ticketId: this.model.nextTicketId(), event, state: "valid" };
-    return { kind: "sold", data: { eventId: event.eventId, ticketId: ticket.ticketId, price: price(), ...orderTime() }, expect: "confirmed", ticket, after: "valid" };
+    return {
+      kind: "sold",
+      data: { eventId: event.eventId, ticketId: ticket.ticketId, price: price(), ...orderTime() },
+      expect: "confirmed",
+      ticket,
+      after: "valid",
+    };
   }
 
   private newEvent(): PlannedAction {
@@ -139,7 +145,11 @@ export class ActionPlanner {
     const event = this.model.randomEvent();
     if (!event) return undefined;
     if (Math.random() < 0.7) {
-      return { kind: "updateEvent", data: { eventId: event.eventId, imageUrl: `https://img.example.com/${randomBytes(4).toString("hex")}.png` }, expect: "confirmed" };
+      return {
+        kind: "updateEvent",
+        data: { eventId: event.eventId, imageUrl: `https://img.example.com/${randomBytes(4).toString("hex")}.png` },
+        expect: "confirmed",
+      };
     }
     // Only where callbacks go: nothing of it is on chain.
     return { kind: "updateEvent", data: { eventId: event.eventId, callbackUrl: this.callbackUrl("/callbacks/updated") }, expect: "no_broadcast_required" };

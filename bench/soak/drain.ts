@@ -17,13 +17,19 @@ const PROGRESS_EVERY_MS = 10_000;
  * receiver has seen every delivered one. Answers the time it took, or the backlog left at the deadline
  * (or when `givenUp` says nothing will drain it: a service is down for good).
  */
-export async function waitForDrain(db: Client, tally: CallbackTally, timeoutMs: number, givenUp: () => boolean): Promise<{ drained: boolean; seconds: number; backlog: Backlog }> {
+export async function waitForDrain(
+  db: Client,
+  tally: CallbackTally,
+  timeoutMs: number,
+  givenUp: () => boolean,
+): Promise<{ drained: boolean; seconds: number; backlog: Backlog }> {
   const started = Date.now();
   let lastProgress = started;
   for (;;) {
     const backlog = await backlogOf(db, tally);
     const seconds = (Date.now() - started) / 1000;
-    if (backlog.unfinishedActions === 0 && backlog.pendingCallbacks === 0 && backlog.receivedCallbacks >= backlog.deliveredCallbacks) return { drained: true, seconds, backlog };
+    if (backlog.unfinishedActions === 0 && backlog.pendingCallbacks === 0 && backlog.receivedCallbacks >= backlog.deliveredCallbacks)
+      return { drained: true, seconds, backlog };
     if (Date.now() - started > timeoutMs || givenUp()) return { drained: false, seconds, backlog };
     if (Date.now() - lastProgress >= PROGRESS_EVERY_MS) {
       lastProgress = Date.now();
@@ -39,5 +45,10 @@ export async function backlogOf(db: Client, tally: CallbackTally): Promise<Backl
             (SELECT count(*) FROM callbacks WHERE status = 'pending')::int AS pending,
             (SELECT count(*) FROM callbacks WHERE status = 'delivered')::int AS delivered`,
   );
-  return { unfinishedActions: rows[0].unfinished, pendingCallbacks: rows[0].pending, deliveredCallbacks: rows[0].delivered, receivedCallbacks: tally.byWebhookId.size };
+  return {
+    unfinishedActions: rows[0].unfinished,
+    pendingCallbacks: rows[0].pending,
+    deliveredCallbacks: rows[0].delivered,
+    receivedCallbacks: tally.byWebhookId.size,
+  };
 }

@@ -58,7 +58,13 @@ export async function driveLoad(
   record.endedAt = Date.now();
 }
 
-async function send(target: LoadTarget, request: PlannedRequest, timeoutMs: number, record: LoadRecord, apply: (action: PlannedAction, outcome: ActionOutcome) => void): Promise<void> {
+async function send(
+  target: LoadTarget,
+  request: PlannedRequest,
+  timeoutMs: number,
+  record: LoadRecord,
+  apply: (action: PlannedAction, outcome: ActionOutcome) => void,
+): Promise<void> {
   const startedAt = Date.now();
   const started = performance.now();
   let outcomes: ActionOutcome[];

@@ -10,7 +10,8 @@ export interface RunOptions {
   faultEvery: number;
 }
 
-const USAGE = "options: --minutes N (default 5) --rate ACTIONS_PER_SECOND (default 100) --sample TICKETS (default 1000) [--fault-every SECONDS (default 20; npm run faults)]";
+const USAGE =
+  "options: --minutes N (default 5) --rate ACTIONS_PER_SECOND (default 100) --sample TICKETS (default 1000) [--fault-every SECONDS (default 20; npm run faults)]";
 
 /** The command line of `npm run soak` and `npm run faults`; a bad value stops with what is wrong. */
 export function parseRunOptions(argv: string[]): RunOptions {

@@ -40,7 +40,15 @@ export function printLatency(record: LoadRecord): void {
     };
   };
   console.log("\nRequest latency:");
-  console.table([...routes.map((route) => row(route, record.requests.filter((request) => request.route === route))), row("all", record.requests)]);
+  console.table([
+    ...routes.map((route) =>
+      row(
+        route,
+        record.requests.filter((request) => request.route === route),
+      ),
+    ),
+    row("all", record.requests),
+  ]);
 }
 
 export function printThroughput(record: LoadRecord, finalActions: number, drainSeconds: number): void {

@@ -48,7 +48,8 @@ export function planRequests(actions: PlannedAction[], ticketeerId: string): Pla
     const paths = TICKET_PATHS[action.kind];
     const toEndpoint = (action.kind === "newEvent" || paths !== undefined) && Math.random() < 0.5;
     if (!toEndpoint) stream.push(action);
-    else if (action.kind === "newEvent") requests.push({ route: "/api/v1/events", path: "/api/v1/events", body: { ...action.data, ticketeerId }, actions: [action] });
+    else if (action.kind === "newEvent")
+      requests.push({ route: "/api/v1/events", path: "/api/v1/events", body: { ...action.data, ticketeerId }, actions: [action] });
     else {
       const path = inTurn(paths as string[]);
       byPath.set(path, [...(byPath.get(path) ?? []), action]);
@@ -61,7 +62,12 @@ export function planRequests(actions: PlannedAction[], ticketeerId: string): Pla
     }
   }
   if (stream.length > 0) {
-    requests.push({ route: "/stream (mixed)", path: "/stream", body: stream.map((action) => ({ action: inTurn(STREAM_NAMES[action.kind]), data: action.data })), actions: stream });
+    requests.push({
+      route: "/stream (mixed)",
+      path: "/stream",
+      body: stream.map((action) => ({ action: inTurn(STREAM_NAMES[action.kind]), data: action.data })),
+      actions: stream,
+    });
   }
   return requests;
 }
@@ -95,6 +101,8 @@ export function outcomesOf(request: PlannedRequest, status: number, body: unknow
   }
   return (items as (Answer | null | undefined)[]).map((item) =>
     // An accepted item carries one of the two promises.
-    item?.status === "success" ? { status: "accepted", promise: (item.txPromise ?? item.actionPromise) as string } : { status: "refused", code: item?.error?.code ?? "unknown" },
+    item?.status === "success"
+      ? { status: "accepted", promise: (item.txPromise ?? item.actionPromise) as string }
+      : { status: "refused", code: item?.error?.code ?? "unknown" },
   );
 }

@@ -49,7 +49,9 @@ export async function runSoak(options: RunOptions, faults: FaultSettings | null)
     await db.connect();
     printStack(stack, options, faults);
     const machine = await machineInfo();
-    console.log(`Machine: ${machine.date}, ${machine.cores} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Node ${machine.node}, PostgreSQL ${machine.postgres}; shared with whatever else runs on it`);
+    console.log(
+      `Machine: ${machine.date}, ${machine.cores} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Node ${machine.node}, PostgreSQL ${machine.postgres}; shared with whatever else runs on it`,
+    );
     passed = await loadAndCheck(stack, db, tally, options, faults);
     return passed;
   } finally {
@@ -65,7 +67,13 @@ async function loadAndCheck(stack: Stack, db: Client, tally: CallbackTally, opti
   const model = new LoadModel(randomBytes(3).toString("hex"));
   const planner = new ActionPlanner(model, stack.callbackUrl);
   const record = new LoadRecord();
-  const settings: LoadSettings = { rate: options.rate, durationMs: options.minutes * 60_000, tickMs: TICK_MS, maxInFlight: MAX_OPEN_REQUESTS, requestTimeoutMs: REQUEST_TIMEOUT_MS };
+  const settings: LoadSettings = {
+    rate: options.rate,
+    durationMs: options.minutes * 60_000,
+    tickMs: TICK_MS,
+    maxInFlight: MAX_OPEN_REQUESTS,
+    requestTimeoutMs: REQUEST_TIMEOUT_MS,
+  };
 
   console.log(`Load: ${options.rate} actions/s for ${options.minutes} min${faults ? `, a fault every ${faults.everyMs / 1000} s` : ""} ...`);
   const loadStartedAt = Date.now();
@@ -80,16 +88,28 @@ async function loadAndCheck(stack: Stack, db: Client, tally: CallbackTally, opti
   console.log("Checking the ledger, the chain and the callbacks ...");
   const ledger = await checkLedger(db, record, faults !== null);
   const lines: CheckLine[] = [
-    verdict(drain.drained, "the backlog drained", drain.drained ? `in ${drain.seconds.toFixed(1)} s` : `not within ${drain.seconds.toFixed(0)} s: ${JSON.stringify(drain.backlog)}`),
+    verdict(
+      drain.drained,
+      "the backlog drained",
+      drain.drained ? `in ${drain.seconds.toFixed(1)} s` : `not within ${drain.seconds.toFixed(0)} s: ${JSON.stringify(drain.backlog)}`,
+    ),
     processLine(stack, faults !== null),
     ...ledger.lines,
     ...(await checkChain(db, stack.chain.registry, options.sample)),
-    ...(await checkCallbacks(db, tally, faults ? faultRecords.filter((fault) => fault.kind.startsWith("worker")).map((fault) => ({ at: fault.startedAt })) : null)),
+    ...(await checkCallbacks(
+      db,
+      tally,
+      faults ? faultRecords.filter((fault) => fault.kind.startsWith("worker")).map((fault) => ({ at: fault.startedAt })) : null,
+    )),
   ];
 
   printLoad(record, options.rate);
   printLatency(record);
-  printThroughput(record, Object.values(ledger.byKind).reduce((sum, statuses) => sum + Object.values(statuses).reduce((a, b) => a + b, 0), 0), drain.seconds);
+  printThroughput(
+    record,
+    Object.values(ledger.byKind).reduce((sum, statuses) => sum + Object.values(statuses).reduce((a, b) => a + b, 0), 0),
+    drain.seconds,
+  );
   printMemory(tracks);
   printLedger(ledger.byKind);
   if (faults) printRecovery(await recoveryOf(db, faultRecords, record));

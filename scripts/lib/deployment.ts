@@ -74,9 +74,7 @@ export function resolveRegistryAddress(root: string, network: string, explicit?:
   const record = readDeployment(root, network);
   if (!record) {
     const expected = deploymentFile(root, network);
-    throw new UsageError(
-      `No registry address for network "${network}": pass --registry or deploy first (expected ${expected})`,
-    );
+    throw new UsageError(`No registry address for network "${network}": pass --registry or deploy first (expected ${expected})`);
   }
   return parseAddress(record.address, deploymentFile(root, network));
 }

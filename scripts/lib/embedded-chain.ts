@@ -48,7 +48,11 @@ async function answersChainId(url: string): Promise<boolean> {
 export async function deployRegistry(rpcUrl: string, operator: string): Promise<string> {
   const deployments = mkdtempSync(join(tmpdir(), "ticket-registry-embedded-"));
   try {
-    await runHardhat(["run", "scripts/deploy.ts", "--network", "localhost"], { LOCALHOST_RPC_URL: rpcUrl, REGISTRY_OPERATORS: operator, DEPLOYMENTS_DIR: deployments });
+    await runHardhat(["run", "scripts/deploy.ts", "--network", "localhost"], {
+      LOCALHOST_RPC_URL: rpcUrl,
+      REGISTRY_OPERATORS: operator,
+      DEPLOYMENTS_DIR: deployments,
+    });
     return (JSON.parse(readFileSync(join(deployments, "localhost.json"), "utf8")) as { address: string }).address;
   } finally {
     rmSync(deployments, { recursive: true, force: true });

@@ -4,13 +4,7 @@ import type { ActionType, ConfigurableTaskDefinition, HardhatRuntimeEnvironment 
 import type { ContractTransactionResponse } from "ethers";
 // Types only: this file is loaded with the config, before compilation generates typechain-types.
 import type { TicketRegistry } from "../../typechain-types";
-import {
-  parseAddress,
-  parseAddressList,
-  readDeployment,
-  resolveRegistryAddress,
-  UsageError,
-} from "../lib/deployment";
+import { parseAddress, parseAddressList, readDeployment, resolveRegistryAddress, UsageError } from "../lib/deployment";
 
 interface RegistryArgs {
   registry?: string;
@@ -40,9 +34,7 @@ function registryTask(name: string, description: string): ConfigurableTaskDefini
 }
 
 /** Hardhat prints a stack trace under any Error, but only the message of a plugin error. */
-function reportingUsageErrors<Args>(
-  action: (args: Args, hre: HardhatRuntimeEnvironment) => Promise<void>,
-): ActionType<Args> {
+function reportingUsageErrors<Args>(action: (args: Args, hre: HardhatRuntimeEnvironment) => Promise<void>): ActionType<Args> {
   return async (args, hre) => {
     try {
       await action(args, hre);

@@ -24,7 +24,8 @@ export class AuthService {
       `SELECT k.secret_hash, o.id AS organization_id, o.ticketeer_id, o.name
          FROM api_keys k JOIN organizations o ON o.id = k.organization_id
         WHERE k.prefix = $1 AND k.revoked_at IS NULL`,
-      [prefix],);
+      [prefix],
+    );
     const row = rows[0];
     if (!row || !apiKeyMatches(key, row.secret_hash)) return null;
     return { id: row.organization_id, ticketeerId: row.ticketeer_id, name: row.name, keyPrefix: prefix };

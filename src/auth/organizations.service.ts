@@ -56,7 +56,9 @@ export class OrganizationsService {
       if (!old?.organization) throw new OrganizationsError(`no live key with prefix ${prefix}`);
       await manager.getRepository(ApiKey).update({ id: old.id }, { revokedAt: new Date() });
       const key = generateApiKey();
-      await manager.getRepository(ApiKey).insert({ organizationId: old.organizationId, prefix: apiKeyPrefix(key), secretHash: hashApiKey(key), label: old.label });
+      await manager
+        .getRepository(ApiKey)
+        .insert({ organizationId: old.organizationId, prefix: apiKeyPrefix(key), secretHash: hashApiKey(key), label: old.label });
       return { key, prefix: apiKeyPrefix(key) };
     });
   }

@@ -19,7 +19,10 @@ export class RateLimitGuard implements CanActivate {
   private readonly logger = new Logger(RateLimitGuard.name);
   private readonly limiter: RateLimiterRedis;
 
-  constructor(@InjectRedis() redis: Redis, @InjectConfig() private readonly config: AppConfig) {
+  constructor(
+    @InjectRedis() redis: Redis,
+    @InjectConfig() private readonly config: AppConfig,
+  ) {
     this.limiter = new RateLimiterRedis({
       storeClient: redis,
       keyPrefix: `${config.redis.keyPrefix}:rate`,
@@ -43,7 +46,10 @@ export class RateLimitGuard implements CanActivate {
       }
       this.setHeaders(response, rejection);
       response.setHeader("Retry-After", Math.ceil(rejection.msBeforeNext / 1000));
-      throw new ApiError(429, errorDetail("rate_limited", `At most ${this.config.rateLimit.points} requests per ${this.config.rateLimit.durationSeconds} s per API key.`));
+      throw new ApiError(
+        429,
+        errorDetail("rate_limited", `At most ${this.config.rateLimit.points} requests per ${this.config.rateLimit.durationSeconds} s per API key.`),
+      );
     }
   }
 

@@ -14,7 +14,9 @@ describe("JsonRpcOverFetchProvider", () => {
     server = null;
   });
 
-  async function rpcServer(answer: (body: { id: number; method: string }[] | { id: number; method: string }) => { status: number; body: string }): Promise<string> {
+  async function rpcServer(
+    answer: (body: { id: number; method: string }[] | { id: number; method: string }) => { status: number; body: string },
+  ): Promise<string> {
     server = createServer((request, response) => {
       let raw = "";
       request.on("data", (chunk: Buffer) => (raw += chunk.toString()));
@@ -31,7 +33,10 @@ describe("JsonRpcOverFetchProvider", () => {
     const logs = Array.from({ length: 3_000 }, (_, index) => ({ logIndex: `0x${index.toString(16)}`, data: "0x" + "ab".repeat(64) }));
     const url = await rpcServer((body) => {
       const calls = Array.isArray(body) ? body : [body];
-      return { status: 200, body: JSON.stringify(calls.map((call) => ({ jsonrpc: "2.0", id: call.id, result: call.method === "test_logs" ? logs : "0x7a69" }))) };
+      return {
+        status: 200,
+        body: JSON.stringify(calls.map((call) => ({ jsonrpc: "2.0", id: call.id, result: call.method === "test_logs" ? logs : "0x7a69" }))),
+      };
     });
     const provider = new JsonRpcOverFetchProvider(url, Network.from(31337n), { staticNetwork: true, batchMaxCount: 1 });
     expect(await provider.send("test_logs", [])).toHaveLength(3_000);

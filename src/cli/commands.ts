@@ -25,7 +25,10 @@ const orgList: Command = {
     const rows = (await organizations.listOrganizations()).map(({ ticketeerId, name, createdAt }) => ({ ticketeerId, name, createdAt }));
     if (json) return printJson(rows);
     if (rows.length === 0) return print("No organizations yet.");
-    printTable(["TICKETEER ID", "NAME", "CREATED"], rows.map((row) => [row.ticketeerId, row.name, timestamp(row.createdAt)]));
+    printTable(
+      ["TICKETEER ID", "NAME", "CREATED"],
+      rows.map((row) => [row.ticketeerId, row.name, timestamp(row.createdAt)]),
+    );
   },
 };
 
@@ -52,7 +55,10 @@ const keyList: Command = {
     const rows = keys.map(({ prefix, label, createdAt, revokedAt }) => ({ prefix, label, createdAt, revokedAt }));
     if (json) return printJson(rows);
     if (rows.length === 0) return print(`No keys for ${required.ticketeerId} yet.`);
-    printTable(["PREFIX", "LABEL", "CREATED", "REVOKED"], rows.map((row) => [row.prefix, row.label || "-", timestamp(row.createdAt), timestamp(row.revokedAt)]));
+    printTable(
+      ["PREFIX", "LABEL", "CREATED", "REVOKED"],
+      rows.map((row) => [row.prefix, row.label || "-", timestamp(row.createdAt), timestamp(row.revokedAt)]),
+    );
   },
 };
 
@@ -89,7 +95,8 @@ const secretRotate: Command = {
   optionalOptions: ["grace-hours"],
   async run({ onboarding }, { required, optional }) {
     const graceHours = Number(optional["grace-hours"] ?? 24);
-    if (!Number.isInteger(graceHours) || graceHours < 0 || graceHours > 720) throw new RefusedError("--grace-hours must be a whole number of hours from 0 to 720");
+    if (!Number.isInteger(graceHours) || graceHours < 0 || graceHours > 720)
+      throw new RefusedError("--grace-hours must be a whole number of hours from 0 to 720");
     const secret = await onboarding.rotateWebhookSecret(required.ticketeerId, graceHours);
     print(`Callbacks are signed with both the new and the current secrets for ${graceHours} h, then with the new one only.`);
     printSecret("webhook secret", secret);

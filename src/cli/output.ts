@@ -15,7 +15,12 @@ export function printJson(value: unknown): void {
 
 export function printTable(headers: readonly string[], rows: readonly string[][]): void {
   const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => row[column].length)));
-  const lines = [headers, ...rows].map((cells) => cells.map((cell, column) => cell.padEnd(widths[column])).join("  ").trimEnd());
+  const lines = [headers, ...rows].map((cells) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column]))
+      .join("  ")
+      .trimEnd(),
+  );
   print(lines.join("\n"));
 }
 

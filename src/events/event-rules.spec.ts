@@ -3,13 +3,7 @@ import { createHash } from "node:crypto";
 import { AbiCoder, getBytes } from "ethers";
 import { describe, expect, it } from "vitest";
 
-import {
-  acceptanceFixture,
-  anEvent,
-  ORGANIZATION,
-  OTHER_ORGANIZATION,
-  validated,
-} from "../../test/support/acceptance-fixture";
+import { acceptanceFixture, anEvent, ORGANIZATION, OTHER_ORGANIZATION, validated } from "../../test/support/acceptance-fixture";
 import { encodeItem } from "../registry";
 import { CreateEventDto, NewEventDto } from "./dto/new-event.dto";
 import { UpdateEventDto } from "./dto/update-event.dto";
@@ -32,7 +26,11 @@ function sha256Hex(data: string | Uint8Array): string {
 describe("registerEvent", () => {
   it("creates the event with the next reserved registry index and records its registration", async () => {
     const { context, recorded } = await acceptanceFixture({ firstEventIndex: 41n });
-    const outcome = registerEvent(context, newEvent({ eventName: "Concert", latitude: 52.3731, longitude: 4.8922, startTime: 1_900_000_000, endTime: "1900010800" }), "newEvent");
+    const outcome = registerEvent(
+      context,
+      newEvent({ eventName: "Concert", latitude: 52.3731, longitude: 4.8922, startTime: 1_900_000_000, endTime: "1900010800" }),
+      "newEvent",
+    );
 
     expect(outcome.error).toBeUndefined();
     const event = context.events.find("event-1");
@@ -49,12 +47,34 @@ describe("registerEvent", () => {
       endTime: 1_900_010_800n,
       callbackUrl: CALLBACK,
     });
-    expect(recorded).toEqual([{ id: outcome.actionId, kind: "newEvent", requestedAs: "newEvent", eventRef: event!.id, eventIndex: event!.eventIndex, ticketRef: null, onChain: expect.any(Object) }]);
+    expect(recorded).toEqual([
+      {
+        id: outcome.actionId,
+        kind: "newEvent",
+        requestedAs: "newEvent",
+        eventRef: event!.id,
+        eventIndex: event!.eventIndex,
+        ticketRef: null,
+        onChain: expect.any(Object),
+      },
+    ]);
   });
 
   it("records registerEvent with the event key sha256(abi.encode(ticketeerId, eventId)) and the ticketeer sha256(ticketeerId)", async () => {
     const { context, recorded } = await acceptanceFixture({ firstEventIndex: 5n });
-    registerEvent(context, newEvent({ eventName: "Concert", shopUrl: "https://shop.example.com/c", imageUrl: "https://img.example.com/c.png", latitude: -33.8688, longitude: 151.2093, startTime: 10, endTime: 20 }), "newEvent");
+    registerEvent(
+      context,
+      newEvent({
+        eventName: "Concert",
+        shopUrl: "https://shop.example.com/c",
+        imageUrl: "https://img.example.com/c.png",
+        latitude: -33.8688,
+        longitude: 151.2093,
+        startTime: 10,
+        endTime: 20,
+      }),
+      "newEvent",
+    );
 
     const eventKey = sha256Hex(getBytes(AbiCoder.defaultAbiCoder().encode(["string", "string"], [ORGANIZATION.ticketeerId, "event-1"])));
     expect(recorded[0].onChain).toEqual({
@@ -109,7 +129,9 @@ describe("registerEvent", () => {
     const { context, recorded } = await acceptanceFixture();
     registerEvent(context, newEvent({ ticketeerName: "Example Tickets B.V." }), "newEvent");
     expect(context.events.find("event-1")?.ticketeerName).toBe("Example Tickets B.V.");
-    expect(JSON.stringify(recorded[0].onChain, (_key, value) => (typeof value === "bigint" ? value.toString() : value))).not.toMatch(/Example Tickets|callbacks/);
+    expect(JSON.stringify(recorded[0].onChain, (_key, value) => (typeof value === "bigint" ? value.toString() : value))).not.toMatch(
+      /Example Tickets|callbacks/,
+    );
   });
 
   it("takes uint64 times sent as decimal strings up to 2^64 - 1", async () => {
@@ -223,10 +245,23 @@ describe("updateEvent", () => {
   it("changes the fields sent, keeps the others, marks the event changed and records the new on-chain details", async () => {
     const event = anEvent({ eventIndex: 9n, startTime: 100n, endTime: 200n });
     const { context, recorded, touchedEvents } = await acceptanceFixture({ events: [event] });
-    const outcome = updateEvent(context, update({ eventName: "Renamed", imageUrl: "https://img.example.com/new.png", latitude: 1e-7, endTime: "300" }), "updateEvent");
+    const outcome = updateEvent(
+      context,
+      update({ eventName: "Renamed", imageUrl: "https://img.example.com/new.png", latitude: 1e-7, endTime: "300" }),
+      "updateEvent",
+    );
 
     expect(outcome.error).toBeUndefined();
-    expect(event).toMatchObject({ name: "Renamed", imageUrl: "https://img.example.com/new.png", latitude: 1e-7, endTime: 300n, startTime: 100n, currency: "EUR", shopUrl: "https://shop.example.com/concert", longitude: 4.8922 });
+    expect(event).toMatchObject({
+      name: "Renamed",
+      imageUrl: "https://img.example.com/new.png",
+      latitude: 1e-7,
+      endTime: 300n,
+      startTime: 100n,
+      currency: "EUR",
+      shopUrl: "https://shop.example.com/concert",
+      longitude: 4.8922,
+    });
     expect(touchedEvents).toEqual([event]);
     expect(recorded).toEqual([
       {
@@ -266,22 +301,40 @@ describe("updateEvent", () => {
     expect(outcome.error).toBeUndefined();
     expect(event).toMatchObject(fields);
     expect(touchedEvents).toEqual([event]);
-    expect(recorded).toEqual([{ id: outcome.actionId, kind: "updateEvent", requestedAs: "updateEvent", eventRef: event.id, eventIndex: event.eventIndex, ticketRef: null, onChain: null }]);
+    expect(recorded).toEqual([
+      {
+        id: outcome.actionId,
+        kind: "updateEvent",
+        requestedAs: "updateEvent",
+        eventRef: event.id,
+        eventIndex: event.eventIndex,
+        ticketRef: null,
+        onChain: null,
+      },
+    ]);
   });
 
-  it.each([["eventName", "x"], ["currency", "USD"], ["shopUrl", "https://s.example.com"], ["imageUrl", "https://i.example.com"], ["latitude", 0], ["longitude", 0], ["startTime", 0], ["endTime", 0]])(
-    "records an on-chain item for a change of %s",
-    async (field, value) => {
-      const { context, recorded } = await acceptanceFixture({ events: [anEvent()] });
-      updateEvent(context, update({ [field]: value }), "updateEvent");
-      expect(recorded[0].onChain).toMatchObject({ action: "updateEvent" });
-    },
-  );
+  it.each([
+    ["eventName", "x"],
+    ["currency", "USD"],
+    ["shopUrl", "https://s.example.com"],
+    ["imageUrl", "https://i.example.com"],
+    ["latitude", 0],
+    ["longitude", 0],
+    ["startTime", 0],
+    ["endTime", 0],
+  ])("records an on-chain item for a change of %s", async (field, value) => {
+    const { context, recorded } = await acceptanceFixture({ events: [anEvent()] });
+    updateEvent(context, update({ [field]: value }), "updateEvent");
+    expect(recorded[0].onChain).toMatchObject({ action: "updateEvent" });
+  });
 
   it("treats fields sent as null like ones not sent", async () => {
     const event = anEvent({ startTime: 100n, endTime: 200n });
     const { context, recorded } = await acceptanceFixture({ events: [event] });
-    expect(updateEvent(context, update({ startTime: null, endTime: null, callbackUrl: "https://integrator.example.com/v2" }), "updateEvent").error).toBeUndefined();
+    expect(
+      updateEvent(context, update({ startTime: null, endTime: null, callbackUrl: "https://integrator.example.com/v2" }), "updateEvent").error,
+    ).toBeUndefined();
     expect(event).toMatchObject({ startTime: 100n, endTime: 200n });
     expect(recorded[0].onChain).toBeNull();
   });

@@ -42,7 +42,18 @@ export function registerEvent(context: AcceptanceContext<EventParts>, input: New
   return { actionId };
 }
 
-const UPDATABLE_FIELDS = ["eventName", "ticketeerName", "currency", "shopUrl", "imageUrl", "latitude", "longitude", "startTime", "endTime", "callbackUrl"] as const;
+const UPDATABLE_FIELDS = [
+  "eventName",
+  "ticketeerName",
+  "currency",
+  "shopUrl",
+  "imageUrl",
+  "latitude",
+  "longitude",
+  "startTime",
+  "endTime",
+  "callbackUrl",
+] as const;
 
 export function updateEvent(context: AcceptanceContext<EventParts>, input: UpdateEventDto, requestedAs: string): ItemOutcome {
   if (!UPDATABLE_FIELDS.some((field) => input[field] !== undefined)) return { error: EventErrors.nothingToUpdate() };

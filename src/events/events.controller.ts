@@ -35,11 +35,19 @@ export class EventsController {
   })
   @ApiBody({ type: CreateEventDto })
   @ApiOkResponse({ type: EventAcceptedDto })
-  @ApiBadRequestResponse({ type: EventRefusedDto, description: "invalid_item, invalid_field, ticketeer_mismatch (or a body error: invalid_json, invalid_body)." })
+  @ApiBadRequestResponse({
+    type: EventRefusedDto,
+    description: "invalid_item, invalid_field, ticketeer_mismatch (or a body error: invalid_json, invalid_body).",
+  })
   @ApiConflictResponse({ type: EventRefusedDto, description: "event_exists: the eventId is already registered by this organization." })
   @ApiCommonWriteResponses()
   async create(@CurrentOrganization() organization: AuthenticatedOrganization, @Body() body: unknown, @Req() request: Request): Promise<EventAcceptedDto> {
-    const [outcome] = await this.ledger.acceptItems(EVENT_ACCEPTANCE, organization, [{ descriptor: EventActions.create, requestedAs: "events", raw: body }], requestIdOf(request));
+    const [outcome] = await this.ledger.acceptItems(
+      EVENT_ACCEPTANCE,
+      organization,
+      [{ descriptor: EventActions.create, requestedAs: "events", raw: body }],
+      requestIdOf(request),
+    );
     const eventId = rawId(body, "eventId");
     if (outcome.error) throw new ApiError(STATUS_OF_CODE[outcome.error.code] ?? 400, outcome.error, { eventId });
     return { txPromise: outcome.actionId, eventId: eventId as string, status: "success" };

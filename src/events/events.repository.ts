@@ -46,7 +46,8 @@ export class EventsRepository {
                             $10::float8[], $11::float8[], $12::numeric[], $13::numeric[], $14::text[], $15::bigint[])
        ON CONFLICT (organization_id, event_id) DO NOTHING
        RETURNING id`,
-      columnsOf(events),);
+      columnsOf(events),
+    );
     return inserted.length;
   }
 

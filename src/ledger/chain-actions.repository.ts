@@ -23,10 +23,10 @@ export class ChainActionsRepository {
 
   /** The integrator's ids of what the action acts on. */
   async subjectIdsOf(action: Pick<ChainAction, "eventRef" | "ticketRef">): Promise<{ eventId: string; ticketId: string | null }> {
-    const [ids] = await this.dataSource.query<{ event_id: string; ticket_id: string | null }[]>(`SELECT e.event_id, t.ticket_id FROM events e LEFT JOIN tickets t ON t.id = $2 WHERE e.id = $1`, [
-      action.eventRef,
-      action.ticketRef,
-    ]);
+    const [ids] = await this.dataSource.query<{ event_id: string; ticket_id: string | null }[]>(
+      `SELECT e.event_id, t.ticket_id FROM events e LEFT JOIN tickets t ON t.id = $2 WHERE e.id = $1`,
+      [action.eventRef, action.ticketRef],
+    );
     return { eventId: ids.event_id, ticketId: ids.ticket_id };
   }
 
@@ -46,7 +46,8 @@ export class ChainActionsRepository {
   async countWaitingOlderThan(ageMs: number): Promise<number> {
     const rows = await this.dataSource.query<{ count: number }[]>(
       `SELECT count(*)::int AS count FROM chain_actions WHERE status = 'waiting_broadcast' AND created_at < now() - make_interval(secs => $1)`,
-      [ageMs / 1000],);
+      [ageMs / 1000],
+    );
     return rows[0]?.count ?? 0;
   }
 }

@@ -78,7 +78,9 @@ export class LedgerService {
     for (let attempt = 1; ; attempt++) {
       try {
         const attemptPlan = attempt === 1 ? plan : kind.retryPlan(plan);
-        const { result, broadcasts } = await this.dataSource.transaction((manager) => this.acceptOnce(manager, kind, organization, attemptPlan, evaluate, requestId));
+        const { result, broadcasts } = await this.dataSource.transaction((manager) =>
+          this.acceptOnce(manager, kind, organization, attemptPlan, evaluate, requestId),
+        );
         if (broadcasts > 0) await this.notifyWriter();
         return result;
       } catch (error) {

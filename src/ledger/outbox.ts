@@ -5,7 +5,12 @@ import type { EntityManager } from "typeorm";
  * interface's fields (txHash, transactionType, action, eventId, ticketId) plus the promise, the
  * status ("confirmed" or "error") and the chain facts. Delivery reads the event's callbackUrl when it sends.
  */
-export async function insertCallbacks(manager: EntityManager, actionIds: readonly string[], chainId: bigint | null, registryAddress: string | null): Promise<void> {
+export async function insertCallbacks(
+  manager: EntityManager,
+  actionIds: readonly string[],
+  chainId: bigint | null,
+  registryAddress: string | null,
+): Promise<void> {
   if (actionIds.length === 0) return;
   await manager.query(
     `INSERT INTO callbacks (id, action_id, organization_id, event_ref, ticket_ref, order_key, payload)

@@ -13,7 +13,12 @@ import { createHttpLogger } from "./http-logging";
 import { loggerOptions } from "./logger-options";
 
 const written: string[] = [];
-const lines = () => written.join("").trim().split("\n").map((line) => JSON.parse(line) as Record<string, any>);
+const lines = () =>
+  written
+    .join("")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record<string, any>);
 let server: Server;
 let base: string;
 
@@ -58,7 +63,13 @@ describe("the request logger", () => {
   it("logs a request under the request id it was given, with the organization and no API key", async () => {
     await fetch(`${base}/stream`, { method: "POST", headers: { "x-request-id": "given-id-1", "x-api-key": "trk_secret_value" } });
     const line = await lineOf("given-id-1");
-    expect(line).toMatchObject({ level: "info", requestId: "given-id-1", req: { id: "given-id-1", method: "POST", url: "/stream" }, res: { statusCode: 200 }, ticketeerId: "ticketeer-1" });
+    expect(line).toMatchObject({
+      level: "info",
+      requestId: "given-id-1",
+      req: { id: "given-id-1", method: "POST", url: "/stream" },
+      res: { statusCode: 200 },
+      ticketeerId: "ticketeer-1",
+    });
     expect(line?.msg).toMatch(/^POST \/stream 200 in \d+ ms$/);
     expect(lines().find((l) => l.msg === "inside the handler")).toMatchObject({ requestId: "given-id-1" });
     expect(written.join("")).not.toContain("trk_secret_value");

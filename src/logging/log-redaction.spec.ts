@@ -17,7 +17,15 @@ function capturedLogger(env: Record<string, string> = {}): { logger: pino.Logger
     },
   });
   const logger = pino(loggerOptions(loadConfig({ APP_MODE: "test", LOG_LEVEL: "debug", ...env })), sink);
-  return { logger, lines: () => written.join("").trim().split("\n").map((line) => JSON.parse(line)) };
+  return {
+    logger,
+    lines: () =>
+      written
+        .join("")
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line)),
+  };
 }
 
 describe("log redaction", () => {
@@ -25,19 +33,35 @@ describe("log redaction", () => {
     const { logger, lines } = capturedLogger();
     logger.info(
       {
-        req: { headers: { "x-api-key": "trk_live_key", authorization: "Basic YWRtaW46c2VjcmV0", cookie: "session=abc", "webhook-signature": "v1,c2lnbmF0dXJl", "x-request-id": "r-1" } },
+        req: {
+          headers: {
+            "x-api-key": "trk_live_key",
+            authorization: "Basic YWRtaW46c2VjcmV0",
+            cookie: "session=abc",
+            "webhook-signature": "v1,c2lnbmF0dXJl",
+            "x-request-id": "r-1",
+          },
+        },
         res: { headers: { "set-cookie": "session=def", "x-request-id": "r-1" } },
       },
       "request",
     );
     const [line] = lines();
-    expect(line.req.headers).toEqual({ "x-api-key": REDACTED, authorization: REDACTED, cookie: REDACTED, "webhook-signature": REDACTED, "x-request-id": "r-1" });
+    expect(line.req.headers).toEqual({
+      "x-api-key": REDACTED,
+      authorization: REDACTED,
+      cookie: REDACTED,
+      "webhook-signature": REDACTED,
+      "x-request-id": "r-1",
+    });
     expect(line.res.headers).toEqual({ "set-cookie": REDACTED, "x-request-id": "r-1" });
   });
 
   it("hides fields named like secrets at the top level and one object down, in child loggers too", () => {
     const { logger, lines } = capturedLogger();
-    logger.child({ context: "Test" }).warn({ apiKey: "k1", webhookSecret: "whsec_x", config: { privateKey: "0xabc", databaseUrl: "postgres://u:p@h/db", port: 3000 } }, "careless");
+    logger
+      .child({ context: "Test" })
+      .warn({ apiKey: "k1", webhookSecret: "whsec_x", config: { privateKey: "0xabc", databaseUrl: "postgres://u:p@h/db", port: 3000 } }, "careless");
     const text = JSON.stringify(lines());
     for (const secret of ["k1", "whsec_x", "0xabc", "postgres://u:p@h/db"]) expect(text).not.toContain(secret);
     expect(lines()[0].config.port).toBe(3000);
@@ -45,7 +69,10 @@ describe("log redaction", () => {
 
   it("hides the values of a failed query logged as an error", () => {
     const { logger, lines } = capturedLogger();
-    const error = Object.assign(new Error("insert failed"), { query: "INSERT INTO webhook_secrets ...", parameters: ["org-1", "whsec_c2VjcmV0c2VjcmV0c2VjcmV0"] });
+    const error = Object.assign(new Error("insert failed"), {
+      query: "INSERT INTO webhook_secrets ...",
+      parameters: ["org-1", "whsec_c2VjcmV0c2VjcmV0c2VjcmV0"],
+    });
     logger.error({ err: error }, "boot failed");
     expect(JSON.stringify(lines())).not.toContain("whsec_c2VjcmV0c2VjcmV0c2VjcmV0");
     expect(lines()[0].err).toMatchObject({ message: "insert failed", parameters: REDACTED });

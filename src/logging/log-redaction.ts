@@ -22,7 +22,19 @@ const HEADER_PATHS = [
  * `parameters` is TypeORM's: a logged query error (`err.parameters`) carries the values of its
  * statement, a new organization's webhook secret among them.
  */
-const SECRET_FIELDS = ["apiKey", "password", "secret", "webhookSecret", "privateKey", "signerKeys", "databaseUrl", "redisUrl", "authorization", "cookie", "parameters"];
+const SECRET_FIELDS = [
+  "apiKey",
+  "password",
+  "secret",
+  "webhookSecret",
+  "privateKey",
+  "signerKeys",
+  "databaseUrl",
+  "redisUrl",
+  "authorization",
+  "cookie",
+  "parameters",
+];
 
 export const REDACTED_PATHS: readonly string[] = [...HEADER_PATHS, ...SECRET_FIELDS, ...SECRET_FIELDS.map((field) => `*.${field}`)];
 

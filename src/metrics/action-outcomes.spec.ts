@@ -11,7 +11,13 @@ async function countsOf(counter: Counter<string>): Promise<Record<string, number
 describe("countActionOutcomes", () => {
   it("counts items by kind and outcome, refusals with their error code", async () => {
     const counter = new Counter({ name: "actions_total", help: "h", labelNames: ["kind", "outcome", "code"], registers: [new Registry()] });
-    const items = [{ requestedAs: "soldTicket" }, { requestedAs: "soldTicket" }, { requestedAs: "newEvent" }, { requestedAs: "soldTicket" }, { requestedAs: "" }];
+    const items = [
+      { requestedAs: "soldTicket" },
+      { requestedAs: "soldTicket" },
+      { requestedAs: "newEvent" },
+      { requestedAs: "soldTicket" },
+      { requestedAs: "" },
+    ];
     const outcomes = [{}, { error: { code: "ticket_exists" } }, {}, {}, { error: { code: "unknown_action" } }];
 
     countActionOutcomes(counter, items, outcomes);

@@ -38,7 +38,12 @@ export const METRICS = {
   ),
 
   // Backlog, read at scrape time
-  ledgerActions: metric("gauge", "ledger_actions", "Ledger actions not yet final: waiting_broadcast (queued for the chain) and pending (in a sent transaction)", ["status"]),
+  ledgerActions: metric(
+    "gauge",
+    "ledger_actions",
+    "Ledger actions not yet final: waiting_broadcast (queued for the chain) and pending (in a sent transaction)",
+    ["status"],
+  ),
   ledgerOldestWaiting: metric("gauge", "ledger_oldest_waiting_seconds", "Age of the oldest action waiting for a transaction (0 when none waits)"),
   outboxCallbacks: metric("gauge", "outbox_callbacks", "Callbacks not yet delivered or given up: due now, or scheduled for a later retry", ["state"]),
   queueJobs: metric("gauge", "queue_jobs", "Jobs of each Bull queue, by state", ["queue", "state"]),
@@ -88,7 +93,9 @@ export const METRICS = {
     ["outcome"],
     [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15],
   ),
-  callbacksFailed: metric("counter", "callbacks_failed_total", "Callbacks given up: gone (the receiver answered 410) or exhausted (every attempt failed)", ["reason"]),
+  callbacksFailed: metric("counter", "callbacks_failed_total", "Callbacks given up: gone (the receiver answered 410) or exhausted (every attempt failed)", [
+    "reason",
+  ]),
   callbackDelivery: metric(
     "histogram",
     "callback_delivery_seconds",

@@ -31,10 +31,10 @@ describe("encodeItem", () => {
 
   it("length-prefixes UTF-8 event strings and encodes negative coordinates in two's complement", () => {
     const hex = encodeItem({
-        action: "updateEvent",
-        eventIndex: 1n,
-        details: { name: "é", currency: "EUR", shopUrl: "", imageUrl: "", latitude: -0.0000001, longitude: 0, startTime: 0n, endTime: 0n },
-      }).slice(2);
+      action: "updateEvent",
+      eventIndex: 1n,
+      details: { name: "é", currency: "EUR", shopUrl: "", imageUrl: "", latitude: -0.0000001, longitude: 0, startTime: 0n, endTime: 0n },
+    }).slice(2);
     expect(hex.slice(18, 26)).toBe("ffffffff");
     expect(hex.slice(66)).toBe("0003" + "455552" + "0002" + "c3a9" + "0000" + "0000");
   });

@@ -5,7 +5,7 @@ const BIGINT_FIELDS = ["eventIndex", "tokenId", "orderTime", "startTime", "endTi
 /** A batch item as JSON, bigints as decimal strings (how the ledger stores what goes on chain). */
 export function registryItemToJson(item: RegistryBatchItem): string {
   const plain: Record<string, unknown> = { ...item };
-  for (const field of BIGINT_FIELDS) if (typeof plain[field] === "bigint") plain[field] = (plain[field]).toString();
+  for (const field of BIGINT_FIELDS) if (typeof plain[field] === "bigint") plain[field] = plain[field].toString();
   if ("details" in item) plain.details = { ...item.details, startTime: item.details.startTime.toString(), endTime: item.details.endTime.toString() };
   return JSON.stringify(plain);
 }

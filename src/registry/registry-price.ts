@@ -57,7 +57,7 @@ function parsePrice(price: string): { digits: bigint; scale: number } {
 
 /** Why `value` is not a price the registry can record exactly, or null if it is one. */
 export function priceProblem(value: unknown): string | null {
-  if (typeof value !== "string") return "must be a decimal string such as \"12.50\"";
+  if (typeof value !== "string") return 'must be a decimal string such as "12.50"';
   try {
     registryPriceOf(value);
     return null;

@@ -2,14 +2,7 @@ import { createHash } from "node:crypto";
 
 import { describe, expect, it } from "vitest";
 
-import {
-  acceptanceFixture,
-  anEvent,
-  aTicket,
-  NOW,
-  OTHER_ORGANIZATION,
-  validated,
-} from "../../test/support/acceptance-fixture";
+import { acceptanceFixture, anEvent, aTicket, NOW, OTHER_ORGANIZATION, validated } from "../../test/support/acceptance-fixture";
 import { encodeItem } from "../registry";
 import { validateItem } from "../common/validation/validate-item";
 import { NewEventDto } from "../events/dto/new-event.dto";
@@ -132,7 +125,17 @@ describe("sellTicket", () => {
     expect(event.ticketsSold).toBe(42n);
     expect(touchedEvents).toEqual([event]);
     expect(touchedTickets).toEqual([ticket]);
-    expect(recorded).toEqual([{ id: outcome.actionId, kind: "sold", requestedAs: "soldTicket", eventRef: event.id, eventIndex: event.eventIndex, ticketRef: ticket.id, onChain: expect.any(Object) }]);
+    expect(recorded).toEqual([
+      {
+        id: outcome.actionId,
+        kind: "sold",
+        requestedAs: "soldTicket",
+        eventRef: event.id,
+        eventIndex: event.eventIndex,
+        ticketRef: ticket.id,
+        onChain: expect.any(Object),
+      },
+    ]);
   });
 
   it("records the sale on chain with sha256(ticketId), the price string as sent and the orderTime", async () => {
@@ -172,7 +175,13 @@ describe("sellTicket", () => {
     const a = anEvent({ eventId: "a", eventIndex: 1n });
     const b = anEvent({ eventId: "b", eventIndex: 2n, ticketsSold: 10n });
     const { context } = await acceptanceFixture({ events: [a, b] });
-    for (const [eventId, ticketId] of [["a", "a1"], ["b", "b1"], ["a", "a2"], ["a", "a3"], ["b", "b2"]]) {
+    for (const [eventId, ticketId] of [
+      ["a", "a1"],
+      ["b", "b1"],
+      ["a", "a2"],
+      ["a", "a3"],
+      ["b", "b2"],
+    ]) {
       expect(sellTicket(context, sold({ eventId, ticketId }), "soldTicket").error).toBeUndefined();
     }
     const tokens = ["a1", "a2", "a3", "b1", "b2"].map((id) => context.tickets.find(id)!);
@@ -183,7 +192,9 @@ describe("sellTicket", () => {
 
   it("refuses an event that is not registered: event_not_found", async () => {
     const { context, recorded } = await acceptanceFixture();
-    expect(sellTicket(context, sold(), "soldTicket")).toEqual({ error: { code: "event_not_found", field: "eventId", message: "Event event-1 is not registered." } });
+    expect(sellTicket(context, sold(), "soldTicket")).toEqual({
+      error: { code: "event_not_found", field: "eventId", message: "Event event-1 is not registered." },
+    });
     expect(context.tickets.find("ticket-1")).toBeUndefined();
     expect(recorded).toEqual([]);
   });
@@ -198,7 +209,9 @@ describe("sellTicket", () => {
     const other = anEvent({ eventId: "event-2", eventIndex: 8n });
     const existing = aTicket(other, { ticketId: "ticket-1" });
     const { context, recorded, touchedEvents } = await acceptanceFixture({ events: [event, other], tickets: [existing] });
-    expect(sellTicket(context, sold(), "soldTicket")).toEqual({ error: { code: "ticket_exists", field: "ticketId", message: "Ticket ticket-1 is already sold." } });
+    expect(sellTicket(context, sold(), "soldTicket")).toEqual({
+      error: { code: "ticket_exists", field: "ticketId", message: "Ticket ticket-1 is already sold." },
+    });
     expect(event.ticketsSold).toBe(0n);
     expect(touchedEvents).toEqual([]);
     expect(recorded).toEqual([]);
@@ -328,7 +341,17 @@ describe("updateTicket", () => {
     const { context, recorded, ticket } = await withTicket("valid", { uri: "ipfs://bafy/1.json" });
     const outcome = updateTicket(context, uriUpdate({ uri: "ar://new" }), "updateTicket");
     expect(ticket.uri).toBe("ar://new");
-    expect(recorded).toEqual([{ id: outcome.actionId, kind: "updateTicket", requestedAs: "updateTicket", eventRef: ticket.eventRef, eventIndex: ticket.tokenId >> 64n, ticketRef: ticket.id, onChain: null }]);
+    expect(recorded).toEqual([
+      {
+        id: outcome.actionId,
+        kind: "updateTicket",
+        requestedAs: "updateTicket",
+        eventRef: ticket.eventRef,
+        eventIndex: ticket.tokenId >> 64n,
+        ticketRef: ticket.id,
+        onChain: null,
+      },
+    ]);
   });
 });
 
@@ -339,7 +362,15 @@ describe("claimTicket", () => {
     expect(outcome.error).toBeUndefined();
     expect(ticket).toMatchObject({ claimed: true, claimedTo: WALLET, checkedIn: true });
     expect(recorded).toEqual([
-      { id: outcome.actionId, kind: "claimed", requestedAs: "claimedTicket", eventRef: ticket.eventRef, eventIndex: ticket.tokenId >> 64n, ticketRef: ticket.id, onChain: { action: "claimed", tokenId: ticket.tokenId, to: WALLET } },
+      {
+        id: outcome.actionId,
+        kind: "claimed",
+        requestedAs: "claimedTicket",
+        eventRef: ticket.eventRef,
+        eventIndex: ticket.tokenId >> 64n,
+        ticketRef: ticket.id,
+        onChain: { action: "claimed", tokenId: ticket.tokenId, to: WALLET },
+      },
     ]);
     expect(() => encodeItem(recorded[0].onChain!)).not.toThrow();
   });
@@ -362,7 +393,11 @@ describe("claimTicket", () => {
 describe("one acceptance: actions see each other in order", () => {
   async function withEventCreated(): Promise<{ fixture: Awaited<ReturnType<typeof acceptanceFixture>>; event: EventEntity }> {
     const fixture = await acceptanceFixture({ firstEventIndex: 12n, now: 1_700_000_000n });
-    const created = registerEvent(fixture.context, validated(NewEventDto, { eventId: "event-1", currency: "EUR", callbackUrl: "https://integrator.example.com/cb" }), "newEvent");
+    const created = registerEvent(
+      fixture.context,
+      validated(NewEventDto, { eventId: "event-1", currency: "EUR", callbackUrl: "https://integrator.example.com/cb" }),
+      "newEvent",
+    );
     expect(created.error).toBeUndefined();
     return { fixture, event: fixture.context.events.find("event-1")! };
   }

@@ -21,7 +21,8 @@ import { TICKET_ACCEPTANCE, type TicketParts, type TicketPlan } from "./ticket-a
 import { TicketActions } from "./ticket-actions";
 import { TicketsService } from "./tickets.service";
 
-const RESULTS = "An array in request order: {txPromise, ticketId, status: \"success\"} for each accepted item, {ticketId, status: \"error\", error} for each refused one.";
+const RESULTS =
+  'An array in request order: {txPromise, ticketId, status: "success"} for each accepted item, {ticketId, status: "error", error} for each refused one.';
 
 @ApiTags("tickets")
 @Controller("api/v1")
@@ -34,7 +35,11 @@ export class TicketsController {
 
   @Post("sold")
   @HttpCode(200)
-  @ApiOperation({ operationId: "registerSales", summary: "Register primary sales", description: "Up to 100 tickets; each is minted as an NFT to its event's custody address. Callback action: sold." })
+  @ApiOperation({
+    operationId: "registerSales",
+    summary: "Register primary sales",
+    description: "Up to 100 tickets; each is minted as an NFT to its event's custody address. Callback action: sold.",
+  })
   @ApiBody({ type: [SoldTicketDto] })
   @ApiOkResponse({ type: [TicketResultDto], description: RESULTS })
   @ApiCommonWriteResponses()
@@ -44,7 +49,11 @@ export class TicketsController {
 
   @Post("resold")
   @HttpCode(200)
-  @ApiOperation({ operationId: "registerResales", summary: "Register resales", description: "Up to 100 tickets; ownership moves to a fresh holder address. Callback action: resold." })
+  @ApiOperation({
+    operationId: "registerResales",
+    summary: "Register resales",
+    description: "Up to 100 tickets; ownership moves to a fresh holder address. Callback action: resold.",
+  })
   @ApiBody({ type: [ResoldTicketDto] })
   @ApiOkResponse({ type: [TicketResultDto], description: RESULTS })
   @ApiCommonWriteResponses()
@@ -54,7 +63,11 @@ export class TicketsController {
 
   @Post("scanned")
   @HttpCode(200)
-  @ApiOperation({ operationId: "registerCheckIns", summary: "Register check-ins (scans)", description: "Up to 100 tickets; one-way; a repeated scan is accepted. Callback action: scanned." })
+  @ApiOperation({
+    operationId: "registerCheckIns",
+    summary: "Register check-ins (scans)",
+    description: "Up to 100 tickets; one-way; a repeated scan is accepted. Callback action: scanned.",
+  })
   @ApiBody({ type: [TicketMomentDto] })
   @ApiOkResponse({ type: [TicketResultDto], description: RESULTS })
   @ApiCommonWriteResponses()
@@ -64,7 +77,11 @@ export class TicketsController {
 
   @Post("checkedin")
   @HttpCode(200)
-  @ApiOperation({ operationId: "registerCheckInsAlias", summary: "Register check-ins (alias of /api/v1/scanned)", description: "Same as POST /api/v1/scanned." })
+  @ApiOperation({
+    operationId: "registerCheckInsAlias",
+    summary: "Register check-ins (alias of /api/v1/scanned)",
+    description: "Same as POST /api/v1/scanned.",
+  })
   @ApiBody({ type: [TicketMomentDto] })
   @ApiOkResponse({ type: [TicketResultDto], description: RESULTS })
   @ApiCommonWriteResponses()
@@ -74,7 +91,11 @@ export class TicketsController {
 
   @Post("invalidated")
   @HttpCode(200)
-  @ApiOperation({ operationId: "registerInvalidations", summary: "Invalidate tickets", description: "Up to 100 tickets; a checked-in ticket cannot be invalidated. Callback action: invalidated." })
+  @ApiOperation({
+    operationId: "registerInvalidations",
+    summary: "Invalidate tickets",
+    description: "Up to 100 tickets; a checked-in ticket cannot be invalidated. Callback action: invalidated.",
+  })
   @ApiBody({ type: [TicketMomentDto] })
   @ApiOkResponse({ type: [TicketResultDto], description: RESULTS })
   @ApiCommonWriteResponses()

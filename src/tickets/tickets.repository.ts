@@ -34,7 +34,22 @@ export class TicketsRepository {
     await copyRows(
       this.manager,
       "tickets",
-      ["id", "organization_id", "event_ref", "ticket_id", "serial", "token_id", "price", "uri", "order_time", "checked_in", "invalidated", "claimed", "claimed_to", "resales"],
+      [
+        "id",
+        "organization_id",
+        "event_ref",
+        "ticket_id",
+        "serial",
+        "token_id",
+        "price",
+        "uri",
+        "order_time",
+        "checked_in",
+        "invalidated",
+        "claimed",
+        "claimed_to",
+        "resales",
+      ],
       tickets.map((t) => [
         t.id,
         t.organizationId,

@@ -50,7 +50,13 @@ describe("a mixed /stream in order", () => {
     expect(Object.keys(answer.body.data[2]).sort()).toEqual(["action", "actionPromise", "status", "ticketId"]);
 
     const ticket = await api.get("/api/v1/tickets/stream-t1");
-    expect(ticket.body).toMatchObject({ state: "claimed", checkedIn: true, claimed: true, claimedTo: "0x52908400098527886E0F7030069857D2E4169EE7", uri: "ipfs://meta/1.json" });
+    expect(ticket.body).toMatchObject({
+      state: "claimed",
+      checkedIn: true,
+      claimed: true,
+      claimedTo: "0x52908400098527886E0F7030069857D2E4169EE7",
+      uri: "ipfs://meta/1.json",
+    });
     expect(ticket.body.actions.map((action: { action: string; status: string }) => [action.action, action.status])).toEqual([
       ["sold", "waiting_broadcast"],
       ["scanned", "waiting_broadcast"],

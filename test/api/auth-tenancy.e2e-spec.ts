@@ -143,7 +143,9 @@ describe("tenant isolation", () => {
       ["invalidated", { ticketId: ticketA }],
     ] as const) {
       const answer = await apiB.post(`/api/v1/${path}`, [item]);
-      expect(answer.body, path).toEqual([{ ticketId: ticketA, status: "error", error: { code: "ticket_not_found", message: expect.any(String), field: "ticketId" } }]);
+      expect(answer.body, path).toEqual([
+        { ticketId: ticketA, status: "error", error: { code: "ticket_not_found", message: expect.any(String), field: "ticketId" } },
+      ]);
     }
     const stream = await apiB.post("/stream", [
       { action: "updateEvent", data: { eventId: eventA, eventName: "Hijacked" } },
@@ -151,7 +153,12 @@ describe("tenant isolation", () => {
       { action: "updateTicket", data: { ticketId: ticketA, uri: "ipfs://hijacked" } },
       { action: "claimedTicket", data: { ticketId: ticketA, to: WALLET } },
     ]);
-    expect(stream.body.data.map((entry: { error: { code: string } }) => entry.error.code)).toEqual(["event_not_found", "event_not_found", "ticket_not_found", "ticket_not_found"]);
+    expect(stream.body.data.map((entry: { error: { code: string } }) => entry.error.code)).toEqual([
+      "event_not_found",
+      "event_not_found",
+      "ticket_not_found",
+      "ticket_not_found",
+    ]);
 
     const event = await apiA.get(`/api/v1/events/${eventA}`);
     expect(event.body).toMatchObject({ eventName: "Concert", ticketsSold: 1 });

@@ -40,7 +40,10 @@ describe("creating the same id concurrently", () => {
     for (let round = 0; round < ROUNDS; round++) {
       const ticketId = id(`t-race-${round}`);
       const [first, second] = events();
-      const answers = await Promise.all([api.post("/api/v1/sold", [soldItem(first, ticketId, { price: "1.00" })]), api.post("/api/v1/sold", [soldItem(second, ticketId, { price: "2.00" })])]);
+      const answers = await Promise.all([
+        api.post("/api/v1/sold", [soldItem(first, ticketId, { price: "1.00" })]),
+        api.post("/api/v1/sold", [soldItem(second, ticketId, { price: "2.00" })]),
+      ]);
       for (const answer of answers) expect(answer.status).toBe(200);
       const codes = answers.map((answer) => codeOf(answer.body[0])).sort();
       expect(codes).toEqual(["success", "ticket_exists"]);
@@ -59,7 +62,10 @@ describe("creating the same id concurrently", () => {
     for (let round = 0; round < ROUNDS; round++) {
       const ticketId = id(`t-mixed-${round}`);
       const [viaStream, viaSold] = await Promise.all([
-        api.post("/stream", [{ action: "soldTicket", data: { eventId: eventB, ticketId, price: "1" } }, { action: "scannedTicket", data: { ticketId } }]),
+        api.post("/stream", [
+          { action: "soldTicket", data: { eventId: eventB, ticketId, price: "1" } },
+          { action: "scannedTicket", data: { ticketId } },
+        ]),
         api.post("/api/v1/sold", [soldItem(eventA, ticketId)]),
       ]);
       const streamCodes = viaStream.body.data.map(codeOf);

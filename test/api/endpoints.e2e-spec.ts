@@ -20,7 +20,10 @@ const TICKET_RESULT_KEYS = ["status", "ticketId", "txPromise"];
 const ACTION_VIEW_KEYS = ["acceptedAt", "action", "actionPromise", "blockNumber", "error", "requestedAs", "status", "txHash", "updatedAt"];
 
 const eventKey = (ticketeer: string, eventId: string) =>
-  "0x" + createHash("sha256").update(getBytes(AbiCoder.defaultAbiCoder().encode(["string", "string"], [ticketeer, eventId]))).digest("hex");
+  "0x" +
+  createHash("sha256")
+    .update(getBytes(AbiCoder.defaultAbiCoder().encode(["string", "string"], [ticketeer, eventId])))
+    .digest("hex");
 
 const tokenId = (eventIndex: number | string, serial: number) => ((BigInt(eventIndex) << 64n) | BigInt(serial)).toString();
 
@@ -145,7 +148,9 @@ describe("per-action ticket endpoints", () => {
     const expected = { resold: [t1], scanned: [t1], checkedin: [t2, t1], invalidated: [t3] };
     for (const [path, answer] of Object.entries(answers)) {
       expect(answer.status, path).toBe(200);
-      expect(answer.body, path).toEqual(expected[path as keyof typeof expected].map((ticketId) => ({ txPromise: expect.stringMatching(UUID), ticketId, status: "success" })));
+      expect(answer.body, path).toEqual(
+        expected[path as keyof typeof expected].map((ticketId) => ({ txPromise: expect.stringMatching(UUID), ticketId, status: "success" })),
+      );
       for (const entry of answer.body) expect(keysOf(entry)).toEqual(TICKET_RESULT_KEYS);
     }
 
@@ -311,7 +316,10 @@ describe("GET /api/v1/actions/{promise}", () => {
 describe("unknown fields", () => {
   it("are ignored and never stored or shown", async () => {
     const eventId = id("ev-extra");
-    const created = await api.post("/api/v1/events", eventBody(eventId, ticketeerId, { secretNote: "leak-event-1", eventIndex: 999, organizationId: "leak-org" }));
+    const created = await api.post(
+      "/api/v1/events",
+      eventBody(eventId, ticketeerId, { secretNote: "leak-event-1", eventIndex: 999, organizationId: "leak-org" }),
+    );
     expect(created.status).toBe(200);
     expect(keysOf(created.body)).toEqual(["eventId", "status", "txPromise"]);
     const ticketId = id("t-extra");

@@ -125,7 +125,12 @@ describe("ticket_exists", () => {
       soldItem(eventId, twice),
       soldItem(otherEvent, twice),
     ]);
-    expect(answer.body).toEqual([refused(ticketId, "ticket_exists", "ticketId"), refused(ticketId, "ticket_exists", "ticketId"), success(twice), refused(twice, "ticket_exists", "ticketId")]);
+    expect(answer.body).toEqual([
+      refused(ticketId, "ticket_exists", "ticketId"),
+      refused(ticketId, "ticket_exists", "ticketId"),
+      success(twice),
+      refused(twice, "ticket_exists", "ticketId"),
+    ]);
     const ticket = await api.get(`/api/v1/tickets/${twice}`);
     expect(ticket.body.eventId).toBe(eventId);
     expect(historyOf(ticket.body)).toEqual([["sold", "sold", "waiting_broadcast"]]);
@@ -164,7 +169,10 @@ describe("ticket_checked_in", () => {
   it("a checked-in ticket cannot be resold or invalidated", async () => {
     const ticketId = await ticketIn("checked_in");
     const kept = await freshTicket();
-    const resold = await api.post("/api/v1/resold", [{ ticketId, price: "9.00" }, { ticketId: kept, price: "9.00" }]);
+    const resold = await api.post("/api/v1/resold", [
+      { ticketId, price: "9.00" },
+      { ticketId: kept, price: "9.00" },
+    ]);
     expect(resold.body).toEqual([refused(ticketId, "ticket_checked_in", "ticketId"), success(kept)]);
     const invalidated = await api.post("/api/v1/invalidated", [{ ticketId }, { ticketId: kept }]);
     expect(invalidated.body).toEqual([refused(ticketId, "ticket_checked_in", "ticketId"), success(kept)]);
@@ -178,13 +186,20 @@ describe("ticket_invalidated", () => {
   it("an invalidated ticket refuses resold, scanned, checkedin, invalidated again, updateTicket and claimedTicket", async () => {
     const ticketId = await ticketIn("invalidated");
     const kept = await freshTicket();
-    expect((await api.post("/api/v1/resold", [{ ticketId, price: "9.00" }, { ticketId: kept, price: "9.00" }])).body).toEqual([
-      refused(ticketId, "ticket_invalidated", "ticketId"),
-      success(kept),
-    ]);
+    expect(
+      (
+        await api.post("/api/v1/resold", [
+          { ticketId, price: "9.00" },
+          { ticketId: kept, price: "9.00" },
+        ])
+      ).body,
+    ).toEqual([refused(ticketId, "ticket_invalidated", "ticketId"), success(kept)]);
     for (const path of ["scanned", "checkedin", "invalidated"]) {
       const other = await freshTicket();
-      expect((await api.post(`/api/v1/${path}`, [{ ticketId }, { ticketId: other }])).body, path).toEqual([refused(ticketId, "ticket_invalidated", "ticketId"), success(other)]);
+      expect((await api.post(`/api/v1/${path}`, [{ ticketId }, { ticketId: other }])).body, path).toEqual([
+        refused(ticketId, "ticket_invalidated", "ticketId"),
+        success(other),
+      ]);
     }
     const stream = await api.post("/stream", [
       { action: "updateTicket", data: { ticketId, uri: "ipfs://new" } },
@@ -208,10 +223,14 @@ describe("ticket_claimed and ticket_not_checked_in", () => {
   it("a claimed ticket cannot be resold or claimed again", async () => {
     const ticketId = await ticketIn("claimed");
     const kept = await freshTicket();
-    expect((await api.post("/api/v1/resold", [{ ticketId, price: "1" }, { ticketId: kept, price: "1" }])).body).toEqual([
-      refused(ticketId, "ticket_claimed", "ticketId"),
-      success(kept),
-    ]);
+    expect(
+      (
+        await api.post("/api/v1/resold", [
+          { ticketId, price: "1" },
+          { ticketId: kept, price: "1" },
+        ])
+      ).body,
+    ).toEqual([refused(ticketId, "ticket_claimed", "ticketId"), success(kept)]);
     const stream = await api.post("/stream", [
       { action: "claimedTicket", data: { ticketId, to: WALLET } },
       { action: "resoldTicket", data: { ticketId, price: "1" } },
@@ -404,7 +423,11 @@ describe("invalid_item, unknown_action, ticketeer_mismatch", () => {
     const mismatched = id("ev-mismatch");
     const answer = await api.post("/api/v1/events", eventBody(mismatched, other.ticketeerId));
     expect(answer.status).toBe(400);
-    expect(answer.body).toEqual({ eventId: mismatched, status: "error", error: { code: "ticketeer_mismatch", message: expect.any(String), field: "ticketeerId" } });
+    expect(answer.body).toEqual({
+      eventId: mismatched,
+      status: "error",
+      error: { code: "ticketeer_mismatch", message: expect.any(String), field: "ticketeerId" },
+    });
     expect((await api.get(`/api/v1/events/${mismatched}`)).status).toBe(404);
     expect((await apiClient(testApp.baseUrl, other.key).get(`/api/v1/events/${mismatched}`)).status).toBe(404);
 

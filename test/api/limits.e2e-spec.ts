@@ -21,9 +21,11 @@ const UINT64_MAX = "18446744073709551615";
 const wholeRequestError = (code: string) => ({ status: "error", error: { code, message: expect.any(String) } });
 
 async function ledgerRows(): Promise<number> {
-  const [row] = await testApp.app.get(DataSource).query<{
-    n: string;
-  }[]>("SELECT (SELECT count(*) FROM chain_actions) + (SELECT count(*) FROM events) + (SELECT count(*) FROM tickets) AS n");
+  const [row] = await testApp.app.get(DataSource).query<
+    {
+      n: string;
+    }[]
+  >("SELECT (SELECT count(*) FROM chain_actions) + (SELECT count(*) FROM events) + (SELECT count(*) FROM tickets) AS n");
   return Number(row.n);
 }
 
@@ -109,7 +111,8 @@ describe("items per request", () => {
         callbackUrl: url("callback", i),
       },
     }));
-    for (const value of Object.values(actions[0].data)) if (typeof value === "string" && value !== "EUR" && !/^\d+$/.test(value)) expect(value).toHaveLength(255);
+    for (const value of Object.values(actions[0].data))
+      if (typeof value === "string" && value !== "EUR" && !/^\d+$/.test(value)) expect(value).toHaveLength(255);
     const bytes = Buffer.byteLength(JSON.stringify(actions));
     expect(bytes).toBeGreaterThan(9 * 1024 * 1024);
     expect(bytes).toBeLessThanOrEqual(testApp.config.limits.streamBodyBytes);
@@ -119,18 +122,31 @@ describe("items per request", () => {
     expect(answer.body.status).toBe("success");
     expect(answer.body.data).toHaveLength(5000);
     expect(answer.body.data.filter((entry: { status: string }) => entry.status !== "success")).toEqual([]);
-    expect(answer.body.data[4999]).toEqual({ status: "success", action: "newEvent", eventId: actions[4999].data.eventId, actionPromise: expect.stringMatching(UUID) });
+    expect(answer.body.data[4999]).toEqual({
+      status: "success",
+      action: "newEvent",
+      eventId: actions[4999].data.eventId,
+      actionPromise: expect.stringMatching(UUID),
+    });
     const view = await maxApi.get(`/api/v1/events/${actions[4999].data.eventId}`);
-    expect(view.body).toMatchObject({ eventName: actions[4999].data.eventName, shopUrl: actions[4999].data.shopUrl, endTime: UINT64_MAX, ticketeerId: maximal.ticketeerId });
+    expect(view.body).toMatchObject({
+      eventName: actions[4999].data.eventName,
+      shopUrl: actions[4999].data.shopUrl,
+      endTime: UINT64_MAX,
+      ticketeerId: maximal.ticketeerId,
+    });
   }, 90_000);
 });
 
 describe("body shape", () => {
-  it.each([...TICKET_PATHS.map((path) => `/api/v1/${path}`), "/stream", "/api/v1/stream"])("a body that is not an array on %s answers 400 invalid_body", async (path) => {
-    for (const body of ["{}", `{"ticketId":"t"}`, "42", `"text"`, "null", "true"]) {
-      await refusedWhole(() => api.request("POST", path, body), 400, "invalid_body");
-    }
-  });
+  it.each([...TICKET_PATHS.map((path) => `/api/v1/${path}`), "/stream", "/api/v1/stream"])(
+    "a body that is not an array on %s answers 400 invalid_body",
+    async (path) => {
+      for (const body of ["{}", `{"ticketId":"t"}`, "42", `"text"`, "null", "true"]) {
+        await refusedWhole(() => api.request("POST", path, body), 400, "invalid_body");
+      }
+    },
+  );
 
   it("a body that is not JSON answers 400 invalid_json, on every write endpoint", async () => {
     for (const path of [...TICKET_PATHS.map((p) => `/api/v1/${p}`), "/stream", "/api/v1/stream", "/api/v1/events"]) {
@@ -141,7 +157,11 @@ describe("body shape", () => {
   });
 
   it("a JSON array sent as text/plain is not taken as JSON", async () => {
-    await refusedWhole(() => api.request("POST", "/api/v1/sold", JSON.stringify([soldItem(eventId, id("t-text"))]), { "content-type": "text/plain" }), 400, "invalid_body");
+    await refusedWhole(
+      () => api.request("POST", "/api/v1/sold", JSON.stringify([soldItem(eventId, id("t-text"))]), { "content-type": "text/plain" }),
+      400,
+      "invalid_body",
+    );
   });
 });
 

@@ -93,10 +93,12 @@ describe("the chain writer's queue", () => {
 
 describe("x-request-id", () => {
   const rowsOf = async (requestId: string) =>
-    await testApp.app.get(DataSource).query<{
-      kind: string;
-      requested_as: string;
-    }[]>(`SELECT kind, requested_as FROM chain_actions WHERE request_id = $1 ORDER BY seq`, [requestId]);
+    await testApp.app.get(DataSource).query<
+      {
+        kind: string;
+        requested_as: string;
+      }[]
+    >(`SELECT kind, requested_as FROM chain_actions WHERE request_id = $1 ORDER BY seq`, [requestId]);
 
   it("is echoed when sent and stored on every ledger row of the request", async () => {
     const requestId = `req-${id("echo")}`;

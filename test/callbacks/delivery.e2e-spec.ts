@@ -59,7 +59,8 @@ afterAll(async () => {
   await Promise.all([chain?.stop(), receiver?.close()]);
 });
 
-const updateTicketRequests = (path: string, ticketId: string) => receiver.requests(path).filter((request) => updateTicketOf(ticketId)(JSON.parse(request.body)));
+const updateTicketRequests = (path: string, ticketId: string) =>
+  receiver.requests(path).filter((request) => updateTicketOf(ticketId)(JSON.parse(request.body)));
 
 describe("signed callbacks of confirmed on-chain actions", () => {
   it("posts each action's body, signed per Standard Webhooks with the organization's secret, verified by two independent verifiers", async () => {
@@ -131,7 +132,8 @@ describe("retries", () => {
     expect(requests).toHaveLength(3);
     expect(new Set(requests.map((request) => request.headers["webhook-id"]))).toEqual(new Set([view.callbackId]));
     expect(new Set(requests.map((request) => request.body)).size).toBe(1);
-    for (const request of requests) expect(verifyCallback(request, secret)).toMatchObject({ action: "updateTicket", actionPromise: promise, status: "confirmed", txHash: null });
+    for (const request of requests)
+      expect(verifyCallback(request, secret)).toMatchObject({ action: "updateTicket", actionPromise: promise, status: "confirmed", txHash: null });
   });
 
   it("stops at 410 Gone: failed after one attempt", async () => {
@@ -274,6 +276,9 @@ describe("scaling and ordering", () => {
     expect(updateTicketRequests("/old", ticketIds[0])).toHaveLength(1);
     expect(updateTicketRequests("/new", ticketIds[0])).toHaveLength(1);
     // The updateEvent's own callback goes to the new URL too.
-    expect(await callbackWhen(api, eventId, moved)).toMatchObject({ status: "delivered", attemptLog: [expect.objectContaining({ url: receiver.url("/new") })] });
+    expect(await callbackWhen(api, eventId, moved)).toMatchObject({
+      status: "delivered",
+      attemptLog: [expect.objectContaining({ url: receiver.url("/new") })],
+    });
   });
 });

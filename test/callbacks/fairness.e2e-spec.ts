@@ -20,7 +20,13 @@ let api: Api;
 
 beforeAll(async () => {
   [chain, slowReceiver, fastReceiver] = await Promise.all([startTestChain(), startHttpsReceiver(), startHttpsReceiver()]);
-  testApp = await startTestApp({ ...chain.env, ...DELIVERY_ENV, CALLBACK_CONCURRENCY: "4", CALLBACK_TIMEOUT_MS: String(TIMEOUT_MS), CALLBACK_LEASE_MS: "10000" });
+  testApp = await startTestApp({
+    ...chain.env,
+    ...DELIVERY_ENV,
+    CALLBACK_CONCURRENCY: "4",
+    CALLBACK_TIMEOUT_MS: String(TIMEOUT_MS),
+    CALLBACK_LEASE_MS: "10000",
+  });
   const organization = await testApp.organization();
   api = apiClient(testApp.baseUrl, organization.key);
 });
@@ -33,7 +39,10 @@ afterAll(async () => {
 describe("a receiver's share of the delivery slots", () => {
   it("does not let a receiver with more hanging callbacks than slots hold back another receiver", async () => {
     const [slow, fast] = await Promise.all([eventWithTickets(api, slowReceiver.url("/hooks"), 5), eventWithTickets(api, fastReceiver.url("/hooks"), 3)]);
-    await Promise.all([...slow.promises.map((promise) => callbackWhen(api, slow.eventId, promise)), ...fast.promises.map((promise) => callbackWhen(api, fast.eventId, promise))]);
+    await Promise.all([
+      ...slow.promises.map((promise) => callbackWhen(api, slow.eventId, promise)),
+      ...fast.promises.map((promise) => callbackWhen(api, fast.eventId, promise)),
+    ]);
     slowReceiver.script("/hooks", [], { hang: true }, (body) => body?.action === "updateTicket");
 
     const slowPromises = await updateTickets(api, slow.ticketIds);

@@ -43,7 +43,13 @@ async function tenant(): Promise<Tenant> {
 
 beforeAll(async () => {
   [chain, receiver] = await Promise.all([startTestChain(), startHttpsReceiver()]);
-  testApp = await startTestApp({ ...chain.env, ...DELIVERY_ENV, CALLBACK_TIMEOUT_MS: "2000", CALLBACK_LEASE_MS: "5000", CALLBACK_MAX_ATTEMPTS: String(MAX_ATTEMPTS) });
+  testApp = await startTestApp({
+    ...chain.env,
+    ...DELIVERY_ENV,
+    CALLBACK_TIMEOUT_MS: "2000",
+    CALLBACK_LEASE_MS: "5000",
+    CALLBACK_MAX_ATTEMPTS: String(MAX_ATTEMPTS),
+  });
 });
 
 afterAll(async () => {
@@ -71,7 +77,14 @@ describe("the delivery log and redelivery", () => {
     const aliceView = await callbackWhen(alice.api, aliceSetup.eventId, aliceGone);
     await callbackWhen(alice.api, aliceSetup.eventId, aliceAlsoGone);
     const bobView = await callbackWhen(bob.api, bobSetup.eventId, bobGone);
-    expect(aliceView).toMatchObject({ status: "failed", attempts: 1, lastStatusCode: 410, eventId: aliceSetup.eventId, ticketId: aliceSetup.ticketIds[0], action: "updateTicket" });
+    expect(aliceView).toMatchObject({
+      status: "failed",
+      attempts: 1,
+      lastStatusCode: 410,
+      eventId: aliceSetup.eventId,
+      ticketId: aliceSetup.ticketIds[0],
+      action: "updateTicket",
+    });
 
     const failed = await alice.api.get(`/api/v1/callbacks?status=failed&eventId=${aliceSetup.eventId}`);
     expect(failed.status).toBe(200);

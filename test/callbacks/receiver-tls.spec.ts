@@ -43,6 +43,8 @@ describe("the test HTTPS receiver and its CA", () => {
     expect(await run(receiver.url("/child"), process.env)).toBe("204");
     expect(await run(`https://127.0.0.1:${receiver.port}/child`, process.env)).toBe("204");
     // Without the variable the same certificate is not trusted: the trust comes from NODE_EXTRA_CA_CERTS alone.
-    expect(await run(receiver.url("/child"), { ...process.env, NODE_EXTRA_CA_CERTS: "" })).toMatch(/^(SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY)$/);
+    expect(await run(receiver.url("/child"), { ...process.env, NODE_EXTRA_CA_CERTS: "" })).toMatch(
+      /^(SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY)$/,
+    );
   });
 });

@@ -9,7 +9,18 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AppModule } from "../../src/app.module";
 import { loadConfig } from "../../src/config/app-config";
 import { apiClient } from "../support/api-client";
-import { type Api, callbackOf, callbackWhen, DELIVERY_ENV, eventually, eventWithTickets, requestsFor, updateTicketOf, updateTickets, verifyCallback } from "../support/callbacks-e2e";
+import {
+  type Api,
+  callbackOf,
+  callbackWhen,
+  DELIVERY_ENV,
+  eventually,
+  eventWithTickets,
+  requestsFor,
+  updateTicketOf,
+  updateTickets,
+  verifyCallback,
+} from "../support/callbacks-e2e";
 import { type HttpsReceiver, startHttpsReceiver } from "../support/https-receiver";
 import { startTestChain, type TestChain } from "../support/test-chain";
 import { startTestApp, type TestApp } from "../support/test-app";

@@ -275,7 +275,11 @@ describe("/stream", () => {
     const custody = await chain.registry.custodyAddress(eventIndex);
     const [registration] = await chain.registry.queryFilter(chain.registry.filters.EventRegistered(eventIndex));
     expect(registration.args.details.name).toBe("Before");
-    expect([registration.args.details.currency, registration.args.details.latitude, registration.args.details.longitude]).toEqual(["USD", 15_000_000n, 22_500_000n]);
+    expect([registration.args.details.currency, registration.args.details.latitude, registration.args.details.longitude]).toEqual([
+      "USD",
+      15_000_000n,
+      22_500_000n,
+    ]);
     const updates = await chain.registry.queryFilter(chain.registry.filters.EventUpdated(eventIndex));
     expect(updates).toHaveLength(1);
     expect(updates[0].transactionHash).toBe(statuses[1].txHash);
@@ -323,7 +327,11 @@ describe("/stream", () => {
     expect(await holderInLedger(d)).toBe(custody);
 
     const viewC = (await api.get(`/api/v1/tickets/${c}`)).body;
-    expect(viewC).toMatchObject({ state: "claimed", claimedTo: WALLET, chain: { tokenId: tokenC.toString(), minted: true, checkedIn: true, claimed: true, invalidated: false } });
+    expect(viewC).toMatchObject({
+      state: "claimed",
+      claimedTo: WALLET,
+      chain: { tokenId: tokenC.toString(), minted: true, checkedIn: true, claimed: true, invalidated: false },
+    });
     const viewA = (await api.get(`/api/v1/tickets/${a}`)).body;
     expect(viewA).toMatchObject({ uri: "https://meta.example.com/a.json", resales: 1, chain: { minted: true, checkedIn: false, claimed: false } });
     expect((await api.get(`/api/v1/tickets/${d}`)).body.chain).toMatchObject({ minted: true, invalidated: true });

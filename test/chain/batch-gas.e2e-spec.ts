@@ -30,7 +30,12 @@ afterAll(async () => {
 /** Events registered (and confirmed) on their own, so that later batches carry only ticket actions. */
 async function registeredEvents(count: number): Promise<string[]> {
   const eventIds = Array.from({ length: count }, () => uid("event"));
-  const promises = actionPromises(await api.post("/stream", eventIds.map((eventId) => ({ action: "newEvent", data: { eventId, currency: "EUR", callbackUrl: CALLBACK_URL } }))));
+  const promises = actionPromises(
+    await api.post(
+      "/stream",
+      eventIds.map((eventId) => ({ action: "newEvent", data: { eventId, currency: "EUR", callbackUrl: CALLBACK_URL } })),
+    ),
+  );
   expect((await allSettled(api, promises)).map((status) => status.status)).toEqual(Array(count).fill("confirmed"));
   return eventIds;
 }
@@ -60,7 +65,12 @@ describe("the gas limit of a batch", () => {
   it("covers the first sales of many events in one batch", async () => {
     const eventIds = await registeredEvents(12);
     const ticketIds = eventIds.map(() => uid("t"));
-    const promises = txPromises(await api.post("/api/v1/sold", eventIds.map((eventId, index) => ({ eventId, ticketId: ticketIds[index], price: "10" }))));
+    const promises = txPromises(
+      await api.post(
+        "/api/v1/sold",
+        eventIds.map((eventId, index) => ({ eventId, ticketId: ticketIds[index], price: "10" })),
+      ),
+    );
     await expectConfirmedInOneTransaction(promises);
     const tokens = [...(await tokenIds(testApp, ticketIds)).values()];
     expect((await mints(chain)).filter((mint) => tokens.includes(mint.tokenId))).toHaveLength(12);
@@ -70,12 +80,27 @@ describe("the gas limit of a batch", () => {
     // One ticket per event: every ticket's flags live in a storage slot of their own.
     const eventIds = await registeredEvents(40);
     const ticketIds = eventIds.map(() => uid("t"));
-    const sold = txPromises(await api.post("/api/v1/sold", eventIds.map((eventId, index) => ({ eventId, ticketId: ticketIds[index], price: "1" }))));
+    const sold = txPromises(
+      await api.post(
+        "/api/v1/sold",
+        eventIds.map((eventId, index) => ({ eventId, ticketId: ticketIds[index], price: "1" })),
+      ),
+    );
     expect((await allSettled(api, sold)).map((status) => status.status)).toEqual(Array(40).fill("confirmed"));
 
-    const scanned = txPromises(await api.post("/api/v1/scanned", ticketIds.slice(0, 20).map((ticketId) => ({ ticketId }))));
+    const scanned = txPromises(
+      await api.post(
+        "/api/v1/scanned",
+        ticketIds.slice(0, 20).map((ticketId) => ({ ticketId })),
+      ),
+    );
     await expectConfirmedInOneTransaction(scanned);
-    const invalidated = txPromises(await api.post("/api/v1/invalidated", ticketIds.slice(20).map((ticketId) => ({ ticketId }))));
+    const invalidated = txPromises(
+      await api.post(
+        "/api/v1/invalidated",
+        ticketIds.slice(20).map((ticketId) => ({ ticketId })),
+      ),
+    );
     await expectConfirmedInOneTransaction(invalidated);
 
     const tokens = await tokenIds(testApp, ticketIds);

@@ -127,7 +127,12 @@ describe("a batch the registry reverts as a whole", () => {
 
     await chain.send("evm_setAutomine", [false]);
     const ticketIds = [uid("t"), uid("t"), uid("t")];
-    const promises = txPromises(await api.post("/api/v1/sold", ticketIds.map((ticketId) => ({ eventId, ticketId, price: "4", orderTime: 1_750_000_000 }))));
+    const promises = txPromises(
+      await api.post(
+        "/api/v1/sold",
+        ticketIds.map((ticketId) => ({ eventId, ticketId, price: "4", orderTime: 1_750_000_000 })),
+      ),
+    );
     const reverted = await eventually(
       async () => (await chainTransactions(testApp)).find((tx) => tx.status === "broadcast" && tx.item_count === 3),
       20_000,
@@ -143,7 +148,9 @@ describe("a batch the registry reverts as a whole", () => {
     // Reverted: nothing applied, the actions wait again (no error yet, no callback), and the paused registry holds them.
     await waitForLedgerStatus(testApp, promises, "waiting_broadcast", 20_000);
     expect((await chainTransactions(testApp)).find((tx) => tx.id === reverted.id)).toMatchObject({ status: "reverted" });
-    expect((await actionRows(testApp, promises)).map((row) => [row.status, row.tx_hash, row.error_code])).toEqual(Array(3).fill(["waiting_broadcast", null, null]));
+    expect((await actionRows(testApp, promises)).map((row) => [row.status, row.tx_hash, row.error_code])).toEqual(
+      Array(3).fill(["waiting_broadcast", null, null]),
+    );
     expect(await callbackRows(testApp, promises)).toHaveLength(0);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect((await actionRows(testApp, promises)).map((row) => row.status)).toEqual(Array(3).fill("waiting_broadcast"));

@@ -80,12 +80,20 @@ async function acceptEventAndSales(): Promise<{ eventId: string; ticketIds: stri
   const created = await api.post("/api/v1/events", { eventId, ticketeerId, currency: "EUR", callbackUrl: CALLBACK_URL });
   expect(created.status).toBe(200);
   const ticketIds = Array.from({ length: SALES }, () => uid("t"));
-  const sold = txPromises(await api.post("/api/v1/sold", ticketIds.map((ticketId, index) => ({ eventId, ticketId, price: "5", orderTime: 1_750_000_000 + index }))));
+  const sold = txPromises(
+    await api.post(
+      "/api/v1/sold",
+      ticketIds.map((ticketId, index) => ({ eventId, ticketId, price: "5", orderTime: 1_750_000_000 + index })),
+    ),
+  );
   return { eventId, ticketIds, promises: [created.body.txPromise as string, ...sold] };
 }
 
 /** After the restart: confirmed, in the one transaction signed before the crash, each ticket minted once. */
-async function expectFinishedOnce(accepted: { eventId: string; ticketIds: string[]; promises: string[] }, signed: { tx_hash: string; nonce: string }): Promise<void> {
+async function expectFinishedOnce(
+  accepted: { eventId: string; ticketIds: string[]; promises: string[] },
+  signed: { tx_hash: string; nonce: string },
+): Promise<void> {
   const signedHash = signed.tx_hash;
   await waitForLedgerStatus(testApp, accepted.promises, "confirmed");
   const rows = await actionRows(testApp, accepted.promises);

@@ -23,10 +23,14 @@ afterAll(async () => {
 });
 
 async function settled(promise: string): Promise<any> {
-  return eventually(async () => {
-    const answer = await api.get(`/api/v1/actions/${promise}`);
-    return ["confirmed", "error"].includes(answer.body.status) ? answer.body : undefined;
-  }, 60_000, `action ${promise}`);
+  return eventually(
+    async () => {
+      const answer = await api.get(`/api/v1/actions/${promise}`);
+      return ["confirmed", "error"].includes(answer.body.status) ? answer.body : undefined;
+    },
+    60_000,
+    `action ${promise}`,
+  );
 }
 
 describe("from HTTP to the chain", () => {

@@ -51,7 +51,12 @@ describe("the queue's Redis keys lost after acceptance", () => {
     const created = await api.post("/api/v1/events", { eventId, ticketeerId, currency: "EUR", callbackUrl: CALLBACK_URL });
     expect(created.status).toBe(200);
     const ticketIds = Array.from({ length: 10 }, () => uid("t"));
-    const sold = txPromises(await api.post("/api/v1/sold", ticketIds.map((ticketId) => ({ eventId, ticketId, price: "1", orderTime: 1_750_000_000 }))));
+    const sold = txPromises(
+      await api.post(
+        "/api/v1/sold",
+        ticketIds.map((ticketId) => ({ eventId, ticketId, price: "1", orderTime: 1_750_000_000 })),
+      ),
+    );
     const promises = [created.body.txPromise as string, ...sold];
     const counts = await queue.getJobCounts();
     expect(counts.waiting + counts.delayed + counts.active + ((counts as { paused?: number }).paused ?? 0)).toBeGreaterThan(0);

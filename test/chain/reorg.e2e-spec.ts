@@ -71,7 +71,12 @@ describe("a reorg before the confirmation depth", () => {
     const headAtSnapshot = await chain.provider.getBlockNumber();
 
     const ticketIds = Array.from({ length: 6 }, () => uid("t"));
-    const promises = txPromises(await api.post("/api/v1/sold", ticketIds.map((ticketId) => ({ eventId, ticketId, price: "2.5", orderTime: 1_750_000_000 }))));
+    const promises = txPromises(
+      await api.post(
+        "/api/v1/sold",
+        ticketIds.map((ticketId) => ({ eventId, ticketId, price: "2.5", orderTime: 1_750_000_000 })),
+      ),
+    );
 
     // Mined (automine) but one confirmation is not three: the actions stay pending.
     const mined = await eventually(

@@ -57,7 +57,12 @@ async function registeredEvent(): Promise<string> {
 
 async function sell(eventId: string, count: number): Promise<{ ticketIds: string[]; promises: string[] }> {
   const ticketIds = Array.from({ length: count }, () => uid("t"));
-  const promises = txPromises(await api.post("/api/v1/sold", ticketIds.map((ticketId) => ({ eventId, ticketId, price: "3.5", orderTime: 1_750_000_000 }))));
+  const promises = txPromises(
+    await api.post(
+      "/api/v1/sold",
+      ticketIds.map((ticketId) => ({ eventId, ticketId, price: "3.5", orderTime: 1_750_000_000 })),
+    ),
+  );
   return { ticketIds, promises };
 }
 

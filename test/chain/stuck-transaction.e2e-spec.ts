@@ -57,7 +57,12 @@ describe("a transaction stuck below the base fee", () => {
     await chain.send("hardhat_setNextBlockBaseFeePerGas", ["0x" + expensive.toString(16)]);
 
     const ticketIds = Array.from({ length: 5 }, () => uid("t"));
-    const promises = txPromises(await api.post("/api/v1/sold", ticketIds.map((ticketId) => ({ eventId, ticketId, price: "8", orderTime: 1_750_000_000 }))));
+    const promises = txPromises(
+      await api.post(
+        "/api/v1/sold",
+        ticketIds.map((ticketId) => ({ eventId, ticketId, price: "8", orderTime: 1_750_000_000 })),
+      ),
+    );
     const first = await eventually(
       async () => (await chainTransactions(testApp)).find((tx) => tx.status === "broadcast" && tx.item_count === 5),
       20_000,

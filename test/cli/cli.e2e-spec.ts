@@ -96,7 +96,8 @@ describe("ops CLI (npm run cli)", () => {
   /** Every row of every table as text: where a leaked secret would have to be. */
   async function everythingStored(): Promise<string> {
     const tables = await dataSource.query<{ table_name: string }[]>(
-      `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`,);
+      `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`,
+    );
     const dumps = await Promise.all(
       tables.map(({ table_name }) => dataSource.query<{ text: string }[]>(`SELECT coalesce(string_agg(t::text, E'\\n'), '') AS text FROM "${table_name}" t`)),
     );
@@ -112,7 +113,14 @@ describe("ops CLI (npm run cli)", () => {
     const [help, commandHelp] = await Promise.all([run("npm", ["run", "--silent", "cli", "--", "help"]), cli("key", "create", "--help")]);
 
     expect(help.code).toBe(0);
-    for (const command of ["org create <ticketeerId> --name <name>", "org list", "key create <ticketeerId> [--label <label>]", "key list <ticketeerId>", "key revoke <prefix>", "key rotate <prefix>"]) {
+    for (const command of [
+      "org create <ticketeerId> --name <name>",
+      "org list",
+      "key create <ticketeerId> [--label <label>]",
+      "key list <ticketeerId>",
+      "key revoke <prefix>",
+      "key rotate <prefix>",
+    ]) {
       expect(help.stdout).toContain(command);
     }
     expect(commandHelp).toMatchObject({ code: 0, stderr: "" });
@@ -127,7 +135,9 @@ describe("ops CLI (npm run cli)", () => {
 
     expect(table).toMatch(/^TICKETEER ID\s+NAME\s+CREATED$/m);
     expect(table).toMatch(/^acme\s+Acme Tickets\s+\d{4}-\d\d-\d\dT/m);
-    const listed = (JSON.parse(json) as { ticketeerId: string; name: string; createdAt: string }[]).filter((row) => ["acme", "globex"].includes(row.ticketeerId));
+    const listed = (JSON.parse(json) as { ticketeerId: string; name: string; createdAt: string }[]).filter((row) =>
+      ["acme", "globex"].includes(row.ticketeerId),
+    );
     expect(listed).toEqual([
       { ticketeerId: "acme", name: "Acme Tickets", createdAt: expect.any(String) },
       { ticketeerId: "globex", name: "Globex", createdAt: expect.any(String) },
@@ -186,7 +196,9 @@ describe("ops CLI (npm run cli)", () => {
     expect(stored).not.toContain(after.slice("whsec_".length));
 
     const withKey = new WebhookSecretsService(dataSource, loadConfig({ WEBHOOK_SECRETS_KEY: SECRETS_KEY }));
-    const [vandelay, massiveDynamic] = await Promise.all(["vandelay", "massive-dynamic"].map((id) => organizations.listOrganizations().then((all) => all.find((o) => o.ticketeerId === id)!.id)));
+    const [vandelay, massiveDynamic] = await Promise.all(
+      ["vandelay", "massive-dynamic"].map((id) => organizations.listOrganizations().then((all) => all.find((o) => o.ticketeerId === id)!.id)),
+    );
     const active = await withKey.activeSecrets([vandelay, massiveDynamic]);
     expect(active.get(vandelay)).toEqual([before]);
     expect(active.get(massiveDynamic)).toEqual([after]);

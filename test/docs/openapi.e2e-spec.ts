@@ -26,7 +26,9 @@ describe("API documentation", () => {
   });
 
   it("names every operation with a unique, generator-friendly operationId", () => {
-    const ids = Object.values<Record<string, { operationId: string }>>(COMMITTED.paths).flatMap((operations) => Object.values(operations).map((operation) => operation.operationId));
+    const ids = Object.values<Record<string, { operationId: string }>>(COMMITTED.paths).flatMap((operations) =>
+      Object.values(operations).map((operation) => operation.operationId),
+    );
     for (const operationId of ids) expect(operationId).toMatch(/^[a-z][A-Za-z0-9]*$/);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).toEqual(expect.arrayContaining(["registerEvent", "registerSales", "streamActions", "getActionStatus"]));

@@ -86,7 +86,9 @@ export function environmentOf(svc: ComposeService): Record<string, string> {
 /** Short syntax is [HOST_IP:][HOST_PORT:]CONTAINER_PORT[/PROTOCOL]. */
 export function parsePort(entry: NonNullable<ComposeService["ports"]>[number]): PortBinding {
   if (typeof entry === "object") return { hostIp: entry.host_ip, hostPort: entry.published?.toString(), containerPort: String(entry.target) };
-  const parts = String(entry).replace(/\/\w+$/, "").split(":");
+  const parts = String(entry)
+    .replace(/\/\w+$/, "")
+    .split(":");
   const containerPort = parts.pop() as string;
   const hostPort = parts.pop();
   return { hostIp: parts.length > 0 ? parts.join(":") : undefined, hostPort, containerPort };

@@ -217,9 +217,7 @@ describe("the chain service", () => {
     function runHealthcheck(port: number, deploymentsDir: string): Promise<number> {
       const [kind, program, ...args] = healthcheckCommand(service(compose, "chain"));
       expect([kind, program]).toEqual(["CMD", "node"]);
-      const script = args.map((arg) =>
-        arg.replaceAll(`${IMAGE_WORKDIR}/deployments/`, `${deploymentsDir}/`).replaceAll("127.0.0.1:8545", `127.0.0.1:${port}`),
-      );
+      const script = args.map((arg) => arg.replaceAll(`${IMAGE_WORKDIR}/deployments/`, `${deploymentsDir}/`).replaceAll("127.0.0.1:8545", `127.0.0.1:${port}`));
       return runNode(script);
     }
 
@@ -381,12 +379,16 @@ function nestEntrySource(): string {
 function nestBuildOutput(source: string): string {
   const nest = JSON.parse(readFileSync(join(ROOT, "nest-cli.json"), "utf8")) as { compilerOptions?: { tsConfigPath?: string } };
   const configFile = join(ROOT, nest.compilerOptions?.tsConfigPath ?? "tsconfig.build.json");
-  const parsed = ts.getParsedCommandLineOfConfigFile(configFile, {}, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
-      throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n"));
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    configFile,
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+        throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n"));
+      },
     },
-  });
+  );
   if (!parsed) throw new Error(`cannot read ${configFile}`);
   if (!parsed.fileNames.map((file) => resolve(file)).includes(resolve(source))) throw new Error(`${relative(ROOT, source)} is not part of the build`);
   const output = ts.getOutputFileNames(parsed, source, false).find((file) => file.endsWith(".js"));

@@ -101,10 +101,14 @@ describe("SIGTERM under load", () => {
     await eventually(async () => (load.accepted.ticketIds.length >= SALES_BEFORE_SIGTERM ? true : undefined), 60_000, "sales to flow");
 
     service.child.kill("SIGTERM");
-    const readiness = await eventually(async () => {
-      const answer = await fetch(`${baseUrl}/health/ready`).catch(() => null);
-      return answer?.status === 503 ? answer.json() : undefined;
-    }, 10_000, "readiness to drop");
+    const readiness = await eventually(
+      async () => {
+        const answer = await fetch(`${baseUrl}/health/ready`).catch(() => null);
+        return answer?.status === 503 ? answer.json() : undefined;
+      },
+      10_000,
+      "readiness to drop",
+    );
     expect(readiness).toMatchObject({ status: "shutting_down" });
 
     const exit = await Promise.race([service.exited, new Promise((resolve) => setTimeout(() => resolve("still running"), 60_000))]);

@@ -124,17 +124,26 @@ describe("structured logs", () => {
       ADMIN_PASSWORD: secrets.adminPassword,
     });
     const running = service;
-    await eventually(async () => ((await fetch(`${baseUrl}/health/ready`).catch(() => null))?.ok ? true : undefined), 90_000, `the service to be ready:\n${running.stderr()}`);
+    await eventually(
+      async () => ((await fetch(`${baseUrl}/health/ready`).catch(() => null))?.ok ? true : undefined),
+      90_000,
+      `the service to be ready:\n${running.stderr()}`,
+    );
 
     // The event's callback is refused once: the failed attempt must be logged too.
     receiver.script("/hooks", [{ status: 500 }], { status: 204 }, (body) => body?.action === "newEvent");
     const requestId = uid("logs-request");
     const eventId = uid("event");
     const api = apiClient(baseUrl, secrets.apiKey);
-    const answer = await api.request("POST", "/stream", [
-      { action: "newEvent", data: { eventId, eventName: "Concert", currency: "EUR", callbackUrl: receiver.url("/hooks") } },
-      { action: "soldTicket", data: { eventId, ticketId: uid("ticket"), price: "10.00", orderTime: 1_750_000_000 } },
-    ], { "x-request-id": requestId });
+    const answer = await api.request(
+      "POST",
+      "/stream",
+      [
+        { action: "newEvent", data: { eventId, eventName: "Concert", currency: "EUR", callbackUrl: receiver.url("/hooks") } },
+        { action: "soldTicket", data: { eventId, ticketId: uid("ticket"), price: "10.00", orderTime: 1_750_000_000 } },
+      ],
+      { "x-request-id": requestId },
+    );
     expect(answer.headers.get("x-request-id")).toBe(requestId);
     const promises = actionPromises(answer);
     expect((await allSettled(api, promises)).map((view) => view.status)).toEqual(["confirmed", "confirmed"]);
@@ -143,7 +152,8 @@ describe("structured logs", () => {
     const basic = Buffer.from(`admin:${secrets.adminPassword}`).toString("base64");
     expect((await fetch(`${baseUrl}/admin/queues`, { headers: { authorization: `Basic ${basic}` } })).status).toBe(200);
 
-    const deliveredLines = () => parseLines(running.stdout()).filter((line) => line.context === "CallbackDispatcher" && line.requestId === requestId && line.outcome === "delivered");
+    const deliveredLines = () =>
+      parseLines(running.stdout()).filter((line) => line.context === "CallbackDispatcher" && line.requestId === requestId && line.outcome === "delivered");
     await eventually(async () => (deliveredLines().length >= 2 ? true : undefined), 30_000, "both delivered callbacks to be logged");
     await running.stop();
 
@@ -166,7 +176,12 @@ describe("structured logs", () => {
 
     const deliveries = lines.filter((line) => line.context === "CallbackDispatcher" && line.requestId === requestId);
     expect(deliveries.find((line) => line.outcome === "pending")).toMatchObject({ level: "warn", attempt: 1, statusCode: 500, actionId: promises[0] });
-    expect(deliveries.filter((line) => line.outcome === "delivered").map((line) => [line.actionId, line.attempt]).sort()).toEqual(
+    expect(
+      deliveries
+        .filter((line) => line.outcome === "delivered")
+        .map((line) => [line.actionId, line.attempt])
+        .sort(),
+    ).toEqual(
       [
         [promises[0], 2],
         [promises[1], 1],

@@ -12,7 +12,10 @@ import { startTestApp, type TestApp } from "../support/test-app";
 const M = (name: string) => `ticket_registry_${name}`;
 
 /** Every metric moved by the difference between two scrapes. */
-const delta = (before: Sample[], after: Sample[]) => (name: string, labels: Record<string, string> = {}) => total(after, name, labels) - total(before, name, labels);
+const delta =
+  (before: Sample[], after: Sample[]) =>
+  (name: string, labels: Record<string, string> = {}) =>
+    total(after, name, labels) - total(before, name, labels);
 
 describe("GET /metrics from a request to its callbacks (app with its worker, a Hardhat chain and an HTTPS receiver)", () => {
   let chain: TestChain;
@@ -52,18 +55,35 @@ describe("GET /metrics from a request to its callbacks (app with its worker, a H
       ...streamed.map((ticketId) => ({ action: "soldTicket", data: { eventId, ticketId, price: "10" } })),
       { action: "soldTicket", data: { eventId, ticketId: streamed[0], price: "10" } },
     ]);
-    expect(answer.body.data.map((item: { status: string }) => item.status)).toEqual(["success", "success", "success", "success", "success", "success", "error"]);
+    expect(answer.body.data.map((item: { status: string }) => item.status)).toEqual([
+      "success",
+      "success",
+      "success",
+      "success",
+      "success",
+      "success",
+      "error",
+    ]);
     const sold = [uid("ticket"), uid("ticket")];
-    const endpoint = txPromises(await api.post("/api/v1/sold", sold.map((ticketId) => ({ eventId, ticketId, price: "12.50" }))));
+    const endpoint = txPromises(
+      await api.post(
+        "/api/v1/sold",
+        sold.map((ticketId) => ({ eventId, ticketId, price: "12.50" })),
+      ),
+    );
     const promises = [...answer.body.data.slice(0, 6).map((item: { actionPromise: string }) => item.actionPromise), ...endpoint];
     expect((await settled(api, promises)).map((view) => view.status)).toEqual(Array(8).fill("confirmed"));
     expect((await api.get(`/api/v1/tickets/${sold[0]}`)).status).toBe(200);
     expect((await fetch(`${testApp.baseUrl}/stream`, { method: "POST", headers: { "content-type": "application/json" }, body: "[]" })).status).toBe(403);
     await receiver.waitForRequests(path, 8);
-    const after = await eventually(async () => {
-      const { samples } = await scrapeMetrics(testApp.baseUrl);
-      return total(samples, M("callback_attempts_total")) - total(before, M("callback_attempts_total")) >= 8 ? samples : undefined;
-    }, 20_000, "8 callback attempts in the metrics");
+    const after = await eventually(
+      async () => {
+        const { samples } = await scrapeMetrics(testApp.baseUrl);
+        return total(samples, M("callback_attempts_total")) - total(before, M("callback_attempts_total")) >= 8 ? samples : undefined;
+      },
+      20_000,
+      "8 callback attempts in the metrics",
+    );
     const moved = delta(before, after);
 
     // Acceptance, by the kind the integrator used and the outcome.
@@ -73,7 +93,9 @@ describe("GET /metrics from a request to its callbacks (app with its worker, a H
     expect(moved(M("actions_total"), { kind: "sold", outcome: "accepted" })).toBe(2);
 
     // Batches: the sum of their sizes is every action sent; gas matches the ledger's receipts.
-    const transactions = await sqlOf(testApp)<{ gas_used: string; item_count: number }>(`SELECT gas_used, item_count FROM chain_transactions WHERE status = 'confirmed'`);
+    const transactions = await sqlOf(testApp)<{ gas_used: string; item_count: number }>(
+      `SELECT gas_used, item_count FROM chain_transactions WHERE status = 'confirmed'`,
+    );
     expect(transactions.length).toBeGreaterThan(0);
     expect(moved(M("batch_actions_sum"), { status: "confirmed" })).toBe(8);
     expect(moved(M("batch_actions_count"), { status: "confirmed" })).toBe(transactions.length);
@@ -98,16 +120,26 @@ describe("GET /metrics from a request to its callbacks (app with its worker, a H
     expect(moved(M("http_request_duration_seconds_count"), { method: "POST", route: "/api/v1/sold", status_class: "2xx" })).toBe(1);
     expect(moved(M("http_request_duration_seconds_count"), { method: "POST", route: "/stream", status_class: "4xx" })).toBe(1);
     const httpLabels = after.filter((sample) => sample.name.startsWith(M("http_request_duration_seconds"))).flatMap((sample) => Object.values(sample.labels));
-    for (const id of [eventId, ...streamed, ...sold]) expect(httpLabels.some((value) => value.includes(id)), id).toBe(false);
+    for (const id of [eventId, ...streamed, ...sold])
+      expect(
+        httpLabels.some((value) => value.includes(id)),
+        id,
+      ).toBe(false);
   });
 
   it("shows an empty backlog once everything is confirmed and delivered, the queues, and each signer's balance and nonces", async () => {
     const signer = new Wallet(chain.signerKeys[0]).address;
-    const [{ count }] = await sqlOf(testApp)<{ count: number }>(`SELECT count(DISTINCT nonce)::int AS count FROM chain_transactions WHERE status = 'confirmed'`);
-    const samples = await eventually(async () => {
-      const scraped = (await scrapeMetrics(testApp.baseUrl)).samples;
-      return total(scraped, M("signer_nonce"), { signer, source: "chain_latest" }) === count ? scraped : undefined;
-    }, 20_000, "the funds monitor to see every transaction");
+    const [{ count }] = await sqlOf(testApp)<{ count: number }>(
+      `SELECT count(DISTINCT nonce)::int AS count FROM chain_transactions WHERE status = 'confirmed'`,
+    );
+    const samples = await eventually(
+      async () => {
+        const scraped = (await scrapeMetrics(testApp.baseUrl)).samples;
+        return total(scraped, M("signer_nonce"), { signer, source: "chain_latest" }) === count ? scraped : undefined;
+      },
+      20_000,
+      "the funds monitor to see every transaction",
+    );
     expect(total(samples, M("ledger_actions"), { status: "waiting_broadcast" })).toBe(0);
     expect(total(samples, M("ledger_actions"), { status: "pending" })).toBe(0);
     expect(total(samples, M("outbox_callbacks"), { state: "due" })).toBe(0);
@@ -172,4 +204,3 @@ describe("GET /metrics on the worker role", () => {
     expect(total(scrape.samples, M("http_request_duration_seconds_count"), { method: "GET", route: "/metrics", status_class: "2xx" })).toBe(1);
   });
 });
-

@@ -39,7 +39,8 @@ afterAll(async () => {
 describe("migrations", () => {
   it("npm run migration:run creates the database and applies every migration once; a second run applies none", async () => {
     const url = emptyDatabaseUrl();
-    const run = () => promisify(execFile)("npm", ["run", "--silent", "migration:run"], { cwd: ROOT, env: { ...process.env, DATABASE_URL: url, APP_MODE: "development" } });
+    const run = () =>
+      promisify(execFile)("npm", ["run", "--silent", "migration:run"], { cwd: ROOT, env: { ...process.env, DATABASE_URL: url, APP_MODE: "development" } });
     const first = await run();
     expect(first.stdout).toMatch(/created the database[\s\S]*applied migrations: InitialSchema\d+/);
     const applied = await query<{ name: string }>(url, "SELECT name FROM schema_migrations ORDER BY id");

@@ -36,10 +36,14 @@ const setBalance = (wei: bigint) => chain.send("hardhat_setBalance", [signer, to
 
 /** The indicator's answer once the monitor has checked a balance equal to `balanceWei`. */
 function indicatorWhenBalanceIs(balanceWei: bigint) {
-  return eventually(async () => {
-    const result = indicator.isHealthy().signerFunds as any;
-    return result.signers?.[signer]?.balanceWei === balanceWei.toString() ? result : undefined;
-  }, 20_000, `the funds monitor to see a balance of ${balanceWei} wei`);
+  return eventually(
+    async () => {
+      const result = indicator.isHealthy().signerFunds as any;
+      return result.signers?.[signer]?.balanceWei === balanceWei.toString() ? result : undefined;
+    },
+    20_000,
+    `the funds monitor to see a balance of ${balanceWei} wei`,
+  );
 }
 
 /** Waits for `count` more checks of the monitor. */

@@ -106,7 +106,9 @@ describe("EventsRepository", () => {
       const other = db.dataSource.createQueryRunner();
       try {
         await other.connect();
-        await expect(other.query(`SELECT id FROM events WHERE id = $1 FOR UPDATE NOWAIT`, [event.id])).rejects.toMatchObject({ driverError: { code: "55P03" } });
+        await expect(other.query(`SELECT id FROM events WHERE id = $1 FOR UPDATE NOWAIT`, [event.id])).rejects.toMatchObject({
+          driverError: { code: "55P03" },
+        });
       } finally {
         await other.release();
       }
@@ -130,7 +132,15 @@ describe("TicketsRepository", () => {
       await tickets.insertNew([ticket, newTicket(event, 2n)]);
     });
     const stored = await new TicketsRepository(db.dataSource.manager).findByOrganizationAndTicketId(organizationId, ticket.ticketId);
-    expect(stored).toMatchObject({ id: ticket.id, serial: 1n, tokenId: ticket.tokenId, checkedIn: true, claimed: true, claimedTo: ticket.claimedTo, orderTime: 1_750_000_000n });
+    expect(stored).toMatchObject({
+      id: ticket.id,
+      serial: 1n,
+      tokenId: ticket.tokenId,
+      checkedIn: true,
+      claimed: true,
+      claimedTo: ticket.claimedTo,
+      orderTime: 1_750_000_000n,
+    });
   });
 
   it("fails the copy with a unique violation for a ticketId that exists", async () => {

@@ -73,7 +73,14 @@ describe("FinalizationStore.markConfirmed", () => {
     ]);
     const callbacks = await ledger.callbackRows(ids);
     expect(callbacks.map((row) => row.action_id).sort()).toEqual([...ids].sort());
-    expect(callbacks[0].payload).toMatchObject({ status: "confirmed", txHash: replacement.hash, blockNumber: 42, error: null, chainId: 80002, registryAddress: CHAIN.registryAddress });
+    expect(callbacks[0].payload).toMatchObject({
+      status: "confirmed",
+      txHash: replacement.hash,
+      blockNumber: 42,
+      error: null,
+      chainId: 80002,
+      registryAddress: CHAIN.registryAddress,
+    });
   });
 
   it("fails the items the registry refused with their code, and tells the tickets their holders", async () => {
@@ -102,7 +109,11 @@ describe("FinalizationStore.markConfirmed", () => {
     const holders = await ledger.sql<{ id: string; holder: string | null }>(`SELECT id, holder FROM tickets WHERE event_ref = $1 ORDER BY serial`, [event.ref]);
     expect(holders.map((row) => row.holder)).toEqual([null, WALLET, null]);
     const [refusedCallback] = (await ledger.callbackRows([ids[2]])).map((row) => row.payload);
-    expect(refusedCallback).toMatchObject({ status: "error", error: { code: "onchain_ticket_unknown", message: "The registry refused the item: TicketUnknown." }, txHash: mined.hash });
+    expect(refusedCallback).toMatchObject({
+      status: "error",
+      error: { code: "onchain_ticket_unknown", message: "The registry refused the item: TicketUnknown." },
+      txHash: mined.hash,
+    });
   });
 
   it("closes a nonce once: a second worker's finalization returns null and changes nothing", async () => {
@@ -124,10 +135,12 @@ describe("FinalizationStore.requeueReverted", () => {
 
     expect(closed?.map((action) => [action.id, action.status, action.errorCode])).toEqual(ids.map((id) => [id, "waiting_broadcast", null]));
     expect((await ledger.transactionRows(signer)).map((row) => [row.status, row.gas_used])).toEqual([["reverted", "123456"]]);
-    expect((await ledger.actionRows(ids)).map((row) => [row.status, row.tx_hash, row.tx_signer, row.tx_nonce, row.batch_index, row.reverted_attempts])).toEqual([
-      ["waiting_broadcast", null, null, null, null, 1],
-      ["waiting_broadcast", null, null, null, null, 1],
-    ]);
+    expect((await ledger.actionRows(ids)).map((row) => [row.status, row.tx_hash, row.tx_signer, row.tx_nonce, row.batch_index, row.reverted_attempts])).toEqual(
+      [
+        ["waiting_broadcast", null, null, null, null, 1],
+        ["waiting_broadcast", null, null, null, null, 1],
+      ],
+    );
     expect(await ledger.callbackRows(ids)).toEqual([]);
     expect((await sending.waitingActions(SHARD_COUNT, Number(event.eventIndex), 10)).map((action) => action.id)).toEqual(ids);
   });

@@ -29,11 +29,10 @@ async function eventWithTicket(): Promise<{ eventRef: string; ticketRef: string;
   const ticketRef = uuidv7();
   const eventId = `event-${eventRef.slice(-8)}`;
   const ticketId = `ticket-${ticketRef.slice(-8)}`;
-  await db.dataSource.query(`INSERT INTO events (id, organization_id, event_id, currency, callback_url) VALUES ($1, $2, $3, 'EUR', 'https://integrator.example.com/cb')`, [
-    eventRef,
-    organizationId,
-    eventId,
-  ]);
+  await db.dataSource.query(
+    `INSERT INTO events (id, organization_id, event_id, currency, callback_url) VALUES ($1, $2, $3, 'EUR', 'https://integrator.example.com/cb')`,
+    [eventRef, organizationId, eventId],
+  );
   await db.dataSource.query(
     `INSERT INTO tickets (id, organization_id, event_ref, ticket_id, serial, token_id, price, order_time)
      VALUES ($1, $2, $3, $4, 1, (random() * 1e15)::numeric(39, 0), '10.00', 0)`,
@@ -57,7 +56,14 @@ describe("ActionRecorder and ChainActionsRepository", () => {
     const { eventRef, ticketRef } = await eventWithTicket();
     const checkIn = { action: "checkedIn", tokenId: 5n, orderTime: 1_750_000_000n } as const;
     const [sold, scanned] = await record([
-      { kind: "sold", requestedAs: "soldTicket", eventRef, eventIndex: 1n, ticketRef, onChain: { action: "sold", tokenId: 5n, ticketHash: "0x" + "ab".repeat(32), price: "10.00", orderTime: 1n } },
+      {
+        kind: "sold",
+        requestedAs: "soldTicket",
+        eventRef,
+        eventIndex: 1n,
+        ticketRef,
+        onChain: { action: "sold", tokenId: 5n, ticketHash: "0x" + "ab".repeat(32), price: "10.00", orderTime: 1n },
+      },
       { kind: "scanned", requestedAs: "checkedInTicket", eventRef, eventIndex: 1n, ticketRef, onChain: checkIn },
     ]);
     const history = await repository.listForTicket(ticketRef);
@@ -74,13 +80,23 @@ describe("ActionRecorder and ChainActionsRepository", () => {
     const [update] = await record([{ kind: "updateTicket", requestedAs: "updateTicket", eventRef, eventIndex: 1n, ticketRef, onChain: null }]);
     const [action] = await repository.listForTicket(ticketRef);
     expect(action).toMatchObject({ id: update, status: "no_broadcast_required", payload: null });
-    const [callback] = await db.dataSource.query<{
-      status: string;
-      order_key: string;
-      payload: Record<string, unknown>;
-    }[]>(`SELECT status, order_key, payload FROM callbacks WHERE action_id = $1`, [update]);
+    const [callback] = await db.dataSource.query<
+      {
+        status: string;
+        order_key: string;
+        payload: Record<string, unknown>;
+      }[]
+    >(`SELECT status, order_key, payload FROM callbacks WHERE action_id = $1`, [update]);
     expect(callback).toMatchObject({ status: "pending", order_key: ticketRef });
-    expect(callback.payload).toMatchObject({ action: "updateTicket", transactionType: "ticket", eventId, ticketId, actionPromise: update, status: "confirmed", txHash: null });
+    expect(callback.payload).toMatchObject({
+      action: "updateTicket",
+      transactionType: "ticket",
+      eventId,
+      ticketId,
+      actionPromise: update,
+      status: "confirmed",
+      txHash: null,
+    });
   });
 
   it("finds an action only for its own organization, and nothing for a malformed id", async () => {
@@ -105,7 +121,14 @@ describe("ActionRecorder and ChainActionsRepository", () => {
 
   it("counts only actions that have waited longer than the given age", async () => {
     const { eventRef, ticketRef } = await eventWithTicket();
-    const waiting = { kind: "scanned", requestedAs: "scanned", eventRef, eventIndex: 1n, ticketRef, onChain: { action: "checkedIn", tokenId: 9n, orderTime: 0n } } as const;
+    const waiting = {
+      kind: "scanned",
+      requestedAs: "scanned",
+      eventRef,
+      eventIndex: 1n,
+      ticketRef,
+      onChain: { action: "checkedIn", tokenId: 9n, orderTime: 0n },
+    } as const;
     const before = await repository.countWaitingOlderThan(60_000);
     const [old] = await record([waiting, waiting]);
     await db.dataSource.query(`UPDATE chain_actions SET created_at = now() - interval '2 minutes' WHERE id = $1`, [old]);
@@ -117,7 +140,14 @@ describe("the outbox writer", () => {
   it("writes one callback per final action with the chain's facts, once", async () => {
     const { eventRef, ticketRef, eventId, ticketId } = await eventWithTicket();
     const [sold] = await record([
-      { kind: "sold", requestedAs: "sold", eventRef, eventIndex: 1n, ticketRef, onChain: { action: "sold", tokenId: 5n, ticketHash: "0x" + "cd".repeat(32), price: "1", orderTime: 1n } },
+      {
+        kind: "sold",
+        requestedAs: "sold",
+        eventRef,
+        eventIndex: 1n,
+        ticketRef,
+        onChain: { action: "sold", tokenId: 5n, ticketHash: "0x" + "cd".repeat(32), price: "1", orderTime: 1n },
+      },
     ]);
     await db.dataSource.query(`UPDATE chain_actions SET status = 'confirmed', tx_hash = '0xfeed', block_number = 42 WHERE id = $1`, [sold]);
     await db.dataSource.transaction(async (manager) => {

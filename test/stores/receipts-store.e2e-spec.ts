@@ -55,7 +55,13 @@ describe("ReceiptsStore.openTransactions", () => {
     const { carried, ...signed } = second;
     expect(carried).toHaveLength(1);
     expect(open[2]).toEqual({ ...signed, status: "signed", broadcastAt: null, createdAt: expect.any(Date) });
-    expect(open[1]).toMatchObject({ hash: replacement.hash, raw: replacement.raw, maxFeePerGas: 5_000_000_000n, maxPriorityFeePerGas: 2_500_000_000n, broadcastAt: expect.any(Date) });
+    expect(open[1]).toMatchObject({
+      hash: replacement.hash,
+      raw: replacement.raw,
+      maxFeePerGas: 5_000_000_000n,
+      maxPriorityFeePerGas: 2_500_000_000n,
+      broadcastAt: expect.any(Date),
+    });
   });
 });
 

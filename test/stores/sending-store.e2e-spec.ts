@@ -82,7 +82,9 @@ describe("SendingStore.commitNewTransaction", () => {
       ["pending", sent.hash, signer, "5", 1],
       ["pending", sent.hash, signer, "5", 2],
     ]);
-    expect(await ledger.transactionRows(signer)).toEqual([expect.objectContaining({ id: sent.id, nonce: "5", attempt: 1, tx_hash: sent.hash, status: "signed", broadcast_at: null })]);
+    expect(await ledger.transactionRows(signer)).toEqual([
+      expect.objectContaining({ id: sent.id, nonce: "5", attempt: 1, tx_hash: sent.hash, status: "signed", broadcast_at: null }),
+    ]);
     expect(await ledger.nextNonce(signer)).toBe("6");
     expect(await sut.waitingActions(SHARD_COUNT, Number(event.eventIndex), 100)).toEqual([]);
   });
@@ -186,7 +188,13 @@ describe("SendingStore.failUnencodable", () => {
     expect(callbacks).toHaveLength(1);
     expect(callbacks[0]).toMatchObject({
       action_id: ids[0],
-      payload: { status: "error", error: { code: "onchain_unencodable", message: "price 1e40 does not fit" }, txHash: null, chainId: 80002, registryAddress: CHAIN.registryAddress },
+      payload: {
+        status: "error",
+        error: { code: "onchain_unencodable", message: "price 1e40 does not fit" },
+        txHash: null,
+        chainId: 80002,
+        registryAddress: CHAIN.registryAddress,
+      },
     });
   });
 });

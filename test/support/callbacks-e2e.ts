@@ -92,7 +92,13 @@ export async function callbackOf(api: Api, eventId: string, promise: string): Pr
 }
 
 /** Waits until the action's callback satisfies `done` (by default: delivered or failed). */
-export function callbackWhen(api: Api, eventId: string, promise: string, done: (view: any) => boolean = (view) => view.status !== "pending", timeoutMs = 20_000): Promise<any> {
+export function callbackWhen(
+  api: Api,
+  eventId: string,
+  promise: string,
+  done: (view: any) => boolean = (view) => view.status !== "pending",
+  timeoutMs = 20_000,
+): Promise<any> {
   return eventually(
     async () => {
       const view = await callbackOf(api, eventId, promise);
@@ -111,7 +117,11 @@ export const signaturesOf = (request: ReceivedRequest) => String(request.headers
 
 /** The request's Standard Webhooks headers, with the signature header replaced if asked. */
 export function webhookHeaders(request: ReceivedRequest, signature = String(request.headers["webhook-signature"])): Record<string, string> {
-  return { "webhook-id": String(request.headers["webhook-id"]), "webhook-timestamp": String(request.headers["webhook-timestamp"]), "webhook-signature": signature };
+  return {
+    "webhook-id": String(request.headers["webhook-id"]),
+    "webhook-timestamp": String(request.headers["webhook-timestamp"]),
+    "webhook-signature": signature,
+  };
 }
 
 /**
@@ -131,7 +141,9 @@ export function verifyCallback(request: ReceivedRequest, secret: string, headers
 export function hmacMatches(rawBody: string, headers: Record<string, string>, secret: string): boolean {
   if (!secret.startsWith("whsec_")) throw new Error("not a whsec_ secret");
   const key = Buffer.from(secret.slice("whsec_".length), "base64");
-  const expected = Buffer.from(createHmac("sha256", key).update(`${headers["webhook-id"]}.${headers["webhook-timestamp"]}.${rawBody}`, "utf8").digest("base64"));
+  const expected = Buffer.from(
+    createHmac("sha256", key).update(`${headers["webhook-id"]}.${headers["webhook-timestamp"]}.${rawBody}`, "utf8").digest("base64"),
+  );
   return headers["webhook-signature"].split(" ").some((entry) => {
     const [version, signature] = entry.split(",");
     const given = Buffer.from(signature ?? "");

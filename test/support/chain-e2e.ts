@@ -60,8 +60,13 @@ export function actionPromises(answer: { status: number; body: any }): string[] 
 }
 
 /** Ledger rows of these actions, in acceptance order. */
-export async function actionRows(testApp: TestApp, ids: string[]): Promise<{ id: string; status: string; tx_hash: string | null; error_code: string | null }[]> {
-  return sqlOf(testApp)(`SELECT id, status, tx_hash, error_code, error_message, block_number FROM chain_actions WHERE id = ANY($1::uuid[]) ORDER BY seq`, [ids]);
+export async function actionRows(
+  testApp: TestApp,
+  ids: string[],
+): Promise<{ id: string; status: string; tx_hash: string | null; error_code: string | null }[]> {
+  return sqlOf(testApp)(`SELECT id, status, tx_hash, error_code, error_message, block_number FROM chain_actions WHERE id = ANY($1::uuid[]) ORDER BY seq`, [
+    ids,
+  ]);
 }
 
 /** Waits until every one of these actions has `status` in the ledger (a single query per look, for many actions). */
@@ -84,7 +89,9 @@ export async function mints(chain: TestChain): Promise<{ tokenId: bigint; to: st
 
 /** The app's tickets' tokenIds by ticketId. */
 export async function tokenIds(testApp: TestApp, ticketIds: string[]): Promise<Map<string, bigint>> {
-  const rows = await sqlOf(testApp)<{ ticket_id: string; token_id: string }>(`SELECT ticket_id, token_id FROM tickets WHERE ticket_id = ANY($1::text[])`, [ticketIds]);
+  const rows = await sqlOf(testApp)<{ ticket_id: string; token_id: string }>(`SELECT ticket_id, token_id FROM tickets WHERE ticket_id = ANY($1::text[])`, [
+    ticketIds,
+  ]);
   return new Map(rows.map((row) => [row.ticket_id, BigInt(row.token_id)]));
 }
 

@@ -46,7 +46,14 @@ export async function generateTestTls(): Promise<TestTls> {
       { name: "basicConstraints", cA: false },
       { name: "keyUsage", digitalSignature: true, critical: true },
       { name: "extKeyUsage", serverAuth: true },
-      { name: "subjectAltName", altNames: [{ type: 2, value: "localhost" }, { type: 7, ip: "127.0.0.1" }, { type: 7, ip: "::1" }] },
+      {
+        name: "subjectAltName",
+        altNames: [
+          { type: 2, value: "localhost" },
+          { type: 7, ip: "127.0.0.1" },
+          { type: 7, ip: "::1" },
+        ],
+      },
     ],
   });
   return { caCert: ca.cert, cert: server.cert, key: server.private };
@@ -71,5 +78,9 @@ export function writeTestTls(tls: TestTls, previousExtraCaFile = process.env.NOD
 /** The server certificate and key the global setup wrote, for a test HTTPS server. */
 export function readTestServerTls(dir = process.env[TEST_TLS_DIR_ENV]): { cert: string; key: string; caCert: string } {
   if (!dir) throw new Error(`${TEST_TLS_DIR_ENV} is not set: run the tests through Vitest (vitest.config.mts registers the TLS global setup)`);
-  return { cert: readFileSync(join(dir, "server.pem"), "utf8"), key: readFileSync(join(dir, "server-key.pem"), "utf8"), caCert: readFileSync(join(dir, "ca.pem"), "utf8") };
+  return {
+    cert: readFileSync(join(dir, "server.pem"), "utf8"),
+    key: readFileSync(join(dir, "server-key.pem"), "utf8"),
+    caCert: readFileSync(join(dir, "ca.pem"), "utf8"),
+  };
 }

@@ -72,7 +72,6 @@ async function deployed(node: ChildProcess, url: string, signers: number, kill: 
   };
 }
 
-
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();

@@ -47,7 +47,13 @@ const KIND_OF: Record<RegistryBatchItem["action"], ChainActionKind> = {
   claimed: "claimed",
 };
 
-export const sale = (ticket: SeededTicket): RegistryBatchItem => ({ action: "sold", tokenId: ticket.tokenId, ticketHash: "0x" + "ab".repeat(32), price: "10.00", orderTime: 1n });
+export const sale = (ticket: SeededTicket): RegistryBatchItem => ({
+  action: "sold",
+  tokenId: ticket.tokenId,
+  ticketHash: "0x" + "ab".repeat(32),
+  price: "10.00",
+  orderTime: 1n,
+});
 export const checkIn = (ticket: SeededTicket): RegistryBatchItem => ({ action: "checkedIn", tokenId: ticket.tokenId, orderTime: 2n });
 export const claim = (ticket: SeededTicket, to = WALLET): RegistryBatchItem => ({ action: "claimed", tokenId: ticket.tokenId, to });
 
@@ -118,7 +124,14 @@ export class WriterLedger {
     return this.dataSource.transaction(async (manager) => {
       const recorder = new ActionRecorder(manager, this.organizationId, requestId);
       const ids = items.map(({ ticket, item }) =>
-        recorder.record({ kind: KIND_OF[item.action], requestedAs: KIND_OF[item.action], eventRef: event.ref, eventIndex: event.eventIndex, ticketRef: ticket.ref, onChain: item }),
+        recorder.record({
+          kind: KIND_OF[item.action],
+          requestedAs: KIND_OF[item.action],
+          eventRef: event.ref,
+          eventIndex: event.eventIndex,
+          ticketRef: ticket.ref,
+          onChain: item,
+        }),
       );
       await recorder.flush();
       return ids;
@@ -156,12 +169,17 @@ export class WriterLedger {
       block_number: string | null;
       block_hash: string | null;
       gas_used: string | null;
-    }>(`SELECT id, nonce, attempt, tx_hash, status, broadcast_at, block_number, block_hash, gas_used FROM chain_transactions WHERE signer = $1 ORDER BY nonce, attempt`, [signer]);
+    }>(
+      `SELECT id, nonce, attempt, tx_hash, status, broadcast_at, block_number, block_hash, gas_used FROM chain_transactions WHERE signer = $1 ORDER BY nonce, attempt`,
+      [signer],
+    );
   }
 
   /** The outbox rows of these actions. */
   callbackRows(ids: readonly string[]) {
-    return this.sql<{ action_id: string; payload: Record<string, unknown> }>(`SELECT action_id, payload FROM callbacks WHERE action_id = ANY($1::uuid[])`, [ids]);
+    return this.sql<{ action_id: string; payload: Record<string, unknown> }>(`SELECT action_id, payload FROM callbacks WHERE action_id = ANY($1::uuid[])`, [
+      ids,
+    ]);
   }
 
   async nextNonce(signer: string): Promise<string> {

@@ -24,9 +24,13 @@ export interface WorkerKill {
  */
 export async function checkCallbacks(db: Client, tally: CallbackTally, kills: WorkerKill[] | null): Promise<CheckLine[]> {
   const outbox = (
-    await db.query<OutboxRow>(`SELECT c.id, c.action_id, c.status, a.status AS action_status, a.error_code FROM callbacks c JOIN chain_actions a ON a.id = c.action_id`)
+    await db.query<OutboxRow>(
+      `SELECT c.id, c.action_id, c.status, a.status AS action_status, a.error_code FROM callbacks c JOIN chain_actions a ON a.id = c.action_id`,
+    )
   ).rows;
-  const withoutCallback = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM chain_actions a WHERE NOT EXISTS (SELECT 1 FROM callbacks c WHERE c.action_id = a.id)`)).rows[0].n;
+  const withoutCallback = (
+    await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM chain_actions a WHERE NOT EXISTS (SELECT 1 FROM callbacks c WHERE c.action_id = a.id)`)
+  ).rows[0].n;
   const notDelivered = outbox.filter((row) => row.status !== "delivered");
   const unseen = outbox.filter((row) => !tally.byWebhookId.has(row.id));
   const known = new Set(outbox.map((row) => row.id));
@@ -40,12 +44,32 @@ export async function checkCallbacks(db: Client, tally: CallbackTally, kills: Wo
   const unexplained = duplicated.filter((seen) => !explained.includes(seen));
   return [
     verdict(withoutCallback === 0, "every final action has its callback in the outbox", `${outbox.length} callbacks; actions without one: ${withoutCallback}`),
-    verdict(notDelivered.length === 0, "every callback delivered", `not delivered: ${notDelivered.length}${notDelivered.length ? ` (${firstFew(notDelivered.map((row) => `${row.id} ${row.status}`))})` : ""}`),
-    verdict(unseen.length === 0 && strangers.length === 0, "the receiver got every callback (by webhook-id)", `${tally.byWebhookId.size} webhook-ids received, missing: ${unseen.length}, unknown to the outbox: ${strangers.length}`),
-    verdict(tally.rejected.length === 0, "every delivery carried a valid signature", `${tally.deliveries} deliveries, ${tally.rejected.length} refused by the verifier${tally.rejected.length ? ` (${firstFew(tally.rejected.map((item) => item.reason))})` : ""}`),
-    verdict(mismatched.length === 0, "each callback names its action and the ledger's outcome", `differing: ${mismatched.length}${mismatched.length ? ` (${firstFew(mismatched.map((row) => row.id))})` : ""}`),
+    verdict(
+      notDelivered.length === 0,
+      "every callback delivered",
+      `not delivered: ${notDelivered.length}${notDelivered.length ? ` (${firstFew(notDelivered.map((row) => `${row.id} ${row.status}`))})` : ""}`,
+    ),
+    verdict(
+      unseen.length === 0 && strangers.length === 0,
+      "the receiver got every callback (by webhook-id)",
+      `${tally.byWebhookId.size} webhook-ids received, missing: ${unseen.length}, unknown to the outbox: ${strangers.length}`,
+    ),
+    verdict(
+      tally.rejected.length === 0,
+      "every delivery carried a valid signature",
+      `${tally.deliveries} deliveries, ${tally.rejected.length} refused by the verifier${tally.rejected.length ? ` (${firstFew(tally.rejected.map((item) => item.reason))})` : ""}`,
+    ),
+    verdict(
+      mismatched.length === 0,
+      "each callback names its action and the ledger's outcome",
+      `differing: ${mismatched.length}${mismatched.length ? ` (${firstFew(mismatched.map((row) => row.id))})` : ""}`,
+    ),
     kills
-      ? verdict(unexplained.length === 0, "deliveries beyond the first (receivers drop them by webhook-id)", `${duplicated.length} webhook-ids delivered more than once: ${explained.length} redelivered because the worker was killed after the receiver's 2xx and before recording it, ${unexplained.length} unexplained`)
+      ? verdict(
+          unexplained.length === 0,
+          "deliveries beyond the first (receivers drop them by webhook-id)",
+          `${duplicated.length} webhook-ids delivered more than once: ${explained.length} redelivered because the worker was killed after the receiver's 2xx and before recording it, ${unexplained.length} unexplained`,
+        )
       : verdict(duplicated.length === 0, "every callback delivered exactly once", `${duplicated.length} webhook-ids delivered more than once`),
     info("deliveries at the receiver", `${tally.deliveries} deliveries of ${tally.byWebhookId.size} callbacks`),
   ];
@@ -59,5 +83,5 @@ function bodyMatches(seen: SeenCallback, row: OutboxRow): boolean {
 
 function redeliveredAfterKill(seen: SeenCallback, kills: WorkerKill[]): boolean {
   const [first, ...later] = seen.receivedAt;
-  return later.every((again) => kills.some((kill) => kill.at >= (first) && kill.at <= again));
+  return later.every((again) => kills.some((kill) => kill.at >= first && kill.at <= again));
 }

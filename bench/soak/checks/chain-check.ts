@@ -46,10 +46,30 @@ export async function checkChain(db: Client, registry: TicketRegistry, sampleSiz
   const errors = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM chain_actions WHERE status = 'error'`)).rows[0].n;
   return [
     mintLine(tally, tickets),
-    perTicketLine("resales on chain = confirmed resales in the ledger", tickets, (t) => tally.resales.get(id(t)) ?? 0, (t) => t.confirmed.resold ?? 0),
-    perTicketLine("check-in records on chain = confirmed scans in the ledger", tickets, (t) => tally.checkIns.get(id(t)) ?? 0, (t) => t.confirmed.scanned ?? 0),
-    perTicketLine("invalidations on chain = confirmed invalidations", tickets, (t) => tally.invalidations.get(id(t)) ?? 0, (t) => t.confirmed.invalidated ?? 0),
-    perTicketLine("transfers on chain = mint + confirmed resales + confirmed claims", tickets, (t) => tally.transfers.get(id(t)) ?? 0, (t) => 1 + (t.confirmed.resold ?? 0) + (t.confirmed.claimed ?? 0)),
+    perTicketLine(
+      "resales on chain = confirmed resales in the ledger",
+      tickets,
+      (t) => tally.resales.get(id(t)) ?? 0,
+      (t) => t.confirmed.resold ?? 0,
+    ),
+    perTicketLine(
+      "check-in records on chain = confirmed scans in the ledger",
+      tickets,
+      (t) => tally.checkIns.get(id(t)) ?? 0,
+      (t) => t.confirmed.scanned ?? 0,
+    ),
+    perTicketLine(
+      "invalidations on chain = confirmed invalidations",
+      tickets,
+      (t) => tally.invalidations.get(id(t)) ?? 0,
+      (t) => t.confirmed.invalidated ?? 0,
+    ),
+    perTicketLine(
+      "transfers on chain = mint + confirmed resales + confirmed claims",
+      tickets,
+      (t) => tally.transfers.get(id(t)) ?? 0,
+      (t) => 1 + (t.confirmed.resold ?? 0) + (t.confirmed.claimed ?? 0),
+    ),
     eventLogLine(tally, events),
     await ticketsSoldLine(registry, events),
     failuresLine(tally, errors),
@@ -88,23 +108,32 @@ function mintLine(tally: ChainTally, tickets: LedgerTicket[]): CheckLine {
   );
 }
 
-function perTicketLine(check: string, tickets: LedgerTicket[], onChain: (ticket: LedgerTicket) => number, inLedger: (ticket: LedgerTicket) => number): CheckLine {
+function perTicketLine(
+  check: string,
+  tickets: LedgerTicket[],
+  onChain: (ticket: LedgerTicket) => number,
+  inLedger: (ticket: LedgerTicket) => number,
+): CheckLine {
   const differing = tickets.filter((ticket) => onChain(ticket) !== inLedger(ticket));
   const total = tickets.reduce((sum, ticket) => sum + inLedger(ticket), 0);
   return verdict(
     differing.length === 0,
     check,
-    `${total} in the ledger; tickets differing: ${differing.length}` + (differing.length ? ` (${firstFew(differing.map((t) => `${t.ticket_id}: chain ${onChain(t)}, ledger ${inLedger(t)}`))})` : ""),
+    `${total} in the ledger; tickets differing: ${differing.length}` +
+      (differing.length ? ` (${firstFew(differing.map((t) => `${t.ticket_id}: chain ${onChain(t)}, ledger ${inLedger(t)}`))})` : ""),
   );
 }
 
 function eventLogLine(tally: ChainTally, events: LedgerEvent[]): CheckLine {
-  const wrong = events.filter((event) => (tally.registrations.get(BigInt(event.event_index)) ?? 0) !== 1 || (tally.eventUpdates.get(BigInt(event.event_index)) ?? 0) !== event.updates);
+  const wrong = events.filter(
+    (event) => (tally.registrations.get(BigInt(event.event_index)) ?? 0) !== 1 || (tally.eventUpdates.get(BigInt(event.event_index)) ?? 0) !== event.updates,
+  );
   const updates = events.reduce((sum, event) => sum + event.updates, 0);
   return verdict(
     wrong.length === 0 && tally.registrations.size === events.length,
     "each event registered once, updated once per confirmed update",
-    `${events.length} events (${tally.registrations.size} registered on chain), ${updates} confirmed updates; differing: ${wrong.length}` + (wrong.length ? ` (${firstFew(wrong.map((event) => event.event_id))})` : ""),
+    `${events.length} events (${tally.registrations.size} registered on chain), ${updates} confirmed updates; differing: ${wrong.length}` +
+      (wrong.length ? ` (${firstFew(wrong.map((event) => event.event_id))})` : ""),
   );
 }
 
@@ -112,15 +141,26 @@ async function ticketsSoldLine(registry: TicketRegistry, events: LedgerEvent[]):
   const differing: string[] = [];
   for (const event of events) {
     // The view reverts for an event the registry does not know.
-    const onChain = await registry.eventRecord(BigInt(event.event_index)).then((record) => record.ticketsSold, () => "not registered");
+    const onChain = await registry.eventRecord(BigInt(event.event_index)).then(
+      (record) => record.ticketsSold,
+      () => "not registered",
+    );
     if (onChain !== BigInt(event.tickets)) differing.push(`${event.event_id}: chain ${onChain}, ledger ${event.tickets}`);
   }
-  return verdict(differing.length === 0, "ticketsSold of every event (registry view) = its tickets in the ledger", `${events.length} events; differing: ${differing.length}${differing.length ? ` (${firstFew(differing)})` : ""}`);
+  return verdict(
+    differing.length === 0,
+    "ticketsSold of every event (registry view) = its tickets in the ledger",
+    `${events.length} events; differing: ${differing.length}${differing.length ? ` (${firstFew(differing)})` : ""}`,
+  );
 }
 
 function failuresLine(tally: ChainTally, ledgerErrors: number): CheckLine {
   const reasons = tally.failures.map((reason) => RegistryItemFailure[Number(reason)] ?? `reason ${reason}`);
-  return verdict(tally.failures.length === ledgerErrors, "items the registry refused = actions in error in the ledger", `${tally.failures.length} on chain (${countsOf(reasons) || "none"}), ${ledgerErrors} in the ledger`);
+  return verdict(
+    tally.failures.length === ledgerErrors,
+    "items the registry refused = actions in error in the ledger",
+    `${tally.failures.length} on chain (${countsOf(reasons) || "none"}), ${ledgerErrors} in the ledger`,
+  );
 }
 
 /** ticket(tokenId) — the same holder ownerOf answers — for a random sample, against the ledger. */
@@ -144,7 +184,11 @@ async function sampleLine(registry: TicketRegistry, tickets: LedgerTicket[], sam
     ].filter(Boolean);
     if (problems.length > 0) differing.push(`${ticket.ticket_id}: ${problems.join(", ")}`);
   }
-  return verdict(differing.length === 0, "ticket views (flags, resales, holder = ownerOf) agree with the ledger", `${sample.length} of ${tickets.length} tickets checked; differing: ${differing.length}${differing.length ? ` (${firstFew(differing)})` : ""}`);
+  return verdict(
+    differing.length === 0,
+    "ticket views (flags, resales, holder = ownerOf) agree with the ledger",
+    `${sample.length} of ${tickets.length} tickets checked; differing: ${differing.length}${differing.length ? ` (${firstFew(differing)})` : ""}`,
+  );
 }
 
 /** `size` distinct items picked at random (a partial Fisher–Yates shuffle). */

@@ -24,21 +24,30 @@ function endedAsExpected(row: LedgerRow, expect: Expectation): boolean {
  * (confirmed, final with nothing on chain, or refused on chain on purpose); nothing is left
  * unfinished; and rows no answer announced (requests cut off during a fault) are final too.
  */
-export async function checkLedger(db: Client, record: LoadRecord, tolerateUnanswered: boolean): Promise<{ lines: CheckLine[]; byKind: Record<string, Record<string, number>> }> {
+export async function checkLedger(
+  db: Client,
+  record: LoadRecord,
+  tolerateUnanswered: boolean,
+): Promise<{ lines: CheckLine[]; byKind: Record<string, Record<string, number>> }> {
   const rows = (await db.query<LedgerRow>(`SELECT id, kind, status, error_code FROM chain_actions`)).rows;
   const byId = new Map(rows.map((row) => [row.id, row]));
   const missing = [...record.accepted.keys()].filter((promise) => !byId.has(promise));
   const unexpected: string[] = [];
   for (const [promise, accepted] of record.accepted) {
     const row = byId.get(promise);
-    if (row && !endedAsExpected(row, accepted.expect)) unexpected.push(`${accepted.kind} ${promise}: ${row.status}${row.error_code ? ` (${row.error_code})` : ""}, expected ${accepted.expect}`);
+    if (row && !endedAsExpected(row, accepted.expect))
+      unexpected.push(`${accepted.kind} ${promise}: ${row.status}${row.error_code ? ` (${row.error_code})` : ""}, expected ${accepted.expect}`);
   }
   const unfinished = rows.filter((row) => !FINAL.has(row.status));
   const unannounced = rows.filter((row) => !record.accepted.has(row.id));
   const unannouncedErrors = unannounced.filter((row) => row.status === "error");
   const intendedRefusals = [...record.accepted.values()].filter((accepted) => accepted.expect === "onchain_invalid_receiver").length;
   const lines = [
-    verdict(missing.length === 0, "every accepted action is in the ledger", `${record.accepted.size - missing.length} of ${record.accepted.size}${missing.length ? `; missing: ${firstFew(missing)}` : ""}`),
+    verdict(
+      missing.length === 0,
+      "every accepted action is in the ledger",
+      `${record.accepted.size - missing.length} of ${record.accepted.size}${missing.length ? `; missing: ${firstFew(missing)}` : ""}`,
+    ),
     verdict(
       unexpected.length === 0,
       "every accepted action ended as intended",
@@ -46,7 +55,11 @@ export async function checkLedger(db: Client, record: LoadRecord, tolerateUnansw
         (unexpected.length ? `; not as intended: ${firstFew(unexpected)}` : ""),
     ),
     verdict(unfinished.length === 0, "nothing left unfinished in the ledger", `${unfinished.length} actions waiting or pending`),
-    verdict(record.refused.length === 0, "the service refused no action of the load", record.refused.length ? countsOf(record.refused.map((item) => `${item.kind} ${item.code}`)) : "0 refused"),
+    verdict(
+      record.refused.length === 0,
+      "the service refused no action of the load",
+      record.refused.length ? countsOf(record.refused.map((item) => `${item.kind} ${item.code}`)) : "0 refused",
+    ),
     verdict(
       tolerateUnanswered || record.unanswered.length === 0,
       tolerateUnanswered ? "requests without an answer (during faults)" : "every request was answered",

@@ -21,7 +21,16 @@ const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000";
 
 /** Reads every log of the registry from block 0 and counts them. */
 export async function tallyRegistryLogs(registry: TicketRegistry): Promise<ChainTally> {
-  const tally: ChainTally = { mints: new Map(), transfers: new Map(), resales: new Map(), checkIns: new Map(), invalidations: new Map(), registrations: new Map(), eventUpdates: new Map(), failures: [] };
+  const tally: ChainTally = {
+    mints: new Map(),
+    transfers: new Map(),
+    resales: new Map(),
+    checkIns: new Map(),
+    invalidations: new Map(),
+    registrations: new Map(),
+    eventUpdates: new Map(),
+    failures: [],
+  };
   const provider = registry.runner?.provider;
   if (!provider) throw new Error("the registry has no provider");
   const address = await registry.getAddress();

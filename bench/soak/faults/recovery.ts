@@ -25,7 +25,13 @@ export async function recoveryOf(db: Client, faults: FaultRecord[], record: Load
   const rows: Recovery[] = [];
   for (const fault of faults) {
     const end = new Date(fault.endedAt);
-    const { rows: found } = await db.query<{ unfinished: number; broadcast: Date | null; confirmed: Date | null; delivered: Date | null; settled: Date | null }>(
+    const { rows: found } = await db.query<{
+      unfinished: number;
+      broadcast: Date | null;
+      confirmed: Date | null;
+      delivered: Date | null;
+      settled: Date | null;
+    }>(
       // Every action is final by now, so updated_at is when it became final.
       `SELECT (SELECT count(*) FROM chain_actions WHERE created_at < $1 AND updated_at >= $1 AND status <> 'no_broadcast_required')::int AS unfinished,
               (SELECT min(broadcast_at) FROM chain_transactions WHERE broadcast_at >= $1) AS broadcast,

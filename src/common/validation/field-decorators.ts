@@ -4,13 +4,23 @@ import { isCurrencyCode, isUri, isWalletAddress, isWebUrl } from "./field-rules"
 import { isUint64Input, uint64Problem } from "./uint64";
 
 /** A class-validator rule from a test and a message. */
-export function rule(name: string, test: (value: unknown) => boolean, message: (args: ValidationArguments) => string, options?: ValidationOptions): PropertyDecorator {
+export function rule(
+  name: string,
+  test: (value: unknown) => boolean,
+  message: (args: ValidationArguments) => string,
+  options?: ValidationOptions,
+): PropertyDecorator {
   return (target, propertyName) =>
-    registerDecorator({ name, target: target.constructor, propertyName: String(propertyName), options, validator: { validate: test, defaultMessage: message } });
+    registerDecorator({
+      name,
+      target: target.constructor,
+      propertyName: String(propertyName),
+      options,
+      validator: { validate: test, defaultMessage: message },
+    });
 }
 
-export const IsUint64 = (options?: ValidationOptions) =>
-  rule("isUint64", isUint64Input, (args) => `${args.property} ${uint64Problem(args.value)}`, options);
+export const IsUint64 = (options?: ValidationOptions) => rule("isUint64", isUint64Input, (args) => `${args.property} ${uint64Problem(args.value)}`, options);
 
 export const IsCurrencyCode = (options?: ValidationOptions) =>
   rule("isCurrencyCode", isCurrencyCode, (args) => `${args.property} must be an ISO 4217 currency code in capitals, such as EUR`, options);
@@ -26,7 +36,17 @@ export const IsWebUrl = (httpsOnly: boolean, allowBlank = false, options?: Valid
 
 /** A blank URI is the default and clears the ticket's URI. */
 export const IsUri = (options?: ValidationOptions) =>
-  rule("isUri", (value) => value === "" || isUri(value), (args) => `${args.property} must be a URI (scheme:rest) of at most 255 characters, or blank`, options);
+  rule(
+    "isUri",
+    (value) => value === "" || isUri(value),
+    (args) => `${args.property} must be a URI (scheme:rest) of at most 255 characters, or blank`,
+    options,
+  );
 
 export const IsWalletAddress = (options?: ValidationOptions) =>
-  rule("isWalletAddress", isWalletAddress, (args) => `${args.property} must be a 0x-prefixed 20-byte address other than the zero address; mixed case must match its EIP-55 checksum`, options);
+  rule(
+    "isWalletAddress",
+    isWalletAddress,
+    (args) => `${args.property} must be a 0x-prefixed 20-byte address other than the zero address; mixed case must match its EIP-55 checksum`,
+    options,
+  );

@@ -48,9 +48,7 @@ describe("uint64Problem", () => {
   });
 
   it.each([[-1], [1.5], ["18446744073709551616"], ["01"], [null]])("states the general rule for %j", (value) => {
-    expect(uint64Problem(value)).toBe(
-      "must be an unsigned 64-bit integer (a JSON number up to 2^53 - 1, or a decimal string up to 18446744073709551615)",
-    );
+    expect(uint64Problem(value)).toBe("must be an unsigned 64-bit integer (a JSON number up to 2^53 - 1, or a decimal string up to 18446744073709551615)");
   });
 });
 

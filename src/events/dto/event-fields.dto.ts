@@ -4,7 +4,12 @@ import { IsNumber, IsOptional, IsString, Max, MaxLength, Min } from "class-valid
 import { IsCurrencyCode, IsUint64, IsWebUrl } from "../../common/validation/field-decorators";
 import { MAX_TEXT_LENGTH } from "../../common/validation/field-rules";
 
-const UINT64 = { oneOf: [{ type: "integer", minimum: 0, maximum: Number.MAX_SAFE_INTEGER }, { type: "string", pattern: "^(0|[1-9][0-9]{0,19})$" }] };
+const UINT64 = {
+  oneOf: [
+    { type: "integer", minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+    { type: "string", pattern: "^(0|[1-9][0-9]{0,19})$" },
+  ],
+};
 
 /** Event fields every event action may carry; which are required depends on the action. */
 export class EventFieldsDto {
@@ -62,7 +67,12 @@ export class CurrencyFieldDto extends EventFieldsDto {
   @IsCurrencyCode()
   currency?: string;
 
-  @ApiPropertyOptional({ format: "uri", maxLength: 255, example: "https://integrator.example.com/callbacks", description: "https URL that receives the callbacks." })
+  @ApiPropertyOptional({
+    format: "uri",
+    maxLength: 255,
+    example: "https://integrator.example.com/callbacks",
+    description: "https URL that receives the callbacks.",
+  })
   @IsOptional()
   @IsWebUrl(true)
   callbackUrl?: string;

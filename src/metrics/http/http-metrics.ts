@@ -40,7 +40,7 @@ export class HttpMetrics {
   /** Read from the router once requests arrive, when every route is registered. */
   private knownRoutes(request: Request): KnownRoute[] {
     if (!this.routes) {
-      const stack = ((request.app as unknown as { router?: { stack?: RouterLayer[] } }).router?.stack ?? []);
+      const stack = (request.app as unknown as { router?: { stack?: RouterLayer[] } }).router?.stack ?? [];
       this.routes = stack.flatMap((layer) =>
         layer.route && typeof layer.route.path === "string"
           ? [{ pattern: layer.route.path, methods: new Set(Object.keys(layer.route.methods).filter((method) => layer.route?.methods[method])) }]

@@ -31,7 +31,10 @@ function answers(route: KnownRoute, verb: string): boolean {
 }
 
 function segmentsMatch(pattern: string[], segments: string[]): boolean {
-  return pattern.length === segments.length && pattern.every((part, index) => (part.startsWith(":") ? segments[index] !== "" : part.toLowerCase() === segments[index].toLowerCase()));
+  return (
+    pattern.length === segments.length &&
+    pattern.every((part, index) => (part.startsWith(":") ? segments[index] !== "" : part.toLowerCase() === segments[index].toLowerCase()))
+  );
 }
 
 function splitPath(path: string): string[] {

@@ -75,15 +75,21 @@ describe("validateItem with the action DTOs", () => {
     });
   });
 
-  it.each(REQUIRED.map(([dto, valid, field]) => [dto.name, field, dto, valid] as const))("%s reports a missing %s as invalid_field", (_name, field, dto, valid) => {
-    const result = sut(dto as never, without(valid, field));
-    expect(result.error).toMatchObject({ code: "invalid_field", field });
-    expect(result.error?.message).toContain(field);
-  });
+  it.each(REQUIRED.map(([dto, valid, field]) => [dto.name, field, dto, valid] as const))(
+    "%s reports a missing %s as invalid_field",
+    (_name, field, dto, valid) => {
+      const result = sut(dto as never, without(valid, field));
+      expect(result.error).toMatchObject({ code: "invalid_field", field });
+      expect(result.error?.message).toContain(field);
+    },
+  );
 
-  it.each(REQUIRED.map(([dto, valid, field]) => [dto.name, field, dto, valid] as const))("%s reports a null %s as invalid_field", (_name, field, dto, valid) => {
-    expect(sut(dto as never, { ...valid, [field]: null }).error).toMatchObject({ code: "invalid_field", field });
-  });
+  it.each(REQUIRED.map(([dto, valid, field]) => [dto.name, field, dto, valid] as const))(
+    "%s reports a null %s as invalid_field",
+    (_name, field, dto, valid) => {
+      expect(sut(dto as never, { ...valid, [field]: null }).error).toMatchObject({ code: "invalid_field", field });
+    },
+  );
 
   it("reports the field and the rule it breaks", () => {
     expect(sut(SoldTicketDto, { ...SOLD, price: "12,50" }).error).toEqual({

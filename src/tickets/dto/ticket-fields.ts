@@ -7,7 +7,12 @@ import { MAX_TEXT_LENGTH } from "../../common/validation/field-rules";
 import { priceProblem } from "../../registry";
 
 /** A price the registry can record exactly. */
-const IsPrice = () => rule("isPrice", (value) => priceProblem(value) === null, (args) => `${args.property} ${priceProblem(args.value)}`);
+const IsPrice = () =>
+  rule(
+    "isPrice",
+    (value) => priceProblem(value) === null,
+    (args) => `${args.property} ${priceProblem(args.value)}`,
+  );
 
 /** Field rules shared by the ticket DTOs, so every action states each rule once. */
 export const TicketIdField = () =>
@@ -21,7 +26,11 @@ export const TicketIdField = () =>
 
 export const EventIdField = () =>
   applyDecorators(
-    ApiProperty({ maxLength: 255, example: "6f1c3f5e-8d0a-4c8e-9a43-0b7f3d1e2a10", description: "A registered event (or one registered earlier in the same request)." }),
+    ApiProperty({
+      maxLength: 255,
+      example: "6f1c3f5e-8d0a-4c8e-9a43-0b7f3d1e2a10",
+      description: "A registered event (or one registered earlier in the same request).",
+    }),
     IsDefined(),
     IsString(),
     IsNotEmpty(),
@@ -33,7 +42,8 @@ export const PriceField = () =>
     ApiProperty({
       example: "49.95",
       pattern: "^[0-9]+(\\.[0-9]+)?$",
-      description: "Non-negative decimal string in the event's currency. Recorded on chain with 6 decimals: more decimal places are accepted only when they are zeros; at most 79228162514264337593543.950335.",
+      description:
+        "Non-negative decimal string in the event's currency. Recorded on chain with 6 decimals: more decimal places are accepted only when they are zeros; at most 79228162514264337593543.950335.",
     }),
     IsDefined(),
     IsPrice(),
@@ -42,7 +52,10 @@ export const PriceField = () =>
 export const OrderTimeField = () =>
   applyDecorators(
     ApiPropertyOptional({
-      oneOf: [{ type: "integer", minimum: 0, maximum: Number.MAX_SAFE_INTEGER }, { type: "string", pattern: "^(0|[1-9][0-9]{0,19})$" }],
+      oneOf: [
+        { type: "integer", minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+        { type: "string", pattern: "^(0|[1-9][0-9]{0,19})$" },
+      ],
       example: 1750000000,
       description: "Unix seconds, unsigned 64-bit; defaults to the time the request is accepted. On chain.",
     }),
@@ -52,7 +65,11 @@ export const OrderTimeField = () =>
 
 export const UriField = (required: boolean) =>
   applyDecorators(
-    (required ? ApiProperty : ApiPropertyOptional)({ maxLength: 255, example: "ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/1.json", description: "Metadata or image URI of the ticket. Not on chain." + (required ? "" : " Defaults to blank.") }),
+    (required ? ApiProperty : ApiPropertyOptional)({
+      maxLength: 255,
+      example: "ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/1.json",
+      description: "Metadata or image URI of the ticket. Not on chain." + (required ? "" : " Defaults to blank."),
+    }),
     required ? IsDefined() : IsOptional(),
     IsUri(),
   );

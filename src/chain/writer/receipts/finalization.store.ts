@@ -60,7 +60,12 @@ export class FinalizationStore {
     return this.dataSource.transaction(async (manager) => {
       if (!(await closeNonce(manager, mined, receipt))) return null;
       const actions = await closeActions(manager);
-      await insertCallbacks(manager, actions.filter(isFinal).map((action) => action.id), chain.chainId, chain.registryAddress);
+      await insertCallbacks(
+        manager,
+        actions.filter(isFinal).map((action) => action.id),
+        chain.chainId,
+        chain.registryAddress,
+      );
       return actions;
     });
   }
@@ -71,17 +76,22 @@ async function closeNonce(manager: EntityManager, mined: OpenTransaction, receip
   const confirmed = await manager.query<[unknown[], number]>(
     `UPDATE chain_transactions SET status = $2, block_number = $3, block_hash = $4, gas_used = $5, updated_at = now()
       WHERE id = $1 AND status IN ('signed', 'broadcast', 'mined') RETURNING id`,
-    [mined.id, receipt.status === 1 ? "confirmed" : "reverted", receipt.blockNumber, receipt.blockHash, receipt.gasUsed.toString()],);
+    [mined.id, receipt.status === 1 ? "confirmed" : "reverted", receipt.blockNumber, receipt.blockHash, receipt.gasUsed.toString()],
+  );
   if (confirmed[1] === 0) return false;
-  await manager.query(`UPDATE chain_transactions SET status = 'replaced', updated_at = now() WHERE signer = $1 AND nonce = $2 AND id <> $3 AND status IN ('signed', 'broadcast', 'mined')`, [
-    mined.signer,
-    mined.nonce.toString(),
-    mined.id,
-  ]);
+  await manager.query(
+    `UPDATE chain_transactions SET status = 'replaced', updated_at = now() WHERE signer = $1 AND nonce = $2 AND id <> $3 AND status IN ('signed', 'broadcast', 'mined')`,
+    [mined.signer, mined.nonce.toString(), mined.id],
+  );
   return true;
 }
 
-async function markCarriedActionsApplied(manager: EntityManager, mined: OpenTransaction, receipt: MinedReceipt, refused: readonly RefusedItem[]): Promise<ClosedAction[]> {
+async function markCarriedActionsApplied(
+  manager: EntityManager,
+  mined: OpenTransaction,
+  receipt: MinedReceipt,
+  refused: readonly RefusedItem[],
+): Promise<ClosedAction[]> {
   const rows = await manager.query<ClosedActionsResult>(
     `UPDATE chain_actions AS a
         SET status = CASE WHEN f.batch_index IS NULL THEN 'confirmed' ELSE 'error' END,

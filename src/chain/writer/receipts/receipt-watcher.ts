@@ -121,7 +121,10 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
   private async onUnmined(provider: JsonRpcProvider, wallet: Wallet, attempts: OpenTransaction[]): Promise<void> {
     const reorged = attempts.filter((a) => a.status === "mined");
     for (const attempt of reorged) {
-      this.logger.warn({ signer: attempt.signer, nonce: attempt.nonce.toString(), hash: attempt.hash }, `receipt of ${attempt.hash} vanished (reorg): sending it again`);
+      this.logger.warn(
+        { signer: attempt.signer, nonce: attempt.nonce.toString(), hash: attempt.hash },
+        `receipt of ${attempt.hash} vanished (reorg): sending it again`,
+      );
       await this.receipts.markUnmined(attempt.id);
     }
     const latest = attempts[attempts.length - 1];

@@ -30,7 +30,8 @@ export class ReceiptsStore {
   async openTransactions(signer: string): Promise<OpenTransaction[]> {
     const rows = await this.dataSource.query<TransactionRow[]>(
       `SELECT * FROM chain_transactions WHERE signer = $1 AND status IN ('signed', 'broadcast', 'mined') ORDER BY nonce, attempt`,
-      [signer],);
+      [signer],
+    );
     return rows.map(toOpenTransaction);
   }
 

@@ -27,7 +27,13 @@ export class TransactionFinalizer {
   ) {}
 
   /** Returns the actions the transaction carried with their new status, or null when another worker closed the nonce first. */
-  async finalize(mined: OpenTransaction, receipt: MinedReceipt, outcome: BatchOutcome | null, chainId: bigint, registryAddress: string): Promise<ClosedAction[] | null> {
+  async finalize(
+    mined: OpenTransaction,
+    receipt: MinedReceipt,
+    outcome: BatchOutcome | null,
+    chainId: bigint,
+    registryAddress: string,
+  ): Promise<ClosedAction[] | null> {
     const chain = { chainId, registryAddress };
     if (receipt.status === 1 && outcome) return this.store.markConfirmed(mined, receipt, refusedItems(outcome), outcome.holders, chain);
     return this.store.requeueReverted(mined, receipt, this.config.chain.writer.maxRevertedAttempts, chain);

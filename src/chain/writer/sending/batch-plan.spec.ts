@@ -4,14 +4,24 @@ import { planBatch as sut } from "./batch-plan";
 import { BATCH_BASE_GAS } from "./item-gas";
 import type { PendingAction } from "./pending-action";
 
-const scan = (seq: number): PendingAction => ({ id: `a${seq}`, seq: BigInt(seq), acceptedAt: new Date(), item: { action: "checkedIn", tokenId: 1n, orderTime: 1n } });
+const scan = (seq: number): PendingAction => ({
+  id: `a${seq}`,
+  seq: BigInt(seq),
+  acceptedAt: new Date(),
+  item: { action: "checkedIn", tokenId: 1n, orderTime: 1n },
+});
 const sale = (seq: number, tokenId: bigint): PendingAction => ({
   id: `s${seq}`,
   seq: BigInt(seq),
   acceptedAt: new Date(),
   item: { action: "sold", tokenId, ticketHash: "0x" + "00".repeat(32), price: "1", orderTime: 1n },
 });
-const claim = (seq: number): PendingAction => ({ id: `c${seq}`, seq: BigInt(seq), acceptedAt: new Date(), item: { action: "claimed", tokenId: 1n, to: "0x52908400098527886E0F7030069857D2E4169EE7" } });
+const claim = (seq: number): PendingAction => ({
+  id: `c${seq}`,
+  seq: BigInt(seq),
+  acceptedAt: new Date(),
+  item: { action: "claimed", tokenId: 1n, to: "0x52908400098527886E0F7030069857D2E4169EE7" },
+});
 
 describe("planBatch", () => {
   it("takes everything that fits, with the base cost in the gas limit", () => {

@@ -13,7 +13,10 @@ export async function broadcastRaw(provider: JsonRpcProvider, tx: SignedTransact
     return true;
   } catch (error) {
     if (await provider.getTransaction(tx.hash).then(Boolean, () => false)) return true;
-    logger.warn({ signer: tx.signer, nonce: tx.nonce.toString(), hash: tx.hash }, `broadcast of ${tx.hash} (nonce ${tx.nonce}) failed, will retry: ${(error as Error).message}`);
+    logger.warn(
+      { signer: tx.signer, nonce: tx.nonce.toString(), hash: tx.hash },
+      `broadcast of ${tx.hash} (nonce ${tx.nonce}) failed, will retry: ${(error as Error).message}`,
+    );
     return false;
   }
 }

@@ -95,7 +95,12 @@ export class ChainWriter {
     fees: Fees,
     previous: Promise<void>,
   ): Promise<{ broadcast: Promise<void> }> {
-    const batch = { chainId, registryAddress: this.chain.registryAddress, items: plan.actions.map((action) => encodeItem(action.item)), gasLimit: BigInt(plan.gasLimit) };
+    const batch = {
+      chainId,
+      registryAddress: this.chain.registryAddress,
+      items: plan.actions.map((action) => encodeItem(action.item)),
+      gasLimit: BigInt(plan.gasLimit),
+    };
     const signed = await this.store.commitNewTransaction(wallet.address, plan.actions, (nonce) => signBatch(wallet, this.chain.registry, batch, nonce, fees));
     this.crashPoints.reach("after-persist");
     logSent(this.logger, signed);

@@ -25,10 +25,11 @@ export class SendingStore {
 
   /** Registers a signer the first time it writes, starting at the chain's count of its transactions. */
   async ensureSigner(address: string, chainId: bigint, chainNonce: bigint): Promise<void> {
-    await this.dataSource.query(
-      `INSERT INTO chain_signers (address, chain_id, next_nonce) VALUES ($1, $2, $3) ON CONFLICT (address) DO NOTHING`,
-      [address, chainId.toString(), chainNonce.toString()],
-    );
+    await this.dataSource.query(`INSERT INTO chain_signers (address, chain_id, next_nonce) VALUES ($1, $2, $3) ON CONFLICT (address) DO NOTHING`, [
+      address,
+      chainId.toString(),
+      chainNonce.toString(),
+    ]);
   }
 
   /** The shard's actions waiting for the chain, in acceptance order. */
@@ -37,7 +38,8 @@ export class SendingStore {
       `SELECT id, seq, payload, created_at FROM chain_actions
         WHERE status = 'waiting_broadcast' AND shard_key % $1 = $2
         ORDER BY seq LIMIT $3`,
-      [shardCount, shardIndex, limit],);
+      [shardCount, shardIndex, limit],
+    );
     return rows.map((row) => ({ id: row.id, seq: BigInt(row.seq), item: registryItemFromJson(row.payload), acceptedAt: row.created_at }));
   }
 
@@ -45,7 +47,8 @@ export class SendingStore {
   async countNoncesInFlight(signer: string): Promise<number> {
     const [row] = await this.dataSource.query<{ count: number }[]>(
       `SELECT count(DISTINCT nonce)::int AS count FROM chain_transactions WHERE signer = $1 AND status IN ('signed', 'broadcast', 'mined')`,
-      [signer],);
+      [signer],
+    );
     return row.count;
   }
 
@@ -83,7 +86,10 @@ export class SendingStore {
   }
 
   async markBroadcast(id: string): Promise<void> {
-    await this.dataSource.query(`UPDATE chain_transactions SET status = 'broadcast', broadcast_at = now(), updated_at = now() WHERE id = $1 AND status = 'signed'`, [id]);
+    await this.dataSource.query(
+      `UPDATE chain_transactions SET status = 'broadcast', broadcast_at = now(), updated_at = now() WHERE id = $1 AND status = 'signed'`,
+      [id],
+    );
   }
 
   /** Actions that can never be sent fail without a transaction, with their callbacks; returns those it failed. */
@@ -95,7 +101,12 @@ export class SendingStore {
          RETURNING ${CLOSED_ACTION_COLUMNS}`,
         [refused.map((r) => r.id), refused.map((r) => r.reason)],
       );
-      await insertCallbacks(manager, refused.map((r) => r.id), chainId, registryAddress);
+      await insertCallbacks(
+        manager,
+        refused.map((r) => r.id),
+        chainId,
+        registryAddress,
+      );
       return closedActionsOf(failed);
     });
   }
@@ -108,7 +119,8 @@ async function claimActions(manager: EntityManager, signer: string, signed: Sign
        FROM unnest($4::uuid[]) WITH ORDINALITY AS u(id, position)
       WHERE a.id = u.id AND a.status = 'waiting_broadcast'
       RETURNING a.id, a.request_id`,
-    [signed.hash, signer, signed.nonce.toString(), actions.map((action) => action.id)],);
+    [signed.hash, signer, signed.nonce.toString(), actions.map((action) => action.id)],
+  );
   if (rowCount(claimed) !== actions.length) throw new Error("actions changed while their transaction was signed");
   return claimed[0].map((row) => ({ id: row.id, requestId: row.request_id }));
 }

@@ -30,11 +30,20 @@ describe("signBatch", () => {
 
 describe("bumpedFees", () => {
   it("raises both fields by at least the bump, rounding up", () => {
-    expect(bumpedFees({ maxFeePerGas: 100n, maxPriorityFeePerGas: 10n }, { maxFeePerGas: 1n, maxPriorityFeePerGas: 1n }, 10)).toEqual({ maxFeePerGas: 110n, maxPriorityFeePerGas: 11n });
-    expect(bumpedFees({ maxFeePerGas: 101n, maxPriorityFeePerGas: 9n }, { maxFeePerGas: 1n, maxPriorityFeePerGas: 1n }, 10)).toEqual({ maxFeePerGas: 112n, maxPriorityFeePerGas: 10n });
+    expect(bumpedFees({ maxFeePerGas: 100n, maxPriorityFeePerGas: 10n }, { maxFeePerGas: 1n, maxPriorityFeePerGas: 1n }, 10)).toEqual({
+      maxFeePerGas: 110n,
+      maxPriorityFeePerGas: 11n,
+    });
+    expect(bumpedFees({ maxFeePerGas: 101n, maxPriorityFeePerGas: 9n }, { maxFeePerGas: 1n, maxPriorityFeePerGas: 1n }, 10)).toEqual({
+      maxFeePerGas: 112n,
+      maxPriorityFeePerGas: 10n,
+    });
   });
 
   it("follows the market when it moved further than the bump", () => {
-    expect(bumpedFees({ maxFeePerGas: 100n, maxPriorityFeePerGas: 10n }, { maxFeePerGas: 500n, maxPriorityFeePerGas: 50n }, 15)).toEqual({ maxFeePerGas: 500n, maxPriorityFeePerGas: 50n });
+    expect(bumpedFees({ maxFeePerGas: 100n, maxPriorityFeePerGas: 10n }, { maxFeePerGas: 500n, maxPriorityFeePerGas: 50n }, 15)).toEqual({
+      maxFeePerGas: 500n,
+      maxPriorityFeePerGas: 50n,
+    });
   });
 });

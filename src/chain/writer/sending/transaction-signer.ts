@@ -22,7 +22,14 @@ export async function signReplacement(wallet: Wallet, previous: SignedTransactio
   const original = Transaction.from(previous.raw);
   return signCall(
     wallet,
-    { chainId: previous.chainId, to: original.to as string, data: original.data, gasLimit: original.gasLimit, nonce: previous.nonce, itemCount: previous.itemCount },
+    {
+      chainId: previous.chainId,
+      to: original.to as string,
+      data: original.data,
+      gasLimit: original.gasLimit,
+      nonce: previous.nonce,
+      itemCount: previous.itemCount,
+    },
     fees,
   );
 }

@@ -71,7 +71,10 @@ export class SignerFundsMonitor implements OnApplicationBootstrap, OnApplication
     if (this.stopped) return;
     this.timer = setTimeout(() => {
       this.check()
-        .then(() => this.recovered(), (error: unknown) => this.failed(error as Error))
+        .then(
+          () => this.recovered(),
+          (error: unknown) => this.failed(error as Error),
+        )
         .finally(() => this.schedule(this.config.chain.funds.checkIntervalMs));
     }, delay);
   }
@@ -98,7 +101,8 @@ export class SignerFundsMonitor implements OnApplicationBootstrap, OnApplication
       if (signer.nonces.ledgerNext !== null) this.nonceGauge.set({ signer: signer.address, source: "ledger_next" }, signer.nonces.ledgerNext);
     }
     const bySigner = new Map(report.signers.map((signer) => [signer.address, signer]));
-    for (const change of fundsChanges(this.report?.signers ?? null, report.signers)) this.logChange(bySigner.get(change.address) as SignerFunds, report.maxFeePerGas);
+    for (const change of fundsChanges(this.report?.signers ?? null, report.signers))
+      this.logChange(bySigner.get(change.address) as SignerFunds, report.maxFeePerGas);
     this.report = report;
   }
 

@@ -74,12 +74,17 @@ describe("signer funds configuration", () => {
   });
 
   it("takes the minimum in the native coin, exactly", () => {
-    expect(loadConfig({ SIGNER_MIN_BALANCE: "0.5", SIGNER_FUNDS_CHECK_MS: "5000" }).chain.funds).toEqual({ checkIntervalMs: 5_000, minimumWei: 5n * 10n ** 17n });
+    expect(loadConfig({ SIGNER_MIN_BALANCE: "0.5", SIGNER_FUNDS_CHECK_MS: "5000" }).chain.funds).toEqual({
+      checkIntervalMs: 5_000,
+      minimumWei: 5n * 10n ** 17n,
+    });
     expect(loadConfig({ SIGNER_MIN_BALANCE: "1.000000000000000001" }).chain.funds.minimumWei).toBe(10n ** 18n + 1n);
   });
 
   it("refuses amounts it cannot read exactly, and intervals out of range", () => {
-    expect(() => loadConfig({ SIGNER_MIN_BALANCE: "1e18" })).toThrow('SIGNER_MIN_BALANCE must be an amount of the native coin such as 0.5 (at most 18 decimals), got "1e18"');
+    expect(() => loadConfig({ SIGNER_MIN_BALANCE: "1e18" })).toThrow(
+      'SIGNER_MIN_BALANCE must be an amount of the native coin such as 0.5 (at most 18 decimals), got "1e18"',
+    );
     expect(() => loadConfig({ SIGNER_MIN_BALANCE: "0.0000000000000000001" })).toThrow("at most 18 decimals");
     expect(() => loadConfig({ SIGNER_FUNDS_CHECK_MS: "10" })).toThrow("SIGNER_FUNDS_CHECK_MS must be an integer from 100 to 3600000");
   });

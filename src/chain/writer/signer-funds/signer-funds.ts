@@ -44,7 +44,9 @@ export interface FundsChange {
  */
 export function fundsChanges(previous: readonly SignerFunds[] | null, current: readonly SignerFunds[]): FundsChange[] {
   const before = new Map((previous ?? []).map((signer) => [signer.address, signer.short]));
-  return current.filter((signer) => (before.get(signer.address) ?? false) !== signer.short).map((signer) => ({ address: signer.address, nowShort: signer.short }));
+  return current
+    .filter((signer) => (before.get(signer.address) ?? false) !== signer.short)
+    .map((signer) => ({ address: signer.address, nowShort: signer.short }));
 }
 
 /** The state as health details and log lines show it: amounts as decimal strings of wei (JSON has no bigint). */

@@ -25,7 +25,8 @@ export class SignerUsageStore {
          FROM chain_signers s
          LEFT JOIN (SELECT signer, sum(gas_used) AS gas FROM chain_transactions WHERE id >= $1::uuid AND gas_used IS NOT NULL GROUP BY signer) g
            ON g.signer = s.address`,
-      [uuidv7Floor(since.getTime())],);
+      [uuidv7Floor(since.getTime())],
+    );
     return {
       gas: new Map(rows.map((row) => [row.address, BigInt(row.gas)])),
       nextNonces: new Map(rows.map((row) => [row.address, Number(row.next_nonce)])),
