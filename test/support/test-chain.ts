@@ -3,6 +3,7 @@ import { createServer } from "node:net";
 
 import { JsonRpcProvider, Network, Wallet } from "ethers";
 
+import { type AnvilOptions, spawnAnvil } from "../../scripts/lib/anvil-node";
 import { hardhatNodeArgs, ROOT, rpcUrlOf, waitForRpc } from "../../scripts/lib/embedded-chain";
 import { type TicketRegistry, TicketRegistry__factory } from "../../typechain-types";
 
@@ -27,11 +28,20 @@ export interface TestChain {
   stop: () => Promise<void>;
 }
 
-/** A real Hardhat JSON-RPC node in a child process with the registry deployed and `signers` operators. */
-export async function startTestChain(signers = 1): Promise<TestChain> {
+/** Which node implementation a test chain runs, and Anvil's settings (chain id, block time, gas limit, base fee). */
+export type TestChainNode = { kind: "hardhat" } | ({ kind: "anvil" } & Omit<AnvilOptions, "port">);
+
+/**
+ * A real JSON-RPC node in a child process (Hardhat's automining node unless told otherwise) with
+ * the registry deployed and `signers` operators.
+ */
+export async function startTestChain(signers = 1, chainNode: TestChainNode = { kind: "hardhat" }): Promise<TestChain> {
   const port = await freePort();
   const url = rpcUrlOf(port);
-  const node = spawn(process.execPath, hardhatNodeArgs(port), { cwd: ROOT, stdio: "ignore", detached: true });
+  const node =
+    chainNode.kind === "anvil"
+      ? spawnAnvil({ ...chainNode, port })
+      : spawn(process.execPath, hardhatNodeArgs(port), { cwd: ROOT, stdio: "ignore", detached: true });
   const kill = async () => {
     if (node.exitCode === null && node.signalCode === null) {
       process.kill(-(node.pid as number), "SIGKILL");
@@ -39,18 +49,19 @@ export async function startTestChain(signers = 1): Promise<TestChain> {
     }
   };
   try {
-    return await deployed(node, url, signers, kill);
+    return await deployed(node, url, signers, kill, chainNode.kind === "anvil" ? (chainNode.chainId ?? 31337) : 31337);
   } catch (error) {
     await kill();
     throw error;
   }
 }
 
-async function deployed(node: ChildProcess, url: string, signers: number, kill: () => Promise<void>): Promise<TestChain> {
+async function deployed(node: ChildProcess, url: string, signers: number, kill: () => Promise<void>, chainId: number): Promise<TestChain> {
   await waitForRpc(url, node);
   // No response cache: ethers shares identical requests for 250 ms, so a second transaction sent right
   // after the first would reuse its pending nonce.
-  const provider = new JsonRpcProvider(url, Network.from(31337), { staticNetwork: true, cacheTimeout: -1 });
+  // A plain network: ethers' named networks carry plugins that reach third-party services (chain 137's gas station).
+  const provider = new JsonRpcProvider(url, new Network("test", chainId), { staticNetwork: true, cacheTimeout: -1 });
   const admin = new Wallet(HARDHAT_KEYS[0], provider);
   const registry = await new TicketRegistry__factory(admin).deploy(admin.address, "Ticket Registry", "TICKET", "");
   await registry.waitForDeployment();

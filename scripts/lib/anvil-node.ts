@@ -1,0 +1,45 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { join } from "node:path";
+
+import { ROOT } from "./embedded-chain";
+
+/**
+ * Anvil, the second node implementation: its binary ships inside the `@foundry-rs/anvil-<platform>`
+ * npm package (nothing is downloaded). Spawned directly, not through the package's Node wrapper, so
+ * a signal reaches the node itself.
+ */
+export function anvilBinary(): string {
+  const arch = { x64: "amd64", arm64: "arm64" }[process.arch as "x64" | "arm64"];
+  if (!arch || (process.platform !== "linux" && process.platform !== "darwin")) throw new Error(`no Anvil package for ${process.platform}-${process.arch}`);
+  return join(ROOT, "node_modules", "@foundry-rs", `anvil-${process.platform}-${arch}`, "bin", "anvil");
+}
+
+export interface AnvilOptions {
+  port: number;
+  chainId?: number;
+  /** Seconds between blocks; absent: a block per transaction (automine). */
+  blockTime?: number;
+  gasLimit?: bigint;
+  /** The base fee of the first block, in wei. */
+  baseFee?: bigint;
+  /** A file the chain's state is loaded from at start and written to while it runs and at exit. */
+  stateFile?: string;
+  hostname?: string;
+}
+
+/** Anvil's command-line arguments for these options; its development accounts are Hardhat's. */
+export function anvilArgs(options: AnvilOptions): string[] {
+  const args = ["--host", options.hostname ?? "127.0.0.1", "--port", String(options.port), "--quiet"];
+  if (options.chainId !== undefined) args.push("--chain-id", String(options.chainId));
+  if (options.blockTime !== undefined) args.push("--block-time", String(options.blockTime));
+  if (options.gasLimit !== undefined) args.push("--gas-limit", options.gasLimit.toString());
+  if (options.baseFee !== undefined) args.push("--block-base-fee-per-gas", options.baseFee.toString());
+  // --state loads the file when it exists and dumps to it at exit; the interval bounds what a SIGKILL loses.
+  if (options.stateFile !== undefined) args.push("--state", options.stateFile, "--state-interval", "1");
+  return args;
+}
+
+/** Starts Anvil in a process group of its own, so that it can be killed with everything it started. */
+export function spawnAnvil(options: AnvilOptions): ChildProcess {
+  return spawn(anvilBinary(), anvilArgs(options), { cwd: ROOT, stdio: "ignore", detached: true });
+}
