@@ -72,6 +72,8 @@ function readChain(parse: VariableParser): AppConfig["chain"] {
     writer: {
       maxWaitMs: parse.integer("BATCH_MAX_WAIT_MS", 300, 0, 60_000),
       txGasCap: parse.integer("TX_GAS_CAP", 15_000_000, 100_000),
+      // geth and bor refuse a transaction over 128 KiB ("oversized data"); the default keeps 4 KiB of margin.
+      txMaxBytes: parse.integer("TX_MAX_BYTES", 126_976, 4_096, 131_072),
       blockGasShare: parse.integer("BLOCK_GAS_SHARE_PERCENT", 50, 1, 100) / 100,
       maxInFlightPerSigner: parse.integer("MAX_IN_FLIGHT_PER_SIGNER", 8, 1, 64),
       stuckAfterMs: parse.integer("STUCK_TX_AFTER_MS", 30_000, 100),

@@ -38,6 +38,8 @@ export interface ChainConfig {
   writer: {
     maxWaitMs: number;
     txGasCap: number;
+    /** The largest signed transaction the writer sends, in bytes. */
+    txMaxBytes: number;
     blockGasShare: number;
     maxInFlightPerSigner: number;
     stuckAfterMs: number;

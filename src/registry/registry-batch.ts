@@ -40,6 +40,11 @@ export function encodeBatch(items: readonly RegistryBatchItem[]): string {
   return concat(items.map(encodeItem));
 }
 
+/** How many bytes one item adds to a batch. */
+export function encodedItemBytes(item: RegistryBatchItem): number {
+  return (encodeItem(item).length - 2) / 2;
+}
+
 /** One item's bytes, as a 0x-prefixed hex string. */
 export function encodeItem(item: RegistryBatchItem): string {
   const code = uint(BatchActionCode[item.action], 1);

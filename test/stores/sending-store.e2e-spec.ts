@@ -197,4 +197,15 @@ describe("SendingStore.failUnencodable", () => {
       },
     });
   });
+
+  it("records the code it is given: an action too large for any transaction", async () => {
+    const { ids } = await waitingSales(1, "request-5");
+    const [failed] = await sut.failUnencodable(
+      [{ id: ids[0], reason: "too many bytes", code: "onchain_item_too_large" }],
+      CHAIN.chainId,
+      CHAIN.registryAddress,
+    );
+    expect(failed.errorCode).toBe("onchain_item_too_large");
+    expect((await ledger.callbackRows(ids))[0].payload).toMatchObject({ error: { code: "onchain_item_too_large", message: "too many bytes" } });
+  });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 
-import { planBatch as sut } from "./batch-plan";
+import { encodedItemBytes } from "../../../registry";
+import { planBatch as sut, TRANSACTION_OVERHEAD_BYTES } from "./batch-plan";
 import { BATCH_BASE_GAS } from "./item-gas";
 import type { PendingAction } from "./pending-action";
 
@@ -23,9 +24,35 @@ const claim = (seq: number): PendingAction => ({
   item: { action: "claimed", tokenId: 1n, to: "0x52908400098527886E0F7030069857D2E4169EE7" },
 });
 
+/** A byte limit no test of the gas budget reaches. */
+const gasOnly = (gas: number) => ({ gas, bytes: 1_000_000 });
+
+/** A newEvent whose four texts are 255 four-byte characters each: the largest item there is. */
+const largestEvent = (seq: number): PendingAction => ({
+  id: `e${seq}`,
+  seq: BigInt(seq),
+  acceptedAt: new Date(),
+  item: {
+    action: "registerEvent",
+    eventIndex: BigInt(seq),
+    eventKey: "0x" + "11".repeat(32),
+    ticketeer: "0x" + "22".repeat(32),
+    details: {
+      name: "𝄞".repeat(255),
+      currency: "EUR",
+      shopUrl: "𝄞".repeat(255),
+      imageUrl: "𝄞".repeat(255),
+      latitude: 0,
+      longitude: 0,
+      startTime: 0n,
+      endTime: 0n,
+    },
+  },
+});
+
 describe("planBatch", () => {
   it("takes everything that fits, with the base cost in the gas limit", () => {
-    const plan = sut([scan(1), scan(2)], 1_000_000);
+    const plan = sut([scan(1), scan(2)], gasOnly(1_000_000));
     expect(plan.actions.map((a) => a.id)).toEqual(["a1", "a2"]);
     // Two check-ins of one ticket: the cold rewrite of its flag slot is paid once.
     expect(plan.gasLimit).toBe(BATCH_BASE_GAS + 2 * 3_000 + 5_000);
@@ -33,14 +60,14 @@ describe("planBatch", () => {
   });
 
   it("stops at the first item over the budget, keeping acceptance order", () => {
-    const plan = sut([scan(1), claim(2), scan(3)], BATCH_BASE_GAS + 3_000 + 5_000 + 1_000);
+    const plan = sut([scan(1), claim(2), scan(3)], gasOnly(BATCH_BASE_GAS + 3_000 + 5_000 + 1_000));
     expect(plan.actions.map((a) => a.id)).toEqual(["a1"]);
     expect(plan.full).toBe(true);
   });
 
   it("fills a 15M-gas budget with about 1,500 sales", () => {
     const sales = Array.from({ length: 3000 }, (_, i) => sale(i, BigInt(i + 1)));
-    const plan = sut(sales, 15_000_000);
+    const plan = sut(sales, gasOnly(15_000_000));
     // 1,514 consecutive sales of one event: 24 flag slots written fresh (64 tickets each) and one sale counter.
     expect(plan.actions.length).toBe(1_514);
     expect(plan.gasLimit).toBe(BATCH_BASE_GAS + 1_514 * 9_500 + 24 * 22_100 + 24_200);
@@ -49,17 +76,37 @@ describe("planBatch", () => {
 
   it("charges the storage a sale may be the first to write once per batch: its flag slot and its event's counter", () => {
     const event = (index: bigint, serial: bigint) => (index << 64n) | serial;
-    const first = sut([sale(1, event(1n, 1n))], 1_000_000).gasLimit;
+    const first = sut([sale(1, event(1n, 1n))], gasOnly(1_000_000)).gasLimit;
     expect(first).toBe(BATCH_BASE_GAS + 9_500 + 22_100 + 24_200);
     // A neighbour shares both; a ticket 64 serials on needs a flag slot of its own; another event needs both again.
-    expect(sut([sale(1, event(1n, 1n)), sale(2, event(1n, 2n))], 1_000_000).gasLimit).toBe(first + 9_500);
-    expect(sut([sale(1, event(1n, 1n)), sale(2, event(1n, 65n))], 1_000_000).gasLimit).toBe(first + 9_500 + 22_100);
-    expect(sut([sale(1, event(1n, 1n)), sale(2, event(2n, 1n))], 1_000_000).gasLimit).toBe(2 * first - BATCH_BASE_GAS);
+    expect(sut([sale(1, event(1n, 1n)), sale(2, event(1n, 2n))], gasOnly(1_000_000)).gasLimit).toBe(first + 9_500);
+    expect(sut([sale(1, event(1n, 1n)), sale(2, event(1n, 65n))], gasOnly(1_000_000)).gasLimit).toBe(first + 9_500 + 22_100);
+    expect(sut([sale(1, event(1n, 1n)), sale(2, event(2n, 1n))], gasOnly(1_000_000)).gasLimit).toBe(2 * first - BATCH_BASE_GAS);
   });
 
   it("charges a check-in's flag slot unless an earlier item of the batch wrote it", () => {
     const scanOf = (seq: number, tokenId: bigint): PendingAction => ({ ...scan(seq), item: { action: "checkedIn", tokenId, orderTime: 1n } });
-    expect(sut([scanOf(1, 1n), scanOf(2, 64n)], 1_000_000).gasLimit).toBe(BATCH_BASE_GAS + 2 * (3_000 + 5_000));
-    expect(sut([sale(1, 2n), scanOf(2, 2n)], 1_000_000).gasLimit).toBe(BATCH_BASE_GAS + 9_500 + 22_100 + 24_200 + 3_000);
+    expect(sut([scanOf(1, 1n), scanOf(2, 64n)], gasOnly(1_000_000)).gasLimit).toBe(BATCH_BASE_GAS + 2 * (3_000 + 5_000));
+    expect(sut([sale(1, 2n), scanOf(2, 2n)], gasOnly(1_000_000)).gasLimit).toBe(BATCH_BASE_GAS + 9_500 + 22_100 + 24_200 + 3_000);
+  });
+
+  it("stops where the signed transaction would pass the byte limit, however much gas is left", () => {
+    const events = Array.from({ length: 100 }, (_, i) => largestEvent(i + 1));
+    const itemBytes = encodedItemBytes(events[0].item);
+    const plan = sut(events, { gas: 100_000_000, bytes: 131_072 - 4_096 });
+    expect(plan.actions.length).toBe(Math.floor((131_072 - 4_096 - TRANSACTION_OVERHEAD_BYTES) / itemBytes));
+    expect(TRANSACTION_OVERHEAD_BYTES + plan.actions.length * itemBytes).toBeLessThanOrEqual(131_072 - 4_096);
+    expect(plan.full).toBe(true);
+    expect(plan.tooLarge).toBeUndefined();
+  });
+
+  it("names the first action when it alone exceeds a limit, so that it fails instead of blocking the signer", () => {
+    const bigOne = largestEvent(1);
+    const bytesTooFew = sut([bigOne, scan(2)], { gas: 10_000_000, bytes: encodedItemBytes(bigOne.item) });
+    expect(bytesTooFew.actions).toEqual([]);
+    expect(bytesTooFew.tooLarge?.action).toBe(bigOne);
+    expect(bytesTooFew.tooLarge?.reason).toMatch(/bytes/);
+    const gasTooLittle = sut([scan(1)], { gas: BATCH_BASE_GAS + 1_000, bytes: 100_000 });
+    expect(gasTooLittle.tooLarge?.reason).toMatch(/gas/);
   });
 });

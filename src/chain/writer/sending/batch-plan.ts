@@ -1,25 +1,56 @@
+import { encodedItemBytes } from "../../../registry";
 import { BATCH_BASE_GAS, itemGas, storageGas } from "./item-gas";
 import type { PendingAction } from "./pending-action";
+
+/**
+ * Bytes of a signed `execute(bytes)` transaction besides its items: the EIP-1559 envelope with its
+ * signature (at most about 190 bytes of RLP) and the ABI's selector, offset, length and padding
+ * (at most 99). An upper bound, so that a planned batch never exceeds the byte limit once signed.
+ */
+export const TRANSACTION_OVERHEAD_BYTES = 300;
+
+/** What one transaction may carry: production nodes refuse more gas than the cap and more bytes than the limit. */
+export interface BatchLimits {
+  gas: number;
+  bytes: number;
+}
 
 export interface BatchPlan {
   actions: PendingAction[];
   gasLimit: number;
   /** More actions wait than the budget took: send at once instead of waiting for more. */
   full: boolean;
+  /** The first waiting action, when it alone exceeds a limit: it can never be sent and fails as an item. */
+  tooLarge?: { action: PendingAction; reason: string };
 }
 
-/** The longest prefix of `waiting` (acceptance order is never broken) whose estimated gas fits `budget`. */
-export function planBatch(waiting: readonly PendingAction[], budget: number): BatchPlan {
+/**
+ * The longest prefix of `waiting` (acceptance order is never broken) whose estimated gas fits the
+ * gas budget and whose signed transaction fits the byte limit.
+ */
+export function planBatch(waiting: readonly PendingAction[], limits: BatchLimits): BatchPlan {
   let gas = BATCH_BASE_GAS;
+  let bytes = TRANSACTION_OVERHEAD_BYTES;
   const actions: PendingAction[] = [];
   const touched = new Set<string>();
   for (const action of waiting) {
     const storage = storageGas(action.item, touched);
     const cost = itemGas(action.item) + storage.gas;
-    if (gas + cost > budget) break;
+    const size = encodedItemBytes(action.item);
+    if (gas + cost > limits.gas || bytes + size > limits.bytes) {
+      if (actions.length === 0) return { actions, gasLimit: 0, full: true, tooLarge: { action, reason: tooLargeReason(gas + cost, bytes + size, limits) } };
+      break;
+    }
     gas += cost;
+    bytes += size;
     for (const slot of storage.slots) touched.add(slot);
     actions.push(action);
   }
   return { actions, gasLimit: gas, full: actions.length < waiting.length };
+}
+
+function tooLargeReason(gas: number, bytes: number, limits: BatchLimits): string {
+  return gas > limits.gas
+    ? `the item alone needs about ${gas} gas, above the ${limits.gas} one transaction may use`
+    : `the item alone makes a transaction of about ${bytes} bytes, above the ${limits.bytes} one transaction may carry`;
 }

@@ -124,10 +124,17 @@ export class ChainWriter {
   }
 
   private async readBatch(shard: number, budget: number, chainId: bigint): Promise<BatchPlan | null> {
-    const waiting = await this.store.waitingActions(this.shardCount, shard, READ_LIMIT);
-    const encodable = await this.withoutUnencodable(waiting, chainId);
-    if (encodable.length === 0) return null;
-    return planBatch(encodable, budget);
+    for (;;) {
+      const waiting = await this.store.waitingActions(this.shardCount, shard, READ_LIMIT);
+      const encodable = await this.withoutUnencodable(waiting, chainId);
+      if (encodable.length === 0) return null;
+      const plan = planBatch(encodable, { gas: budget, bytes: this.config.chain.writer.txMaxBytes });
+      if (!plan.tooLarge) return plan;
+      // An item no transaction can carry fails on its own instead of blocking its signer; the rest go on.
+      const { action, reason } = plan.tooLarge;
+      const failed = await this.store.failUnencodable([{ id: action.id, reason, code: "onchain_item_too_large" }], chainId, this.chain.registryAddress);
+      logUnencodable(this.logger, failed, [{ id: action.id, reason }]);
+    }
   }
 
   /** An item the codec refuses can never be sent: it fails at once instead of blocking its shard. */

@@ -10,9 +10,12 @@ import type { CarriedAction, NewlySignedTransaction, SignedTransaction } from ".
 import type { PendingAction } from "./pending-action";
 
 /** An action the registry's codec refuses, and why. */
+/** An action that can never be sent (the codec refuses it, or it alone exceeds a transaction's limits). */
 export interface UnencodableAction {
   id: string;
   reason: string;
+  /** `onchain_unencodable` unless told otherwise. */
+  code?: "onchain_unencodable" | "onchain_item_too_large";
 }
 
 /**
@@ -96,10 +99,10 @@ export class SendingStore {
   async failUnencodable(refused: readonly UnencodableAction[], chainId: bigint, registryAddress: string): Promise<ClosedAction[]> {
     return this.dataSource.transaction(async (manager) => {
       const failed = await manager.query<ClosedActionsResult>(
-        `UPDATE chain_actions AS a SET status = 'error', error_code = 'onchain_unencodable', error_message = u.reason, updated_at = now()
-           FROM unnest($1::uuid[], $2::text[]) AS u(id, reason) WHERE a.id = u.id AND a.status = 'waiting_broadcast'
+        `UPDATE chain_actions AS a SET status = 'error', error_code = u.code, error_message = u.reason, updated_at = now()
+           FROM unnest($1::uuid[], $2::text[], $3::text[]) AS u(id, reason, code) WHERE a.id = u.id AND a.status = 'waiting_broadcast'
          RETURNING ${CLOSED_ACTION_COLUMNS}`,
-        [refused.map((r) => r.id), refused.map((r) => r.reason)],
+        [refused.map((r) => r.id), refused.map((r) => r.reason), refused.map((r) => r.code ?? "onchain_unencodable")],
       );
       await insertCallbacks(
         manager,
