@@ -3,8 +3,9 @@ import type { DataSourceOptions } from "typeorm";
 import { InitialSchema1763740000000 } from "./migrations/1763740000000-InitialSchema";
 import { ChainPipeline1763750000000 } from "./migrations/1763750000000-ChainPipeline";
 import { CallbackDelivery1763760000000 } from "./migrations/1763760000000-CallbackDelivery";
+import { ActionBlockHash1763770000000 } from "./migrations/1763770000000-ActionBlockHash";
 
-export const MIGRATIONS = [InitialSchema1763740000000, ChainPipeline1763750000000, CallbackDelivery1763760000000];
+export const MIGRATIONS = [InitialSchema1763740000000, ChainPipeline1763750000000, CallbackDelivery1763760000000, ActionBlockHash1763770000000];
 
 /**
  * Migrations are the only way the schema changes: never `synchronize`. The entities are the

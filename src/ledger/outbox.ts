@@ -26,6 +26,7 @@ export async function insertCallbacks(
               'status', CASE WHEN a.status = 'no_broadcast_required' THEN 'confirmed' ELSE a.status END,
               'error', CASE WHEN a.error_code IS NULL THEN NULL ELSE jsonb_build_object('code', a.error_code, 'message', a.error_message) END,
               'blockNumber', a.block_number,
+              'blockHash', a.block_hash,
               'tokenId', t.token_id::text,
               'chainId', $2::bigint,
               'registryAddress', $3::text)

@@ -17,7 +17,7 @@ let ticketeerId: string;
 
 const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const TICKET_RESULT_KEYS = ["status", "ticketId", "txPromise"];
-const ACTION_VIEW_KEYS = ["acceptedAt", "action", "actionPromise", "blockNumber", "error", "requestedAs", "status", "txHash", "updatedAt"];
+const ACTION_VIEW_KEYS = ["acceptedAt", "action", "actionPromise", "blockHash", "blockNumber", "error", "requestedAs", "status", "txHash", "updatedAt"];
 
 const eventKey = (ticketeer: string, eventId: string) =>
   "0x" +
@@ -35,6 +35,7 @@ const waitingAction = (promise: string, action: string, requestedAs: string, sta
   status,
   txHash: null,
   blockNumber: null,
+  blockHash: null,
   error: null,
   acceptedAt: expect.stringMatching(ISO_TIME),
   updatedAt: expect.stringMatching(ISO_TIME),

@@ -86,6 +86,7 @@ describe("signed callbacks of confirmed on-chain actions", () => {
       expect(body).toMatchObject({
         txHash: views[index].txHash,
         blockNumber: views[index].blockNumber,
+        blockHash: views[index].blockHash,
         eventId,
         actionPromise: promise,
         status: "confirmed",

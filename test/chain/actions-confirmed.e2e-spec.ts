@@ -76,12 +76,14 @@ async function expectCallbacks(expected: Expected[]): Promise<void> {
       status: "confirmed",
       error: null,
       blockNumber: status.blockNumber,
+      blockHash: status.blockHash,
       tokenId: entry.ticketId ? tokens.get(entry.ticketId)!.toString() : null,
       chainId: 31337,
       registryAddress: chain.registryAddress,
     });
     expect(payload!.txHash).toMatch(/^0x[0-9a-f]{64}$/);
     expect(payload!.blockNumber).toBeGreaterThan(0);
+    expect(payload!.blockHash).toMatch(/^0x[0-9a-f]{64}$/);
   }
 }
 
@@ -143,6 +145,9 @@ describe("per-action endpoints", () => {
       const receipt = await chain.provider.getTransactionReceipt(status.txHash);
       expect(receipt?.status, `receipt of ${status.action}`).toBe(1);
       expect(receipt?.blockNumber).toBe(status.blockNumber);
+      // A verifiable receipt: the block hash the service reports is the chain's block at that height.
+      expect(status.blockHash).toBe(receipt?.blockHash);
+      expect(status.blockHash).toBe((await chain.provider.getBlock(status.blockNumber))?.hash);
     }
 
     // The event: registered once with its on-chain fields, four tickets sold to its custody address.

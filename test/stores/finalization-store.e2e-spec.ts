@@ -67,9 +67,9 @@ describe("FinalizationStore.markConfirmed", () => {
       [1, "replaced", null, null, null],
       [2, "confirmed", "42", BLOCK_HASH, "123456"],
     ]);
-    expect((await ledger.actionRows(ids)).map((row) => [row.status, row.tx_hash, row.block_number, row.error_code])).toEqual([
-      ["confirmed", replacement.hash, "42", null],
-      ["confirmed", replacement.hash, "42", null],
+    expect((await ledger.actionRows(ids)).map((row) => [row.status, row.tx_hash, row.block_number, row.block_hash, row.error_code])).toEqual([
+      ["confirmed", replacement.hash, "42", BLOCK_HASH, null],
+      ["confirmed", replacement.hash, "42", BLOCK_HASH, null],
     ]);
     const callbacks = await ledger.callbackRows(ids);
     expect(callbacks.map((row) => row.action_id).sort()).toEqual([...ids].sort());
@@ -77,6 +77,7 @@ describe("FinalizationStore.markConfirmed", () => {
       status: "confirmed",
       txHash: replacement.hash,
       blockNumber: 42,
+      blockHash: BLOCK_HASH,
       error: null,
       chainId: 80002,
       registryAddress: CHAIN.registryAddress,

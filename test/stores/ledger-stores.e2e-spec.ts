@@ -149,7 +149,10 @@ describe("the outbox writer", () => {
         onChain: { action: "sold", tokenId: 5n, ticketHash: "0x" + "cd".repeat(32), price: "1", orderTime: 1n },
       },
     ]);
-    await db.dataSource.query(`UPDATE chain_actions SET status = 'confirmed', tx_hash = '0xfeed', block_number = 42 WHERE id = $1`, [sold]);
+    await db.dataSource.query(
+      `UPDATE chain_actions SET status = 'confirmed', tx_hash = '0xfeed', block_number = 42, block_hash = '0x${"ab".repeat(32)}' WHERE id = $1`,
+      [sold],
+    );
     await db.dataSource.transaction(async (manager) => {
       await insertCallbacks(manager, [sold], 80002n, "0x00000000000000000000000000000000000000aa");
       await insertCallbacks(manager, [sold], 80002n, "0x00000000000000000000000000000000000000aa");
@@ -166,6 +169,7 @@ describe("the outbox writer", () => {
       status: "confirmed",
       error: null,
       blockNumber: 42,
+      blockHash: "0x" + "ab".repeat(32),
       chainId: 80002,
       registryAddress: "0x00000000000000000000000000000000000000aa",
     });

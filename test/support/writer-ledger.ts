@@ -148,11 +148,12 @@ export class WriterLedger {
       tx_nonce: string | null;
       batch_index: number | null;
       block_number: string | null;
+      block_hash: string | null;
       error_code: string | null;
       error_message: string | null;
       reverted_attempts: number;
     }>(
-      `SELECT id, status, tx_hash, tx_signer, tx_nonce, batch_index, block_number, error_code, error_message, reverted_attempts FROM chain_actions WHERE id = ANY($1::uuid[]) ORDER BY seq`,
+      `SELECT id, status, tx_hash, tx_signer, tx_nonce, batch_index, block_number, block_hash, error_code, error_message, reverted_attempts FROM chain_actions WHERE id = ANY($1::uuid[]) ORDER BY seq`,
       [ids],
     );
   }

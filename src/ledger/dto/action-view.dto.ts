@@ -35,6 +35,14 @@ export class ActionViewDto {
   @ApiProperty({ type: Number, nullable: true, example: null })
   blockNumber: number | null;
 
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: null,
+    description: "Hash of the block that confirmed the action (with txHash and blockNumber, checkable against any node); null until confirmed.",
+  })
+  blockHash: string | null;
+
   @ApiProperty({ type: ActionErrorDto, nullable: true })
   error: ActionErrorDto | null;
 
@@ -53,6 +61,7 @@ export function toActionView(action: ChainAction): ActionViewDto {
     status: action.status,
     txHash: action.txHash,
     blockNumber: action.blockNumber === null ? null : Number(action.blockNumber),
+    blockHash: action.blockHash,
     error: action.errorCode === null ? null : { code: action.errorCode, message: action.errorMessage ?? "" },
     acceptedAt: action.createdAt.toISOString(),
     updatedAt: action.updatedAt.toISOString(),

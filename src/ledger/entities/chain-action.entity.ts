@@ -45,6 +45,10 @@ export class ChainAction {
   @Column({ name: "block_number", type: "bigint", nullable: true, transformer: bigintColumn })
   blockNumber: bigint | null;
 
+  /** The hash of the block that confirmed the action: which block at blockNumber, so a reorg cannot pass unnoticed. */
+  @Column({ name: "block_hash", type: "text", nullable: true })
+  blockHash: string | null;
+
   @Column({ name: "error_code", type: "text", nullable: true })
   errorCode: string | null;
 

@@ -96,7 +96,7 @@ async function markCarriedActionsApplied(
     `UPDATE chain_actions AS a
         SET status = CASE WHEN f.batch_index IS NULL THEN 'confirmed' ELSE 'error' END,
             error_code = f.code, error_message = f.message,
-            tx_hash = $3, block_number = $4, updated_at = now()
+            tx_hash = $3, block_number = $4, block_hash = $8, updated_at = now()
        FROM chain_actions AS x
        LEFT JOIN unnest($5::int[], $6::text[], $7::text[]) AS f(batch_index, code, message) ON f.batch_index = x.batch_index
       WHERE a.id = x.id AND x.tx_signer = $1 AND x.tx_nonce = $2 AND x.status = 'pending'
@@ -109,6 +109,7 @@ async function markCarriedActionsApplied(
       refused.map((item) => item.batchIndex),
       refused.map((item) => item.code),
       refused.map((item) => item.message),
+      receipt.blockHash,
     ],
   );
   return closedActionsOf(rows);
