@@ -2,25 +2,27 @@ import { Transaction } from "ethers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { type Api, CALLBACK_URL, settled, uid } from "../support/chain-e2e";
+import { NODE_MAX_TRANSACTION_BYTES, type ProductionNodeProxy, startProductionNodeProxy } from "../support/production-node-proxy";
 import { startTestChain, type TestChain } from "../support/test-chain";
 import { startTestApp, type TestApp } from "../support/test-app";
 
-/** geth's and bor's limit: a transaction over 128 KiB is refused as "oversized data". */
-const NODE_LIMIT_BYTES = 131_072;
-
 let chain: TestChain;
+let node: ProductionNodeProxy;
 let testApp: TestApp;
 let api: Api;
 
 beforeAll(async () => {
   chain = await startTestChain();
+  // The service talks to the node through a production node's rules: over 128 KiB is "oversized data".
+  node = await startProductionNodeProxy(chain.url);
   // A long wait lets all 100 events meet in the writer's queue, so that only the byte limit splits them.
-  testApp = await startTestApp({ ...chain.env, BATCH_MAX_WAIT_MS: "1500" });
+  testApp = await startTestApp({ ...chain.env, CHAIN_RPC_URL: node.url, BATCH_MAX_WAIT_MS: "1500" });
   ({ api } = await testApp.client());
 });
 
 afterAll(async () => {
   await testApp?.close();
+  await node?.close();
   await chain?.stop();
 });
 
@@ -46,8 +48,21 @@ describe("batches within a production node's limits", () => {
     const hashes = [...new Set(results.map((result) => result.txHash as string))];
     const sizes = await Promise.all(hashes.map(signedBytes));
     // Together they would pass the node's limit: the writer had to split them.
-    expect(sizes.reduce((sum, size) => sum + size, 0)).toBeGreaterThan(NODE_LIMIT_BYTES);
+    expect(sizes.reduce((sum, size) => sum + size, 0)).toBeGreaterThan(NODE_MAX_TRANSACTION_BYTES);
     expect(hashes.length).toBeGreaterThan(1);
     for (const size of sizes) expect(size).toBeLessThanOrEqual(testApp.config.chain.writer.txMaxBytes);
+    // The node refused nothing: every transaction it was sent was within its limit.
+    expect(node.sent.length).toBeGreaterThanOrEqual(hashes.length);
+    expect(node.sent.filter((tx) => tx.refusal !== null)).toEqual([]);
+  });
+
+  it("puts a production node's refusal in front of the chain: over 128 KiB is refused as oversized data", async () => {
+    const oversized = "0x02" + "00".repeat(NODE_MAX_TRANSACTION_BYTES);
+    const answer = await fetch(node.url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "eth_sendRawTransaction", params: [oversized] }),
+    });
+    expect(await answer.json()).toEqual({ jsonrpc: "2.0", id: 7, error: { code: -32000, message: "oversized data" } });
   });
 });

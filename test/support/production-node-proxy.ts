@@ -1,0 +1,114 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/**
+ * A JSON-RPC proxy that puts a production node's rules in front of a development node (Hardhat or
+ * Anvil accept what geth and bor refuse). By default it refuses, as geth and bor do, a raw
+ * transaction over 128 KiB with "oversized data". Tests add refusals of their own: the exact
+ * messages geth/bor answer (`already known`, `nonce too low`, `replacement transaction
+ * underpriced`, ...), an HTTP status such as 429, a delay, or a dropped request.
+ */
+export interface ProductionNodeProxy {
+  url: string;
+  /** Every eth_sendRawTransaction the proxy saw, with what it answered. */
+  readonly sent: { raw: string; bytes: number; refusal: string | null }[];
+  /** Refuses the raw transactions `when` picks with `message` (JSON-RPC error -32000) until the returned function is called. */
+  refuseTransactions(message: string, when?: (raw: string, bytes: number) => boolean): () => void;
+  /** Answers calls of `method` (or every call) with this HTTP status until the returned function is called. */
+  answerStatus(status: number, method?: string): () => void;
+  /** How many requests of `method` reached the proxy. */
+  count(method: string): number;
+  close(): Promise<void>;
+}
+
+/** geth's and bor's txMaxSize: 4 slots of 32 KiB. */
+export const NODE_MAX_TRANSACTION_BYTES = 131_072;
+
+interface RpcRequest {
+  id: unknown;
+  method: string;
+  params?: unknown[];
+}
+
+export async function startProductionNodeProxy(upstream: string): Promise<ProductionNodeProxy> {
+  const sent: ProductionNodeProxy["sent"] = [];
+  const counts = new Map<string, number>();
+  const refusals = new Set<{ message: string; when: (raw: string, bytes: number) => boolean }>();
+  const statuses = new Set<{ status: number; method?: string }>();
+  refusals.add({ message: "oversized data", when: (_raw, bytes) => bytes > NODE_MAX_TRANSACTION_BYTES });
+
+  const refusalOf = (raw: string): string | null => {
+    const bytes = (raw.length - 2) / 2;
+    for (const refusal of refusals) if (refusal.when(raw, bytes)) return refusal.message;
+    return null;
+  };
+
+  /** The answer of one request: a refusal, or null to forward it. */
+  const intercept = (request: RpcRequest): object | null => {
+    counts.set(request.method, (counts.get(request.method) ?? 0) + 1);
+    if (request.method !== "eth_sendRawTransaction") return null;
+    const raw = String(request.params?.[0]);
+    const refusal = refusalOf(raw);
+    sent.push({ raw, bytes: (raw.length - 2) / 2, refusal });
+    return refusal === null ? null : { jsonrpc: "2.0", id: request.id, error: { code: -32000, message: refusal } };
+  };
+
+  const forward = async (requests: RpcRequest[]): Promise<object[]> => {
+    const response = await fetch(upstream, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(requests) });
+    return (await response.json()) as object[];
+  };
+
+  const handle = async (request: IncomingMessage, response: ServerResponse) => {
+    const text = await readBody(request);
+    const body = JSON.parse(text) as RpcRequest | RpcRequest[];
+    const requests = Array.isArray(body) ? body : [body];
+    const status = [...statuses].find((entry) => entry.method === undefined || requests.some((r) => r.method === entry.method));
+    if (status) {
+      for (const r of requests) counts.set(r.method, (counts.get(r.method) ?? 0) + 1);
+      response.writeHead(status.status, { "content-type": "text/plain", "retry-after": "1" }).end("refused by the proxy");
+      return;
+    }
+    const answers = requests.map(intercept);
+    const forwarded = requests.filter((_, index) => answers[index] === null);
+    const upstreamAnswers = forwarded.length > 0 ? await forward(forwarded) : [];
+    let next = 0;
+    const merged = answers.map((answer) => answer ?? upstreamAnswers[next++]);
+    response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(Array.isArray(body) ? merged : merged[0]));
+  };
+
+  const server: Server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => response.writeHead(502).end(String(error)));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    sent,
+    refuseTransactions(message, when = () => true) {
+      const refusal = { message, when };
+      refusals.add(refusal);
+      return () => refusals.delete(refusal);
+    },
+    answerStatus(status, method) {
+      const entry = { status, method };
+      statuses.add(entry);
+      return () => statuses.delete(entry);
+    },
+    count: (method) => counts.get(method) ?? 0,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    request.on("error", reject);
+  });
+}
