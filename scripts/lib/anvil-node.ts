@@ -25,6 +25,8 @@ export interface AnvilOptions {
   /** A file the chain's state is loaded from at start and written to while it runs and at exit. */
   stateFile?: string;
   hostname?: string;
+  /** Slots (blocks) per epoch; Anvil's `finalized` block trails the head by two epochs (default 32 slots). */
+  slotsInAnEpoch?: number;
 }
 
 /** Anvil's command-line arguments for these options; its development accounts are Hardhat's. */
@@ -34,6 +36,7 @@ export function anvilArgs(options: AnvilOptions): string[] {
   if (options.blockTime !== undefined) args.push("--block-time", String(options.blockTime));
   if (options.gasLimit !== undefined) args.push("--gas-limit", options.gasLimit.toString());
   if (options.baseFee !== undefined) args.push("--block-base-fee-per-gas", options.baseFee.toString());
+  if (options.slotsInAnEpoch !== undefined) args.push("--slots-in-an-epoch", String(options.slotsInAnEpoch));
   // --state loads the file when it exists and dumps to it at exit; the interval bounds what a SIGKILL loses.
   if (options.stateFile !== undefined) args.push("--state", options.stateFile, "--state-interval", "1");
   return args;

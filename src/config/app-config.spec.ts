@@ -51,6 +51,14 @@ describe("loadConfig", () => {
     ]);
   });
 
+  it("reads CONFIRMATIONS as a number of blocks or finalized", () => {
+    expect(loadConfig({}).chain.confirmations).toBe(1);
+    expect(loadConfig({ CONFIRMATIONS: "12" }).chain.confirmations).toBe(12);
+    expect(loadConfig({ CONFIRMATIONS: "finalized" }).chain.confirmations).toBe("finalized");
+    expect(() => loadConfig({ CONFIRMATIONS: "safe" })).toThrow('CONFIRMATIONS must be a number of blocks from 1 to 1000 or "finalized", got "safe"');
+    expect(() => loadConfig({ CONFIRMATIONS: "0" })).toThrow('CONFIRMATIONS must be an integer from 1 to 1000, got "0"');
+  });
+
   it("refuses the playground seed in production", () => {
     const env = { NODE_ENV: "production", DEV_TICKETEER_ID: "org", DEV_API_KEY: "k".repeat(32) };
     expect(() => loadConfig(env)).toThrow("DEV_TICKETEER_ID and DEV_API_KEY are refused in production mode");

@@ -68,7 +68,7 @@ function readChain(parse: VariableParser): AppConfig["chain"] {
     registryAddress: parse.optional("REGISTRY_ADDRESS"),
     embedded: parse.boolean("CHAIN_EMBEDDED", false),
     signerKeys: parse.list("SIGNER_PRIVATE_KEYS"),
-    confirmations: parse.integer("CONFIRMATIONS", 1, 1, 1_000),
+    confirmations: readConfirmations(parse),
     writer: {
       maxWaitMs: parse.integer("BATCH_MAX_WAIT_MS", 300, 0, 60_000),
       txGasCap: parse.integer("TX_GAS_CAP", 15_000_000, 100_000),
@@ -87,6 +87,17 @@ function readChain(parse: VariableParser): AppConfig["chain"] {
     },
     crashAt: parse.oneOf<"after-persist" | "after-broadcast" | "">("CHAIN_WRITER_CRASH_AT", ["after-persist", "after-broadcast", ""], "") || null,
   };
+}
+
+/** CONFIRMATIONS: a depth in blocks (1: the block that mined the batch suffices), or "finalized": the node's finalized block tag. */
+function readConfirmations(parse: VariableParser): number | "finalized" {
+  const raw = parse.optional("CONFIRMATIONS");
+  if (raw === "finalized") return "finalized";
+  if (raw !== null && !/^\d+$/.test(raw)) {
+    parse.problems.push(`CONFIRMATIONS must be a number of blocks from 1 to 1000 or "finalized", got "${raw}"`);
+    return 1;
+  }
+  return parse.integer("CONFIRMATIONS", 1, 1, 1_000);
 }
 
 function readCallbacks(parse: VariableParser): AppConfig["callbacks"] {

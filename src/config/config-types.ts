@@ -34,7 +34,11 @@ export interface ChainConfig {
   /** Set by the embedded development start: its RPC URL may be shown to integrators. */
   embedded: boolean;
   signerKeys: string[];
-  confirmations: number;
+  /**
+   * When a mined batch counts as confirmed: this many blocks deep (counting its own), or "finalized":
+   * once its block is at or below the node's `finalized` block (proof-of-stake finality).
+   */
+  confirmations: number | "finalized";
   writer: {
     maxWaitMs: number;
     txGasCap: number;

@@ -81,10 +81,10 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
     try {
       const open = await this.receipts.openTransactions(wallet.address);
       if (open.length === 0) return;
-      const head = await provider.getBlockNumber();
+      const confirmedThrough = await this.confirmedThrough(provider);
       let finalized = false;
       for (const attempts of groupByNonce(open)) {
-        finalized = (await this.watchNonce(provider, wallet, attempts, head)) || finalized;
+        finalized = (await this.watchNonce(provider, wallet, attempts, confirmedThrough)) || finalized;
       }
       if (finalized) await this.queue.requestFlush("capacity", shard);
     } finally {
@@ -92,21 +92,33 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
     }
   }
 
+  /**
+   * The highest block whose transactions count as confirmed: CONFIRMATIONS deep under the head, or
+   * with CONFIRMATIONS=finalized the node's `finalized` block.
+   */
+  private async confirmedThrough(provider: JsonRpcProvider): Promise<number> {
+    const { confirmations } = this.config.chain;
+    if (confirmations !== "finalized") return (await provider.getBlockNumber()) - confirmations + 1;
+    const finalized = (await provider.send("eth_getBlockByNumber", ["finalized", false])) as { number: string } | null;
+    if (!finalized) throw new Error('the node serves no "finalized" block, which CONFIRMATIONS=finalized needs');
+    return Number(finalized.number);
+  }
+
   /** Returns true when the nonce was finalized. */
-  private async watchNonce(provider: JsonRpcProvider, wallet: Wallet, attempts: OpenTransaction[], head: number): Promise<boolean> {
+  private async watchNonce(provider: JsonRpcProvider, wallet: Wallet, attempts: OpenTransaction[], confirmedThrough: number): Promise<boolean> {
     const receipts = await Promise.all(attempts.map((attempt) => fetchReceipt(provider, attempt.hash)));
     const minedAt = receipts.findIndex((receipt) => receipt !== null);
-    if (minedAt >= 0) return this.onMined(provider, attempts[minedAt], receipts[minedAt] as MinedReceipt, head);
+    if (minedAt >= 0) return this.onMined(provider, attempts[minedAt], receipts[minedAt] as MinedReceipt, confirmedThrough);
     await this.onUnmined(provider, wallet, attempts);
     return false;
   }
 
-  private async onMined(provider: JsonRpcProvider, attempt: OpenTransaction, receipt: MinedReceipt, head: number): Promise<boolean> {
-    if (head - receipt.blockNumber + 1 < this.config.chain.confirmations) {
+  private async onMined(provider: JsonRpcProvider, attempt: OpenTransaction, receipt: MinedReceipt, confirmedThrough: number): Promise<boolean> {
+    if (receipt.blockNumber > confirmedThrough) {
       if (attempt.status !== "mined") await this.receipts.markMined(attempt.id, receipt.blockNumber, receipt.blockHash);
       return false;
     }
-    // Deep enough: finalize only if the block is still the canonical one at that height.
+    // Deep enough (or finalized): finalize only if the block is still the canonical one at that height.
     const block = await provider.getBlock(receipt.blockNumber);
     if (block?.hash !== receipt.blockHash) return false;
     const outcome = receipt.status === 1 ? readBatchOutcome(this.chain.registry, this.chain.registryAddress, receipt) : null;
