@@ -1,10 +1,11 @@
 import { Injectable, type OnApplicationShutdown } from "@nestjs/common";
-import { type JsonRpcProvider, Network, Wallet } from "ethers";
+import { type JsonRpcProvider, Network } from "ethers";
 
 import { TicketRegistry__factory } from "../../typechain-types";
 import type { AppConfig } from "../config/app-config";
 import { InjectConfig } from "../config/config.module";
 import { JsonRpcOverFetchProvider, postJsonRpc } from "./json-rpc-over-fetch-provider";
+import { type ChainSigner, signersOf } from "./signers";
 
 /** The chain is unreachable or not configured: work waits in the ledger until it is back. */
 export class ChainUnavailableError extends Error {
@@ -35,9 +36,9 @@ export class ChainClient implements OnApplicationShutdown {
     return this.config.chain.registryAddress;
   }
 
-  /** The signers' wallets; they sign locally and never hold a provider. */
-  signers(): Wallet[] {
-    return this.config.chain.signerKeys.map((key) => new Wallet(key));
+  /** The signers, in shard order: local wallets or a remote signer's accounts; none holds a provider. */
+  signers(): ChainSigner[] {
+    return signersOf(this.config.chain);
   }
 
   async connect(): Promise<JsonRpcProvider> {

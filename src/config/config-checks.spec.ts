@@ -22,11 +22,27 @@ describe("configProblems", () => {
 
   it("wants signer keys only where the chain writer runs", () => {
     const chain = { rpcUrl: "http://chain:8545", registryAddress: REGISTRY, signerKeys: [] };
-    const problem = "SIGNER_PRIVATE_KEYS is required where the chain writer runs (APP_ROLE worker or all)";
+    const problem = "SIGNER_PRIVATE_KEYS (or SIGNER_REMOTE_URL with SIGNER_ADDRESSES) is required where the chain writer runs (APP_ROLE worker or all)";
     expect(configProblems(configWith({ chain, app: { role: "all" } }))).toEqual([problem]);
     expect(configProblems(configWith({ chain, app: { role: "worker" } }))).toEqual([problem]);
     expect(configProblems(configWith({ chain, app: { role: "api" } }))).toEqual([]);
     expect(configProblems(configWith({ chain: { ...chain, signerKeys: [SIGNER] } }))).toEqual([]);
+  });
+
+  it("takes a remote signer with its addresses instead of keys, never both, and well-formed, distinct addresses", () => {
+    const chain = { rpcUrl: "http://chain:8545", registryAddress: REGISTRY, signerKeys: [] };
+    const remote = { signerRemoteUrl: "http://signer:9000", signerAddresses: [REGISTRY] };
+    expect(configProblems(configWith({ chain: { ...chain, ...remote }, app: { role: "worker" } }))).toEqual([]);
+    expect(configProblems(configWith({ chain: { ...chain, ...remote, signerKeys: [SIGNER] } }))).toEqual([
+      "SIGNER_PRIVATE_KEYS and SIGNER_REMOTE_URL: set one of them, not both",
+    ]);
+    const together = "SIGNER_REMOTE_URL and SIGNER_ADDRESSES go together: the remote signer and the accounts it signs for";
+    expect(configProblems(configWith({ chain: { ...chain, signerRemoteUrl: "http://signer:9000" } }))).toEqual([together]);
+    expect(configProblems(configWith({ chain: { ...chain, signerKeys: [SIGNER], signerAddresses: [REGISTRY] } }))).toEqual([together]);
+    expect(configProblems(configWith({ chain: { ...chain, ...remote, signerAddresses: [REGISTRY, REGISTRY.toLowerCase(), "0x12"] } }))).toEqual([
+      "SIGNER_ADDRESSES entry 3 is not a 0x-prefixed 20-byte address",
+      "SIGNER_ADDRESSES lists an address twice",
+    ]);
   });
 
   it("wants a registry with a chain, and well-formed, distinct signer keys", () => {

@@ -44,14 +44,29 @@ function checkChain(config: AppConfig, problems: string[]): void {
   if (new Set(chain.signerKeys.map((key) => key.toLowerCase())).size !== chain.signerKeys.length) {
     problems.push("SIGNER_PRIVATE_KEYS lists a key twice");
   }
+  checkRemoteSigner(chain, problems);
   if (chain.rpcUrl === null) {
     if (app.mode === "production") problems.push("CHAIN_RPC_URL is required in production mode");
     return;
   }
   if (chain.registryAddress === null) problems.push("REGISTRY_ADDRESS is required with CHAIN_RPC_URL");
-  if (app.role !== "api" && chain.signerKeys.length === 0)
-    problems.push("SIGNER_PRIVATE_KEYS is required where the chain writer runs (APP_ROLE worker or all)");
+  if (app.role !== "api" && chain.signerKeys.length === 0 && chain.signerRemoteUrl === null)
+    problems.push("SIGNER_PRIVATE_KEYS (or SIGNER_REMOTE_URL with SIGNER_ADDRESSES) is required where the chain writer runs (APP_ROLE worker or all)");
   if (chain.crashAt !== null && app.mode === "production") problems.push("CHAIN_WRITER_CRASH_AT is a test hook and is refused in production mode");
+}
+
+/** Keys in the environment or a remote signer that holds them, not both; the signer's accounts listed once each. */
+function checkRemoteSigner(chain: AppConfig["chain"], problems: string[]): void {
+  for (const [index, address] of chain.signerAddresses.entries()) {
+    if (!/^0x[0-9a-fA-F]{40}$/.test(address)) problems.push(`SIGNER_ADDRESSES entry ${index + 1} is not a 0x-prefixed 20-byte address`);
+  }
+  if (new Set(chain.signerAddresses.map((address) => address.toLowerCase())).size !== chain.signerAddresses.length) {
+    problems.push("SIGNER_ADDRESSES lists an address twice");
+  }
+  if (chain.signerRemoteUrl !== null && chain.signerKeys.length > 0) problems.push("SIGNER_PRIVATE_KEYS and SIGNER_REMOTE_URL: set one of them, not both");
+  if ((chain.signerRemoteUrl === null) !== (chain.signerAddresses.length === 0)) {
+    problems.push("SIGNER_REMOTE_URL and SIGNER_ADDRESSES go together: the remote signer and the accounts it signs for");
+  }
 }
 
 /** Shortcuts that tests and development need would weaken callbacks in production. */

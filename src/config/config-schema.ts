@@ -68,6 +68,8 @@ function readChain(parse: VariableParser): AppConfig["chain"] {
     registryAddress: parse.optional("REGISTRY_ADDRESS"),
     embedded: parse.boolean("CHAIN_EMBEDDED", false),
     signerKeys: parse.list("SIGNER_PRIVATE_KEYS"),
+    signerRemoteUrl: parse.url("SIGNER_REMOTE_URL", null, ["http:", "https:"]),
+    signerAddresses: parse.list("SIGNER_ADDRESSES"),
     confirmations: readConfirmations(parse),
     writer: {
       maxWaitMs: parse.integer("BATCH_MAX_WAIT_MS", 300, 0, 60_000),

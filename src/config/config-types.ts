@@ -34,6 +34,10 @@ export interface ChainConfig {
   /** Set by the embedded development start: its RPC URL may be shown to integrators. */
   embedded: boolean;
   signerKeys: string[];
+  /** A remote signer (Web3Signer, geth in front of Clef: eth_signTransaction) holding the signers' keys instead of SIGNER_PRIVATE_KEYS. */
+  signerRemoteUrl: string | null;
+  /** The accounts the remote signer signs for, in shard order. */
+  signerAddresses: string[];
   /**
    * When a mined batch counts as confirmed: this many blocks deep (counting its own), or "finalized":
    * once its block is at or below the node's `finalized` block (proof-of-stake finality).

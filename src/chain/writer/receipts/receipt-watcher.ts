@@ -1,9 +1,10 @@
 import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationBootstrap } from "@nestjs/common";
-import type { JsonRpcProvider, Wallet } from "ethers";
+import type { JsonRpcProvider } from "ethers";
 
 import type { AppConfig } from "../../../config/app-config";
 import { InjectConfig } from "../../../config/config.module";
 import { ChainClient } from "../../chain-client";
+import type { ChainSigner } from "../../signers";
 import { ChainWriterQueue } from "../../queue/chain-writer.queue";
 import { currentFees } from "../current-fees";
 import { broadcastRaw } from "../sending/broadcast";
@@ -25,7 +26,7 @@ import { TransactionFinalizer } from "./transaction-finalizer";
 @Injectable()
 export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(ReceiptWatcher.name);
-  private readonly wallets: Wallet[];
+  private readonly wallets: ChainSigner[];
   private timer: NodeJS.Timeout | undefined;
   private running = false;
   private stopped = false;
@@ -75,7 +76,7 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
     }, delay);
   }
 
-  private async watchSigner(provider: JsonRpcProvider, shard: number, wallet: Wallet): Promise<void> {
+  private async watchSigner(provider: JsonRpcProvider, shard: number, wallet: ChainSigner): Promise<void> {
     const lock = await this.locks.tryAcquire(`watcher:${wallet.address}`);
     if (!lock) return;
     try {
@@ -105,7 +106,7 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
   }
 
   /** Returns true when the nonce was finalized. */
-  private async watchNonce(provider: JsonRpcProvider, wallet: Wallet, attempts: OpenTransaction[], confirmedThrough: number): Promise<boolean> {
+  private async watchNonce(provider: JsonRpcProvider, wallet: ChainSigner, attempts: OpenTransaction[], confirmedThrough: number): Promise<boolean> {
     const receipts = await Promise.all(attempts.map((attempt) => fetchReceipt(provider, attempt.hash)));
     const minedAt = receipts.findIndex((receipt) => receipt !== null);
     if (minedAt >= 0) return this.onMined(provider, attempts[minedAt], receipts[minedAt] as MinedReceipt, confirmedThrough);
@@ -130,7 +131,7 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
     return true;
   }
 
-  private async onUnmined(provider: JsonRpcProvider, wallet: Wallet, attempts: OpenTransaction[]): Promise<void> {
+  private async onUnmined(provider: JsonRpcProvider, wallet: ChainSigner, attempts: OpenTransaction[]): Promise<void> {
     const reorged = attempts.filter((a) => a.status === "mined");
     for (const attempt of reorged) {
       this.logger.warn(
@@ -159,7 +160,7 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
    * A transaction signed and never broadcast belongs to a running flush, which sends it in nonce
    * order; only when no flush holds the signer (its worker died) does the watcher send it.
    */
-  private async sendOrphaned(provider: JsonRpcProvider, wallet: Wallet, signed: OpenTransaction): Promise<void> {
+  private async sendOrphaned(provider: JsonRpcProvider, wallet: ChainSigner, signed: OpenTransaction): Promise<void> {
     const writer = await this.locks.tryAcquire(`writer:${wallet.address}`);
     if (!writer) return;
     try {
@@ -169,7 +170,7 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
     }
   }
 
-  private async replace(provider: JsonRpcProvider, wallet: Wallet, stuck: OpenTransaction): Promise<void> {
+  private async replace(provider: JsonRpcProvider, wallet: ChainSigner, stuck: OpenTransaction): Promise<void> {
     // The market as the writer reads it when it sends, so a replacement never undercuts a fresh batch.
     const fees = bumpedFees(stuck, await currentFees(provider), this.config.chain.writer.feeBumpPercent);
     const replacement = await this.sending.commitReplacement(stuck, await signReplacement(wallet, stuck, fees));

@@ -1,10 +1,11 @@
 import { Injectable, Logger } from "@nestjs/common";
-import type { JsonRpcProvider, Wallet } from "ethers";
+import type { JsonRpcProvider } from "ethers";
 
 import type { AppConfig } from "../../../config/app-config";
 import { InjectConfig } from "../../../config/config.module";
 import { encodeItem } from "../../../registry";
 import { ChainClient } from "../../chain-client";
+import type { ChainSigner } from "../../signers";
 import { ChainWriterQueue } from "../../queue/chain-writer.queue";
 import { currentFees, type Fees } from "../current-fees";
 import { SignerLocks } from "../signer-locks";
@@ -27,7 +28,7 @@ const READ_LIMIT = 5_000;
 @Injectable()
 export class ChainWriter {
   private readonly logger = new Logger(ChainWriter.name);
-  private readonly wallets: Wallet[];
+  private readonly wallets: ChainSigner[];
 
   constructor(
     private readonly chain: ChainClient,
@@ -60,7 +61,7 @@ export class ChainWriter {
     }
   }
 
-  private async flushLocked(wallet: Wallet, shard: number): Promise<void> {
+  private async flushLocked(wallet: ChainSigner, shard: number): Promise<void> {
     const provider = await this.chain.connect();
     const chainId = await this.chain.chainId();
     await this.store.ensureSigner(wallet.address, chainId, BigInt(await provider.getTransactionCount(wallet.address, "pending")));
@@ -88,7 +89,7 @@ export class ChainWriter {
 
   /** Signs and commits the batch; returns its broadcast, which follows `previous` and settles when the node has answered. */
   private async send(
-    wallet: Wallet,
+    wallet: ChainSigner,
     provider: JsonRpcProvider,
     plan: BatchPlan,
     chainId: bigint,

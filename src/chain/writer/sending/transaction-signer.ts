@@ -1,5 +1,6 @@
-import { concat, type Interface, keccak256, Transaction, type Wallet } from "ethers";
+import { concat, type Interface, keccak256, Transaction } from "ethers";
 
+import type { ChainSigner } from "../../signers";
 import type { Fees } from "../current-fees";
 import type { NewlySignedTransaction, SignedTransaction } from "../signed-transaction";
 
@@ -12,13 +13,13 @@ export interface UnsignedBatch {
 }
 
 /** Signs an EIP-1559 call of `execute(batch)` locally: the raw bytes are what the ledger keeps. */
-export async function signBatch(wallet: Wallet, registry: Interface, batch: UnsignedBatch, nonce: bigint, fees: Fees): Promise<NewlySignedTransaction> {
+export async function signBatch(wallet: ChainSigner, registry: Interface, batch: UnsignedBatch, nonce: bigint, fees: Fees): Promise<NewlySignedTransaction> {
   const data = registry.encodeFunctionData("execute", [concat(batch.items)]);
   return signCall(wallet, { chainId: batch.chainId, to: batch.registryAddress, data, gasLimit: batch.gasLimit, nonce, itemCount: batch.items.length }, fees);
 }
 
 /** The same call at the same nonce with higher fees: a replacement the node must accept (≥ 10% more on both). */
-export async function signReplacement(wallet: Wallet, previous: SignedTransaction, fees: Fees): Promise<NewlySignedTransaction> {
+export async function signReplacement(wallet: ChainSigner, previous: SignedTransaction, fees: Fees): Promise<NewlySignedTransaction> {
   const original = Transaction.from(previous.raw);
   return signCall(
     wallet,
@@ -50,7 +51,7 @@ interface Call {
   itemCount: number;
 }
 
-async function signCall(wallet: Wallet, call: Call, fees: Fees): Promise<NewlySignedTransaction> {
+async function signCall(wallet: ChainSigner, call: Call, fees: Fees): Promise<NewlySignedTransaction> {
   const raw = await wallet.signTransaction({
     type: 2,
     chainId: call.chainId,
