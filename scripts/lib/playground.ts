@@ -1,0 +1,169 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+
+import { Client } from "pg";
+
+import { anvilArgs, anvilBinary } from "./anvil-node";
+import { ChainStartError, deployRegistry, ROOT, rpcUrlOf, waitForRpc } from "./embedded-chain";
+
+/**
+ * The playground `npm start` keeps between runs: an Anvil chain whose state lives in a file of the
+ * data folder (`.data/playground` unless PLAYGROUND_DATA_DIR says otherwise), the registry deployed
+ * on it once and recorded beside it, and the ledger that refers to that chain. A new chain (first
+ * start, state file removed, `--fresh`) means a new ledger: the old one would refer to a chain that
+ * no longer exists.
+ */
+export const PLAYGROUND_CHAIN_ID = 31337;
+const STATE_FILE = "chain-state.json";
+const REGISTRY_FILE = "registry.json";
+const LOG_FILE = "anvil.log";
+/** Anvil's process id while it runs, for whoever must stop a chain left behind. */
+export const PID_FILE = "anvil.pid";
+/** Time Anvil gets to write its state at a stop before it is killed (the state is at most a second old then). */
+const STOP_GRACE_MS = 15_000;
+
+/** PLAYGROUND_DATA_DIR (relative to the repository) or `.data/playground`. */
+export function playgroundDataDir(): string {
+  return resolve(ROOT, process.env.PLAYGROUND_DATA_DIR || join(".data", "playground"));
+}
+
+/** What `npm start` records about the registry it deployed on the playground chain. */
+interface RegistryRecord {
+  chainId: number;
+  address: string;
+  deployedAt: string;
+}
+
+export interface PlaygroundChain {
+  rpcUrl: string;
+  registryAddress: string;
+  stateFile: string;
+  /** True when the chain was loaded from an earlier run's state and the registry recorded then is still on it. */
+  kept: boolean;
+}
+
+export interface PlaygroundOptions {
+  dataDir: string;
+  port: number;
+  /** The address granted OPERATOR_ROLE when the registry is deployed. */
+  operator: string;
+  /** Forget the chain kept in the data folder and start a new one. */
+  fresh: boolean;
+  /** Told of the Anvil process as soon as it is spawned, with the way to stop it gracefully. */
+  onSpawn?: (node: ChildProcess, stop: () => Promise<void>) => void;
+}
+
+/**
+ * Starts the playground chain from its kept state (or a new one) and makes sure the registry is on
+ * it. Anvil is stopped gracefully (SIGTERM: it writes its state and exits) with the `stop` given to
+ * `onSpawn`; it is stopped here when the start fails.
+ */
+export async function startPlaygroundChain(options: PlaygroundOptions): Promise<PlaygroundChain> {
+  const { dataDir, port } = options;
+  mkdirSync(dataDir, { recursive: true });
+  const stateFile = join(dataDir, STATE_FILE);
+  const registryFile = join(dataDir, REGISTRY_FILE);
+  if (options.fresh) {
+    rmSync(stateFile, { force: true });
+    rmSync(registryFile, { force: true });
+  }
+  const rpcUrl = rpcUrlOf(port);
+  if (await answersRpc(rpcUrl)) {
+    throw new ChainStartError(`something already answers JSON-RPC on ${rpcUrl} (an Anvil left from an earlier start?): stop it, or set EMBEDDED_CHAIN_PORT`);
+  }
+  const stateKept = existsSync(stateFile);
+  const logFile = join(dataDir, LOG_FILE);
+  const log = openSync(logFile, "w");
+  // A process group of its own: a Ctrl-C in the terminal reaches npm start, which stops the service
+  // first and Anvil after it, so that no write of the service is cut short.
+  const node = spawn(anvilBinary(), anvilArgs({ port, chainId: PLAYGROUND_CHAIN_ID, stateFile }), { cwd: ROOT, stdio: ["ignore", log, log], detached: true });
+  closeSync(log);
+  if (node.pid !== undefined) writeFileSync(join(dataDir, PID_FILE), `${node.pid}\n`);
+  const exited = new Promise<void>((resolve) =>
+    node.once("exit", () => {
+      rmSync(join(dataDir, PID_FILE), { force: true });
+      resolve();
+    }),
+  );
+  const stop = async () => {
+    if (node.exitCode !== null || node.signalCode !== null) return;
+    node.kill("SIGTERM");
+    const timer = setTimeout(() => node.kill("SIGKILL"), STOP_GRACE_MS);
+    await exited;
+    clearTimeout(timer);
+  };
+  options.onSpawn?.(node, stop);
+  try {
+    await waitForRpc(rpcUrl, node, `; see ${logFile}${stateKept ? ` (if the chain state cannot be loaded, start fresh: npm run start:fresh)` : ""}`);
+    const recorded = stateKept ? await recordedRegistry(registryFile, rpcUrl) : undefined;
+    const registryAddress = recorded ?? (await deployRegistry(rpcUrl, options.operator));
+    if (!recorded) writeRecord(registryFile, { chainId: PLAYGROUND_CHAIN_ID, address: registryAddress, deployedAt: new Date().toISOString() });
+    return { rpcUrl, registryAddress, stateFile, kept: recorded !== undefined };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** The recorded registry's address when its code is on the chain at `rpcUrl`, else undefined. */
+async function recordedRegistry(file: string, rpcUrl: string): Promise<string | undefined> {
+  if (!existsSync(file)) return undefined;
+  let record: RegistryRecord;
+  try {
+    record = JSON.parse(readFileSync(file, "utf8")) as RegistryRecord;
+  } catch {
+    return undefined;
+  }
+  if (record.chainId !== PLAYGROUND_CHAIN_ID || typeof record.address !== "string") return undefined;
+  const code = await rpc<string>(rpcUrl, "eth_getCode", [record.address, "latest"]);
+  return code && code !== "0x" ? record.address : undefined;
+}
+
+function writeRecord(file: string, record: RegistryRecord): void {
+  writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
+}
+
+async function answersRpc(url: string): Promise<boolean> {
+  return (await rpc<string>(url, "eth_chainId", []).catch(() => undefined)) !== undefined;
+}
+
+async function rpc<T>(url: string, method: string, params: unknown[]): Promise<T> {
+  const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method, params });
+  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
+  const answer = (await response.json()) as { result?: T; error?: { message: string } };
+  if (answer.error || answer.result === undefined) throw new Error(`${method}: ${answer.error?.message ?? "no result"}`);
+  return answer.result;
+}
+
+/** The database `npm start` uses by default for the playground's ledger. */
+export const DEV_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/ticket_registry_dev";
+
+/**
+ * Only these databases are ever emptied: the playground's own, and the throwaway databases of the
+ * tests (`ticket_registry_test_*`), which run `npm start` against one of their own.
+ */
+export function isPlaygroundDatabase(databaseUrl: string): boolean {
+  const name = databaseNameOf(databaseUrl);
+  return name === "ticket_registry_dev" || /^ticket_registry_test_[a-z0-9_]+$/.test(name);
+}
+
+function databaseNameOf(databaseUrl: string): string {
+  return decodeURIComponent(new URL(databaseUrl).pathname.replace(/^\//, ""));
+}
+
+/** Drops and creates the playground's database (the service migrates it at boot). */
+export async function emptyPlaygroundDatabase(databaseUrl: string): Promise<void> {
+  if (!isPlaygroundDatabase(databaseUrl)) throw new Error(`refusing to empty ${databaseNameOf(databaseUrl)}: only the playground's database is ever emptied`);
+  const name = databaseNameOf(databaseUrl);
+  const server = new URL(databaseUrl);
+  server.pathname = "/postgres";
+  const client = new Client({ connectionString: server.toString() });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await client.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await client.end();
+  }
+}
