@@ -28,7 +28,7 @@ export async function startChainNode(logDir: string): Promise<ChainNode> {
     await waitForRpc(url, node.child);
     const registryAddress = await deployRegistry(url, new Wallet(EMBEDDED_SIGNER_KEY).address);
     // No response cache: ethers would share identical calls made within 250 ms.
-    const provider = new JsonRpcProvider(url, Network.from(31337), { staticNetwork: true, cacheTimeout: -1 });
+    const provider = new JsonRpcProvider(url, new Network("bench", 31337n), { staticNetwork: true, cacheTimeout: -1 });
     return {
       url,
       process: node,

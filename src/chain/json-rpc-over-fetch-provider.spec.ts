@@ -38,14 +38,14 @@ describe("JsonRpcOverFetchProvider", () => {
         body: JSON.stringify(calls.map((call) => ({ jsonrpc: "2.0", id: call.id, result: call.method === "test_logs" ? logs : "0x7a69" }))),
       };
     });
-    const provider = new JsonRpcOverFetchProvider(url, Network.from(31337n), { staticNetwork: true, batchMaxCount: 1 });
+    const provider = new JsonRpcOverFetchProvider(url, new Network("test", 31337n), { staticNetwork: true, batchMaxCount: 1 });
     expect(await provider.send("test_logs", [])).toHaveLength(3_000);
     provider.destroy();
   });
 
   it("rejects when the node answers with an HTTP error", async () => {
     const url = await rpcServer(() => ({ status: 503, body: "{}" }));
-    const provider = new JsonRpcOverFetchProvider(url, Network.from(31337n), { staticNetwork: true, batchMaxCount: 1 });
+    const provider = new JsonRpcOverFetchProvider(url, new Network("test", 31337n), { staticNetwork: true, batchMaxCount: 1 });
     await expect(provider.send("eth_blockNumber", [])).rejects.toThrow(/503/);
     provider.destroy();
   });

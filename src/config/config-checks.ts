@@ -45,6 +45,9 @@ function checkChain(config: AppConfig, problems: string[]): void {
     problems.push("SIGNER_PRIVATE_KEYS lists a key twice");
   }
   checkRemoteSigner(chain, problems);
+  if (new Set(chain.rpcUrls).size !== chain.rpcUrls.length) problems.push("CHAIN_RPC_URLS lists a URL twice");
+  const { minPriorityFeeWei, maxFeePerGasWei } = chain.fees;
+  if (maxFeePerGasWei !== null && maxFeePerGasWei < minPriorityFeeWei) problems.push("MAX_FEE_PER_GAS_GWEI must not be below MIN_PRIORITY_FEE_GWEI");
   if (chain.rpcUrl === null) {
     if (app.mode === "production") problems.push("CHAIN_RPC_URL is required in production mode");
     return;

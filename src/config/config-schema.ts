@@ -63,8 +63,11 @@ export function readConfig(parse: VariableParser): AppConfig {
 }
 
 function readChain(parse: VariableParser): AppConfig["chain"] {
+  const rpcUrls = readRpcUrls(parse);
   return {
-    rpcUrl: parse.url("CHAIN_RPC_URL", null, ["http:", "https:"]),
+    rpcUrl: rpcUrls[0] ?? null,
+    rpcUrls,
+    rpcHeaders: parse.headers("CHAIN_RPC_HEADERS"),
     registryAddress: parse.optional("REGISTRY_ADDRESS"),
     embedded: parse.boolean("CHAIN_EMBEDDED", false),
     signerKeys: parse.list("SIGNER_PRIVATE_KEYS"),
@@ -83,12 +86,24 @@ function readChain(parse: VariableParser): AppConfig["chain"] {
       pollIntervalMs: parse.integer("RECEIPT_POLL_MS", 500, 20, 60_000),
       maxRevertedAttempts: parse.integer("MAX_REVERTED_ATTEMPTS", 3, 1, 100),
     },
+    fees: {
+      minPriorityFeeWei: parse.gwei("MIN_PRIORITY_FEE_GWEI") ?? 0n,
+      maxFeePerGasWei: parse.gwei("MAX_FEE_PER_GAS_GWEI"),
+    },
     funds: {
       checkIntervalMs: parse.integer("SIGNER_FUNDS_CHECK_MS", 60_000, 100, 3_600_000),
       minimumWei: parse.coinAmount("SIGNER_MIN_BALANCE"),
     },
     crashAt: parse.oneOf<"after-persist" | "after-broadcast" | "">("CHAIN_WRITER_CRASH_AT", ["after-persist", "after-broadcast", ""], "") || null,
   };
+}
+
+/** CHAIN_RPC_URLS (in order of preference) or the single CHAIN_RPC_URL; not both. */
+function readRpcUrls(parse: VariableParser): string[] {
+  const single = parse.url("CHAIN_RPC_URL", null, ["http:", "https:"]);
+  const several = parse.urlList("CHAIN_RPC_URLS", ["http:", "https:"]);
+  if (single !== null && several.length > 0) parse.problems.push("CHAIN_RPC_URL and CHAIN_RPC_URLS: set one of them, not both");
+  return several.length > 0 ? several : single === null ? [] : [single];
 }
 
 /** CONFIRMATIONS: a depth in blocks (1: the block that mined the batch suffices), or "finalized": the node's finalized block tag. */

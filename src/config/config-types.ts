@@ -30,6 +30,10 @@ export interface AppConfig {
 export interface ChainConfig {
   /** Null: no chain configured; actions wait in the ledger (npm start provides an embedded chain). */
   rpcUrl: string | null;
+  /** Every JSON-RPC URL, in order of preference (CHAIN_RPC_URLS, or CHAIN_RPC_URL alone); the first is rpcUrl. */
+  rpcUrls: string[];
+  /** Extra headers sent with every JSON-RPC request (CHAIN_RPC_HEADERS): a provider's API key, say. */
+  rpcHeaders: Record<string, string>;
   registryAddress: string | null;
   /** Set by the embedded development start: its RPC URL may be shown to integrators. */
   embedded: boolean;
@@ -55,6 +59,8 @@ export interface ChainConfig {
     pollIntervalMs: number;
     maxRevertedAttempts: number;
   };
+  /** A floor for the priority fee (tip) and a cap on maxFeePerGas, in wei; no cap: null. */
+  fees: { minPriorityFeeWei: bigint; maxFeePerGasWei: bigint | null };
   /** The worker's watch over its signers' balances: how often, and a balance no signer should go below. */
   funds: { checkIntervalMs: number; minimumWei: bigint };
   /** Test-only fault injection: the worker kills itself at this point of the write path. */

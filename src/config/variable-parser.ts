@@ -1,4 +1,4 @@
-import { parseEther } from "ethers";
+import { parseEther, parseUnits } from "ethers";
 
 import type { EnvReader } from "./env-reader";
 
@@ -71,6 +71,50 @@ export class VariableParser {
       this.problems.push(`${name} must be a URL`);
     }
     return raw;
+  }
+
+  /** Comma-separated URLs, each checked like url(); empty when unset. */
+  urlList(name: string, protocols: string[]): string[] {
+    const urls = this.list(name);
+    for (const [index, raw] of urls.entries()) {
+      try {
+        const parsed = new URL(raw);
+        if (!protocols.includes(parsed.protocol)) this.problems.push(`${name} entry ${index + 1} must use ${protocols.join(" or ")}, got "${parsed.protocol}"`);
+      } catch {
+        // Not echoed: a URL may carry a password or an API key.
+        this.problems.push(`${name} entry ${index + 1} must be a URL`);
+      }
+    }
+    return urls;
+  }
+
+  /** An amount of gwei with up to 9 decimals ("25", "0.5"), in wei; null when unset. */
+  gwei(name: string): bigint | null {
+    const raw = this.env.raw(name);
+    if (raw === null) return null;
+    if (!/^\d+(\.\d{1,9})?$/.test(raw)) return this.refuse(`${name} must be an amount of gwei such as 25 or 1.5 (at most 9 decimals), got "${raw}"`, null);
+    return parseUnits(raw, "gwei");
+  }
+
+  /** A JSON object of HTTP header names and string values; {} when unset. Values are secrets: never echoed. */
+  headers(name: string): Record<string, string> {
+    const raw = this.env.raw(name);
+    if (raw === null) return {};
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      return this.refuse(`${name} must be a JSON object of header names and values, such as {"x-api-key":"..."}`, {});
+    }
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+      return this.refuse(`${name} must be a JSON object of header names and values`, {});
+    const headers: Record<string, string> = {};
+    for (const [header, value] of Object.entries(parsed as Record<string, unknown>)) {
+      if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(header)) this.problems.push(`${name}: "${header}" is not a valid header name`);
+      else if (typeof value !== "string" || /[\r\n\0]/.test(value)) this.problems.push(`${name}: the value of "${header}" must be a string on one line`);
+      else headers[header.toLowerCase()] = value;
+    }
+    return headers;
   }
 
   /** An amount of the chain's native coin with up to 18 decimals ("0.5"), in wei; 0 when unset. */

@@ -5,6 +5,7 @@ import type Redis from "ioredis";
 
 import { Public } from "../auth/authenticated-organization";
 import { ChainClient } from "../chain/chain-client";
+import { FeeCapIndicator } from "../chain/writer/fee-cap/fee-cap.indicator";
 import { SignerFundsIndicator } from "../chain/writer/signer-funds/signer-funds.indicator";
 import type { AppConfig } from "../config/app-config";
 import { InjectConfig } from "../config/config.module";
@@ -23,6 +24,7 @@ export class HealthController {
     private readonly chain: ChainClient,
     @InjectConfig() private readonly config: AppConfig,
     @Optional() private readonly signerFunds?: SignerFundsIndicator,
+    @Optional() private readonly feeCap?: FeeCapIndicator,
   ) {}
 
   @Get("live")
@@ -45,12 +47,13 @@ export class HealthController {
       "Status degraded (still 200): the chain is away from an API instance, or a signer's balance is below what the next hour of batches needs.",
   })
   ready() {
-    const signerFunds = this.signerFunds;
+    const { signerFunds, feeCap } = this;
     return this.health.check([
       () => this.database.pingCheck("database").withTimeout(CHECK_TIMEOUT_MS),
       () => this.redisCheck(),
       () => this.chainCheck(),
       ...(signerFunds ? [() => signerFunds.isHealthy()] : []),
+      ...(feeCap?.configured ? [() => feeCap.isHealthy()] : []),
     ]);
   }
 
@@ -71,7 +74,11 @@ export class HealthController {
       .withTimeout(CHECK_TIMEOUT_MS);
   }
 
-  /** Without a configured chain the service still accepts work; it waits in the ledger. */
+  /**
+   * Without a configured chain the service still accepts work; it waits in the ledger. With several
+   * JSON-RPC endpoints, one that fails while another answers makes the chain degraded, not down;
+   * every endpoint's health is listed (URLs without credentials, paths or queries).
+   */
   private async chainCheck() {
     const session = this.indicators.check("chain");
     if (!this.chain.configured) return session.up({ configured: false });
@@ -81,11 +88,16 @@ export class HealthController {
         return { configured: true, chainId: Number(await this.chain.chainId()), blockNumber: await provider.getBlockNumber() };
       })
       .withTimeout(CHECK_TIMEOUT_MS);
-    if (this.config.app.role !== "api") return check;
-    // Degraded, not down: an API instance must not leave the load balancer because the chain is away.
     const result = await check;
-    if (result.chain.status !== "down") return result;
-    const { status: _down, ...reason } = result.chain;
-    return session.degraded({ ...reason, reachable: false });
+    const endpoints = this.chain.endpointHealth();
+    const withEndpoints = endpoints.length > 1 ? { endpoints } : {};
+    const { status, ...details } = result.chain;
+    if (status === "up") {
+      if (endpoints.some((endpoint) => endpoint.up === false)) return session.degraded({ ...details, ...withEndpoints });
+      return session.up({ ...details, ...withEndpoints });
+    }
+    // Degraded, not down: an API instance must not leave the load balancer because the chain is away.
+    if (this.config.app.role === "api") return session.degraded({ ...details, ...withEndpoints, reachable: false });
+    return session.down({ ...details, ...withEndpoints });
   }
 }

@@ -79,6 +79,21 @@ export const METRICS = {
   ),
   replacements: metric("counter", "transaction_replacements_total", "Transactions replaced at the same nonce with higher fees because they stayed unmined"),
 
+  // JSON-RPC endpoints (labelled by their index in CHAIN_RPC_URLS, never by URL) and fees
+  chainRpcUp: metric("gauge", "chain_rpc_up", "Whether each JSON-RPC endpoint answered its latest request (1) or failed it (0)", ["endpoint"]),
+  chainRpcFailures: metric(
+    "counter",
+    "chain_rpc_failures_total",
+    "JSON-RPC requests an endpoint failed and that went to the next one, by reason: unreachable, timeout, rate_limited (429) or server_error (5xx)",
+    ["endpoint", "reason"],
+  ),
+  feesOverCap: metric(
+    "gauge",
+    "chain_fees_over_cap",
+    "1 while the fees a transaction needs now (base fee plus tip) exceed MAX_FEE_PER_GAS_GWEI and the writer holds its batches, else 0",
+  ),
+  feesNeeded: metric("gauge", "chain_fees_needed_wei", "The maxFeePerGas a transaction needs at the latest check: the latest base fee plus the tip, in wei"),
+
   // Callbacks
   callbackAttempts: metric(
     "counter",

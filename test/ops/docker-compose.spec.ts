@@ -180,7 +180,7 @@ describe("the chain service", () => {
       CHAIN_NODE_PORT: String(await freePort()),
       DEPLOYMENTS_DIR: deployments,
     });
-    provider = new JsonRpcProvider(chain.url, Network.from(31337), { staticNetwork: true });
+    provider = new JsonRpcProvider(chain.url, new Network("compose", 31337n), { staticNetwork: true });
   }, 240_000);
 
   afterAll(async () => {

@@ -4,6 +4,8 @@ import { TerminusModule } from "@nestjs/terminus";
 import { ChainModule } from "../chain.module";
 import { ChainWriterProcessor } from "../queue/chain-writer.processor";
 import { FinalizationStore } from "./receipts/finalization.store";
+import { FeeCapGuard } from "./fee-cap/fee-cap.guard";
+import { FeeCapIndicator } from "./fee-cap/fee-cap.indicator";
 import { ReceiptWatcher } from "./receipts/receipt-watcher";
 import { ReceiptsStore } from "./receipts/receipts.store";
 import { TransactionFinalizer } from "./receipts/transaction-finalizer";
@@ -33,7 +35,9 @@ import { WriterMetrics } from "./writer-metrics";
     WriterMetrics,
     SignerFundsMonitor,
     SignerFundsIndicator,
+    FeeCapGuard,
+    FeeCapIndicator,
   ],
-  exports: [ChainWriter, ReceiptWatcher, SignerFundsIndicator],
+  exports: [ChainWriter, ReceiptWatcher, SignerFundsIndicator, FeeCapIndicator],
 })
 export class ChainWriterModule {}

@@ -172,7 +172,10 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
 
   private async replace(provider: JsonRpcProvider, wallet: ChainSigner, stuck: OpenTransaction): Promise<void> {
     // The market as the writer reads it when it sends, so a replacement never undercuts a fresh batch.
-    const fees = bumpedFees(stuck, await currentFees(provider), this.config.chain.writer.feeBumpPercent);
+    const fees = bumpedFees(stuck, await currentFees(provider, this.config.chain.fees), this.config.chain.writer.feeBumpPercent);
+    // A replacement above MAX_FEE_PER_GAS_GWEI is not sent: the stuck transaction waits for fees to drop.
+    const cap = this.config.chain.fees.maxFeePerGasWei;
+    if (cap !== null && fees.maxFeePerGas > cap) return;
     const replacement = await this.sending.commitReplacement(stuck, await signReplacement(wallet, stuck, fees));
     this.metrics.transactionReplaced();
     this.logger.warn(

@@ -7,7 +7,8 @@ import { encodeItem } from "../../../registry";
 import { ChainClient } from "../../chain-client";
 import type { ChainSigner } from "../../signers";
 import { ChainWriterQueue } from "../../queue/chain-writer.queue";
-import { currentFees, type Fees } from "../current-fees";
+import type { Fees } from "../current-fees";
+import { FeeCapGuard } from "../fee-cap/fee-cap.guard";
 import { SignerLocks } from "../signer-locks";
 import { logSent, logUnencodable } from "../transaction-log";
 import { type BatchPlan, planBatch } from "./batch-plan";
@@ -36,6 +37,7 @@ export class ChainWriter {
     private readonly locks: SignerLocks,
     private readonly queue: ChainWriterQueue,
     private readonly crashPoints: CrashPoints,
+    private readonly feeCap: FeeCapGuard,
     @InjectConfig() private readonly config: AppConfig,
   ) {
     this.wallets = chain.signers();
@@ -70,7 +72,9 @@ export class ChainWriter {
       return;
     }
     const budget = await this.gasBudget(provider);
-    const fees = await currentFees(provider);
+    // Null while fees are over MAX_FEE_PER_GAS_GWEI: the guard wakes the writer again later.
+    const fees = await this.feeCap.fees(provider);
+    if (!fees) return;
     // Broadcasts run while the next batch is prepared (a node may answer only once it has mined);
     // the lock is held until every one of them has returned.
     // Each broadcast starts once the one before it has returned, so nonces reach the node in order

@@ -60,7 +60,10 @@ export class SignerFundsMonitor implements OnApplicationBootstrap, OnApplication
   /** One check of every signer; exposed for tests. */
   async check(): Promise<FundsReport> {
     const provider = await this.chain.connect();
-    const [fees, usage] = await Promise.all([currentFees(provider), this.usageStore.usageSince(new Date(Date.now() - FUNDS_HORIZON_MS))]);
+    const [fees, usage] = await Promise.all([
+      currentFees(provider, this.config.chain.fees),
+      this.usageStore.usageSince(new Date(Date.now() - FUNDS_HORIZON_MS)),
+    ]);
     const signers = await Promise.all(this.addresses.map((address) => this.readSigner(provider, address, usage, fees.maxFeePerGas)));
     const report = { checkedAt: new Date(), maxFeePerGas: fees.maxFeePerGas, signers };
     this.publish(report);
