@@ -25,6 +25,7 @@ import {
 
 const EMBEDDED_PORT = Number(process.env.EMBEDDED_CHAIN_PORT ?? 8545);
 const SIGNALS: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+const REPEAT_WINDOW_MS = 2_000;
 
 async function main(): Promise<void> {
   const fresh = process.argv.slice(2).includes("--fresh");
@@ -69,17 +70,19 @@ async function startPlayground(fresh: boolean): Promise<void> {
 /**
  * Anvil stops after the service: on a signal the service's shutdown hooks run first and raise the
  * signal again when they are done (before the service has started, this is the only listener);
- * then Anvil is stopped gracefully, writing its state, and the process exits. Any other exit still
- * sends Anvil SIGTERM, so that it writes its state on its own.
+ * then Anvil is stopped gracefully, writing its state, and the process exits. A Ctrl-C under
+ * `npm start` arrives twice (from the terminal and forwarded by npm): a repeat within
+ * REPEAT_WINDOW_MS is that one; a later one stops Anvil without waiting for the service. Any other
+ * exit still sends Anvil SIGTERM, so that it writes its state on its own.
  */
 function stopWithService(node: ChildProcess, stopChain: () => Promise<void>): void {
-  let stopping = false;
+  let firstSignalAt: number | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
-    if (!stopping && process.listenerCount(signal) > 1) {
-      stopping = true; // the service shuts down and raises the signal again
+    const serviceListens = process.listenerCount(signal) > 1;
+    if (serviceListens && (firstSignalAt === undefined || Date.now() - firstSignalAt < REPEAT_WINDOW_MS)) {
+      firstSignalAt ??= Date.now(); // the service shuts down and raises the signal again
       return;
     }
-    stopping = true;
     for (const other of SIGNALS) process.removeListener(other, onSignal);
     // Further signals wait for Anvil's state rather than kill the process.
     for (const other of SIGNALS) process.on(other, () => undefined);
