@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 /**
- * The pieces of a local chain as `npm start` brings it up: a Hardhat JSON-RPC node in its own
- * process and the registry deployed by scripts/deploy.ts with the service's signer as operator.
- * The soak and fault runs build the same chain from them.
+ * The pieces of a local chain: a Hardhat JSON-RPC node in its own process (the soak and fault runs
+ * and the compose chain) and the registry deployed by scripts/deploy.ts with the service's signer
+ * as operator (also on `npm start`'s Anvil playground, scripts/lib/playground.ts).
  */
 export const ROOT = join(__dirname, "..", "..");
 export const HARDHAT_CLI = join(ROOT, "node_modules", "hardhat", "internal", "cli", "cli.js");
