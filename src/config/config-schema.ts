@@ -82,6 +82,7 @@ function readChain(parse: VariableParser): AppConfig["chain"] {
       blockGasShare: parse.integer("BLOCK_GAS_SHARE_PERCENT", 50, 1, 100) / 100,
       maxInFlightPerSigner: parse.integer("MAX_IN_FLIGHT_PER_SIGNER", 8, 1, 64),
       stuckAfterMs: parse.integer("STUCK_TX_AFTER_MS", 30_000, 100),
+      signerStuckAfterMs: parse.integer("SIGNER_STUCK_AFTER_MS", 120_000, 100),
       feeBumpPercent: parse.integer("FEE_BUMP_PERCENT", 15, 10, 500),
       pollIntervalMs: parse.integer("RECEIPT_POLL_MS", 500, 20, 60_000),
       maxRevertedAttempts: parse.integer("MAX_REVERTED_ATTEMPTS", 3, 1, 100),

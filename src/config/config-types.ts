@@ -55,6 +55,8 @@ export interface ChainConfig {
     blockGasShare: number;
     maxInFlightPerSigner: number;
     stuckAfterMs: number;
+    /** How long a signer's oldest in-flight nonce may stay unmined before readiness reports the signer stuck. */
+    signerStuckAfterMs: number;
     feeBumpPercent: number;
     pollIntervalMs: number;
     maxRevertedAttempts: number;

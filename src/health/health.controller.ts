@@ -6,6 +6,7 @@ import type Redis from "ioredis";
 import { Public } from "../auth/authenticated-organization";
 import { ChainClient } from "../chain/chain-client";
 import { FeeCapIndicator } from "../chain/writer/fee-cap/fee-cap.indicator";
+import { SignerProgressIndicator } from "../chain/writer/progress/signer-progress.indicator";
 import { SignerFundsIndicator } from "../chain/writer/signer-funds/signer-funds.indicator";
 import type { AppConfig } from "../config/app-config";
 import { InjectConfig } from "../config/config.module";
@@ -25,6 +26,7 @@ export class HealthController {
     @InjectConfig() private readonly config: AppConfig,
     @Optional() private readonly signerFunds?: SignerFundsIndicator,
     @Optional() private readonly feeCap?: FeeCapIndicator,
+    @Optional() private readonly signerProgress?: SignerProgressIndicator,
   ) {}
 
   @Get("live")
@@ -44,16 +46,17 @@ export class HealthController {
     description:
       "503 while a dependency this instance needs is down or while it shuts down: a load balancer stops sending it requests. " +
       "An API instance keeps accepting work while the chain is down (the actions wait in the ledger), so for it the chain is reported, not required. " +
-      "Status degraded (still 200): the chain is away from an API instance, or a signer's balance is below what the next hour of batches needs.",
+      "Status degraded (still 200): the chain is away from an API instance, or a signer's balance is below what the next hour of batches needs, fees are over MAX_FEE_PER_GAS_GWEI, or a signer is stuck (chainWriter: its oldest nonce unmined for SIGNER_STUCK_AFTER_MS, or its last 3 broadcasts refused).",
   })
   ready() {
-    const { signerFunds, feeCap } = this;
+    const { signerFunds, feeCap, signerProgress } = this;
     return this.health.check([
       () => this.database.pingCheck("database").withTimeout(CHECK_TIMEOUT_MS),
       () => this.redisCheck(),
       () => this.chainCheck(),
       ...(signerFunds ? [() => signerFunds.isHealthy()] : []),
       ...(feeCap?.configured ? [() => feeCap.isHealthy()] : []),
+      ...(signerProgress ? [() => signerProgress.isHealthy()] : []),
     ]);
   }
 

@@ -92,6 +92,18 @@ export const METRICS = {
     "chain_fees_over_cap",
     "1 while the fees a transaction needs now (base fee plus tip) exceed MAX_FEE_PER_GAS_GWEI and the writer holds its batches, else 0",
   ),
+  broadcastRefusals: metric(
+    "counter",
+    "chain_broadcast_refusals_total",
+    "Raw transactions a node refused, by signer and by the class of its answer (oversized data, already known, nonce too low, txpool is full, ... or other)",
+    ["signer", "reason"],
+  ),
+  signerStuck: metric(
+    "gauge",
+    "chain_signer_stuck",
+    "1 while a signer makes no progress: its oldest in-flight nonce unmined for SIGNER_STUCK_AFTER_MS, or its last 3 broadcasts refused; else 0",
+    ["signer"],
+  ),
   feesNeeded: metric("gauge", "chain_fees_needed_wei", "The maxFeePerGas a transaction needs at the latest check: the latest base fee plus the tip, in wei"),
 
   // Callbacks

@@ -12,8 +12,12 @@ export interface ProductionNodeProxy {
   url: string;
   /** Every eth_sendRawTransaction the proxy saw, with what it answered. */
   readonly sent: { raw: string; bytes: number; refusal: string | null }[];
-  /** Refuses the raw transactions `when` picks with `message` (JSON-RPC error -32000) until the returned function is called. */
-  refuseTransactions(message: string, when?: (raw: string, bytes: number) => boolean): () => void;
+  /**
+   * Refuses the raw transactions `when` picks with `message` (JSON-RPC error -32000) until the
+   * returned function is called. With `forward: true` the transaction reaches the node all the same
+   * and only the answer is the refusal (a node that has it already answers `already known`).
+   */
+  refuseTransactions(message: string, when?: (raw: string, bytes: number) => boolean, options?: { forward?: boolean }): () => void;
   /** Answers calls of `method` (or every call) with this HTTP status until the returned function is called. */
   answerStatus(status: number, method?: string): () => void;
   /** How many requests of `method` reached the proxy. */
@@ -33,24 +37,25 @@ interface RpcRequest {
 export async function startProductionNodeProxy(upstream: string): Promise<ProductionNodeProxy> {
   const sent: ProductionNodeProxy["sent"] = [];
   const counts = new Map<string, number>();
-  const refusals = new Set<{ message: string; when: (raw: string, bytes: number) => boolean }>();
+  const refusals = new Set<{ message: string; when: (raw: string, bytes: number) => boolean; forward: boolean }>();
   const statuses = new Set<{ status: number; method?: string }>();
-  refusals.add({ message: "oversized data", when: (_raw, bytes) => bytes > NODE_MAX_TRANSACTION_BYTES });
+  refusals.add({ message: "oversized data", when: (_raw, bytes) => bytes > NODE_MAX_TRANSACTION_BYTES, forward: false });
 
-  const refusalOf = (raw: string): string | null => {
+  const refusalOf = (raw: string): { message: string; forward: boolean } | null => {
     const bytes = (raw.length - 2) / 2;
-    for (const refusal of refusals) if (refusal.when(raw, bytes)) return refusal.message;
+    for (const refusal of refusals) if (refusal.when(raw, bytes)) return refusal;
     return null;
   };
 
-  /** The answer of one request: a refusal, or null to forward it. */
-  const intercept = (request: RpcRequest): object | null => {
+  /** The answer of one request: a refusal, or null to forward it; `forward` when a refusal follows forwarding it. */
+  const intercept = (request: RpcRequest): { answer: object | null; forward: boolean } => {
     counts.set(request.method, (counts.get(request.method) ?? 0) + 1);
-    if (request.method !== "eth_sendRawTransaction") return null;
+    if (request.method !== "eth_sendRawTransaction") return { answer: null, forward: true };
     const raw = String(request.params?.[0]);
     const refusal = refusalOf(raw);
-    sent.push({ raw, bytes: (raw.length - 2) / 2, refusal });
-    return refusal === null ? null : { jsonrpc: "2.0", id: request.id, error: { code: -32000, message: refusal } };
+    sent.push({ raw, bytes: (raw.length - 2) / 2, refusal: refusal?.message ?? null });
+    if (refusal === null) return { answer: null, forward: true };
+    return { answer: { jsonrpc: "2.0", id: request.id, error: { code: -32000, message: refusal.message } }, forward: refusal.forward };
   };
 
   const forward = async (requests: RpcRequest[]): Promise<object[]> => {
@@ -69,10 +74,13 @@ export async function startProductionNodeProxy(upstream: string): Promise<Produc
       return;
     }
     const answers = requests.map(intercept);
-    const forwarded = requests.filter((_, index) => answers[index] === null);
+    const forwarded = requests.filter((_, index) => answers[index].forward);
     const upstreamAnswers = forwarded.length > 0 ? await forward(forwarded) : [];
     let next = 0;
-    const merged = answers.map((answer) => answer ?? upstreamAnswers[next++]);
+    const merged = answers.map(({ answer, forward: wasForwarded }) => {
+      const upstreamAnswer = wasForwarded ? upstreamAnswers[next++] : undefined;
+      return answer ?? upstreamAnswer;
+    });
     response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(Array.isArray(body) ? merged : merged[0]));
   };
 
@@ -85,8 +93,8 @@ export async function startProductionNodeProxy(upstream: string): Promise<Produc
   return {
     url: `http://127.0.0.1:${port}`,
     sent,
-    refuseTransactions(message, when = () => true) {
-      const refusal = { message, when };
+    refuseTransactions(message, when = () => true, options = {}) {
+      const refusal = { message, when, forward: options.forward ?? false };
       refusals.add(refusal);
       return () => refusals.delete(refusal);
     },

@@ -6,6 +6,8 @@ import { ChainWriterProcessor } from "../queue/chain-writer.processor";
 import { FinalizationStore } from "./receipts/finalization.store";
 import { FeeCapGuard } from "./fee-cap/fee-cap.guard";
 import { FeeCapIndicator } from "./fee-cap/fee-cap.indicator";
+import { SignerProgress } from "./progress/signer-progress";
+import { SignerProgressIndicator } from "./progress/signer-progress.indicator";
 import { ReceiptWatcher } from "./receipts/receipt-watcher";
 import { ReceiptsStore } from "./receipts/receipts.store";
 import { TransactionFinalizer } from "./receipts/transaction-finalizer";
@@ -37,7 +39,9 @@ import { WriterMetrics } from "./writer-metrics";
     SignerFundsIndicator,
     FeeCapGuard,
     FeeCapIndicator,
+    SignerProgress,
+    SignerProgressIndicator,
   ],
-  exports: [ChainWriter, ReceiptWatcher, SignerFundsIndicator, FeeCapIndicator],
+  exports: [ChainWriter, ReceiptWatcher, SignerFundsIndicator, FeeCapIndicator, SignerProgressIndicator],
 })
 export class ChainWriterModule {}

@@ -7,6 +7,7 @@ import { ChainClient } from "../../chain-client";
 import type { ChainSigner } from "../../signers";
 import { ChainWriterQueue } from "../../queue/chain-writer.queue";
 import { currentFees } from "../current-fees";
+import { SignerProgress } from "../progress/signer-progress";
 import { broadcastRaw } from "../sending/broadcast";
 import { SendingStore } from "../sending/sending.store";
 import { bumpedFees, signReplacement } from "../sending/transaction-signer";
@@ -40,6 +41,7 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
     private readonly queue: ChainWriterQueue,
     @InjectConfig() private readonly config: AppConfig,
     private readonly metrics: WriterMetrics,
+    private readonly progress: SignerProgress,
   ) {
     this.wallets = chain.signers();
   }
@@ -81,12 +83,19 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
     if (!lock) return;
     try {
       const open = await this.receipts.openTransactions(wallet.address);
-      if (open.length === 0) return;
+      if (open.length === 0) {
+        this.progress.oldestUnmined(wallet.address, null);
+        return;
+      }
       const confirmedThrough = await this.confirmedThrough(provider);
       let finalized = false;
+      let oldestUnmined: OpenTransaction[] | undefined;
       for (const attempts of groupByNonce(open)) {
-        finalized = (await this.watchNonce(provider, wallet, attempts, confirmedThrough)) || finalized;
+        const state = await this.watchNonce(provider, wallet, attempts, confirmedThrough);
+        finalized = state === "finalized" || finalized;
+        if (state === "unmined") oldestUnmined ??= attempts;
       }
+      this.progress.oldestUnmined(wallet.address, oldestUnmined ? { nonce: oldestUnmined[0].nonce, signedAt: oldestUnmined[0].createdAt } : null);
       if (finalized) await this.queue.requestFlush("capacity", shard);
     } finally {
       await lock.release();
@@ -105,13 +114,18 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
     return Number(finalized.number);
   }
 
-  /** Returns true when the nonce was finalized. */
-  private async watchNonce(provider: JsonRpcProvider, wallet: ChainSigner, attempts: OpenTransaction[], confirmedThrough: number): Promise<boolean> {
+  /** Where the nonce stands after this look: finalized now, mined (not yet deep enough), or unmined. */
+  private async watchNonce(
+    provider: JsonRpcProvider,
+    wallet: ChainSigner,
+    attempts: OpenTransaction[],
+    confirmedThrough: number,
+  ): Promise<"finalized" | "mined" | "unmined"> {
     const receipts = await Promise.all(attempts.map((attempt) => fetchReceipt(provider, attempt.hash)));
     const minedAt = receipts.findIndex((receipt) => receipt !== null);
-    if (minedAt >= 0) return this.onMined(provider, attempts[minedAt], receipts[minedAt] as MinedReceipt, confirmedThrough);
+    if (minedAt >= 0) return (await this.onMined(provider, attempts[minedAt], receipts[minedAt] as MinedReceipt, confirmedThrough)) ? "finalized" : "mined";
     await this.onUnmined(provider, wallet, attempts);
-    return false;
+    return "unmined";
   }
 
   private async onMined(provider: JsonRpcProvider, attempt: OpenTransaction, receipt: MinedReceipt, confirmedThrough: number): Promise<boolean> {
@@ -153,7 +167,8 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
     }
     // Bytes the node does not know (lost by a restarted node, dropped by a reorg) go out again; only
     // the latest attempt, since a replacement supersedes the ones before it.
-    if (!(await provider.getTransaction(latest.hash)) && (await broadcastRaw(provider, latest, this.logger))) await this.sending.markBroadcast(latest.id);
+    if (!(await provider.getTransaction(latest.hash)) && (await broadcastRaw(provider, latest, this.logger, this.progress)))
+      await this.sending.markBroadcast(latest.id);
   }
 
   /**
@@ -164,7 +179,7 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
     const writer = await this.locks.tryAcquire(`writer:${wallet.address}`);
     if (!writer) return;
     try {
-      if (await broadcastRaw(provider, signed, this.logger)) await this.sending.markBroadcast(signed.id);
+      if (await broadcastRaw(provider, signed, this.logger, this.progress)) await this.sending.markBroadcast(signed.id);
     } finally {
       await writer.release();
     }
@@ -182,7 +197,7 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
       { signer: stuck.signer, nonce: stuck.nonce.toString(), hash: stuck.hash, replacedBy: replacement.hash, maxFeePerGas: fees.maxFeePerGas.toString() },
       `nonce ${stuck.nonce} stuck since ${(stuck.broadcastAt ?? stuck.createdAt).toISOString()}: replaced by ${replacement.hash} at ${fees.maxFeePerGas} wei/gas`,
     );
-    if (await broadcastRaw(provider, replacement, this.logger)) await this.sending.markBroadcast(replacement.id);
+    if (await broadcastRaw(provider, replacement, this.logger, this.progress)) await this.sending.markBroadcast(replacement.id);
   }
 }
 

@@ -2,21 +2,46 @@ import type { Logger } from "@nestjs/common";
 import type { JsonRpcProvider } from "ethers";
 
 import type { SignedTransaction } from "../signed-transaction";
+import { classifyRefusal, nodeErrorMessage, type NodeRefusal } from "./node-refusal";
+
+/** What came of one broadcast: whether the node has the transaction, and the class of its refusal if it answered one. */
+export interface BroadcastResult {
+  accepted: boolean;
+  /** Null when the node accepted it, or when the request got no JSON-RPC answer (unreachable, timeout). */
+  refusal: NodeRefusal | null;
+}
+
+/** Told of every broadcast's result (the signers' progress tracker: metrics, readiness). */
+export interface BroadcastObserver {
+  broadcastResult(tx: SignedTransaction, result: BroadcastResult): void;
+}
 
 /**
- * Sends raw bytes. True when the node has the transaction (now or already); false when it could not
- * be reached or refused it, in which case the receipt watcher sends the same bytes again later.
+ * Sends raw bytes. True when the node has the transaction (now or already: `already known` counts
+ * as broadcast); false when it could not be reached or refused it, in which case the receipt
+ * watcher sends the same bytes again later. A refusal is classified (see classifyRefusal), logged
+ * with its class and reported to the observer.
  */
-export async function broadcastRaw(provider: JsonRpcProvider, tx: SignedTransaction, logger: Logger): Promise<boolean> {
+export async function broadcastRaw(provider: JsonRpcProvider, tx: SignedTransaction, logger: Logger, observer: BroadcastObserver): Promise<boolean> {
   try {
     await provider.send("eth_sendRawTransaction", [tx.raw]);
+    observer.broadcastResult(tx, { accepted: true, refusal: null });
     return true;
   } catch (error) {
-    if (await provider.getTransaction(tx.hash).then(Boolean, () => false)) return true;
-    logger.warn(
-      { signer: tx.signer, nonce: tx.nonce.toString(), hash: tx.hash },
-      `broadcast of ${tx.hash} (nonce ${tx.nonce}) failed, will retry: ${(error as Error).message}`,
-    );
+    const message = nodeErrorMessage(error);
+    const refusal = message === null ? null : classifyRefusal(message);
+    const context = { signer: tx.signer, nonce: tx.nonce.toString(), hash: tx.hash, refusal };
+    if (refusal === "already known") {
+      logger.log(context, `broadcast of ${tx.hash} (nonce ${tx.nonce}): the node already knows it`);
+      observer.broadcastResult(tx, { accepted: true, refusal });
+      return true;
+    }
+    // The node may have it all the same (an answer lost on the way back, a refusal of bytes it already mined).
+    const accepted = await provider.getTransaction(tx.hash).then(Boolean, () => false);
+    observer.broadcastResult(tx, { accepted, refusal });
+    if (accepted) return true;
+    const why = refusal === null ? "failed" : `refused by the node (${refusal})`;
+    logger.warn(context, `broadcast of ${tx.hash} (nonce ${tx.nonce}) ${why}, will retry: ${message ?? (error as Error).message}`);
     return false;
   }
 }

@@ -9,6 +9,7 @@ import type { ChainSigner } from "../../signers";
 import { ChainWriterQueue } from "../../queue/chain-writer.queue";
 import type { Fees } from "../current-fees";
 import { FeeCapGuard } from "../fee-cap/fee-cap.guard";
+import { SignerProgress } from "../progress/signer-progress";
 import { SignerLocks } from "../signer-locks";
 import { logSent, logUnencodable } from "../transaction-log";
 import { type BatchPlan, planBatch } from "./batch-plan";
@@ -38,6 +39,7 @@ export class ChainWriter {
     private readonly queue: ChainWriterQueue,
     private readonly crashPoints: CrashPoints,
     private readonly feeCap: FeeCapGuard,
+    private readonly progress: SignerProgress,
     @InjectConfig() private readonly config: AppConfig,
   ) {
     this.wallets = chain.signers();
@@ -110,7 +112,7 @@ export class ChainWriter {
     this.crashPoints.reach("after-persist");
     logSent(this.logger, signed);
     const broadcast = previous.then(async () => {
-      if (await broadcastRaw(provider, signed, this.logger)) await this.store.markBroadcast(signed.id);
+      if (await broadcastRaw(provider, signed, this.logger, this.progress)) await this.store.markBroadcast(signed.id);
       this.crashPoints.reach("after-broadcast");
     });
     return { broadcast };
