@@ -4,9 +4,12 @@ import { join } from "node:path";
 import { ROOT } from "./embedded-chain";
 
 /**
- * Anvil, the second node implementation: its binary ships inside the `@foundry-rs/anvil-<platform>`
- * npm package (nothing is downloaded). Spawned directly, not through the package's Node wrapper, so
- * a signal reaches the node itself.
+ * Anvil, the second node implementation, for tests and `npm start`'s playground. Its binary ships
+ * inside the platform package `@foundry-rs/anvil-<platform>-<arch>` (nothing is downloaded). The
+ * project depends on the Linux x64 one as an optional dependency, the one the registry it installs
+ * from serves (the `@foundry-rs/anvil` wrapper lists every platform's, which npm ci cannot lock
+ * where they are not served); on another platform install that platform's package. Spawned
+ * directly, so that a signal reaches the node itself.
  */
 export function anvilBinary(): string {
   const arch = { x64: "amd64", arm64: "arm64" }[process.arch as "x64" | "arm64"];
