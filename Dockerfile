@@ -41,8 +41,9 @@ USER node
 EXPOSE 3000
 
 # Liveness only: readiness (/health/ready) depends on PostgreSQL, Redis and the chain, and a
-# container must not be restarted because one of them is away. Both roles serve it on PORT.
+# container must not be restarted because one of them is away. Both roles serve it on PORT, over
+# HTTPS when TLS_CERT_FILE is set (the certificate names the public host, not 127.0.0.1: unchecked).
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
-  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT || 3000}/health/live`).then((response) => process.exit(response.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "require(process.env.TLS_CERT_FILE ? 'node:https' : 'node:http').get({ host: '127.0.0.1', port: process.env.PORT || 3000, path: '/health/live', rejectUnauthorized: false, timeout: 4000 }, (response) => process.exit(response.statusCode >= 200 && response.statusCode < 300 ? 0 : 1)).on('error', () => process.exit(1)).on('timeout', () => process.exit(1))"]
 
 CMD ["node", "dist/src/main.js"]

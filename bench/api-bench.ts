@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 
 import { startBenchServer } from "./bench-server";
-import type { Figure } from "./figures";
+import { measureCopyLimit } from "./copy-limit";
+import { describeLimit, type Figure, ratioOf } from "./figures";
 import { runDirectory } from "./stack/run-directory";
 import { Teardown } from "./stack/teardown";
 import { median, quantile } from "./stats";
@@ -9,7 +10,8 @@ import { median, quantile } from "./stats";
 /**
  * Acceptance speed of the API, one request at a time against a service in its own process:
  * /stream with 5000 soldTicket actions and /api/v1/sold with 100 tickets. Prints median and p99
- * latency and actions per second beside the targets.
+ * latency and actions per second beside the targets, and /stream beside its limit: PostgreSQL's COPY
+ * of the rows the same requests wrote, into the same tables of the same database (bench/copy-limit.ts).
  */
 const STREAM_RUNS = 20;
 const SOLD_RUNS = 200;
@@ -17,6 +19,8 @@ const WARMUP_RUNS = 5;
 
 const STREAM_TARGET_MS = 300;
 const SOLD_TARGET_MS = 30;
+/** The goal: /stream at most 1.5 times PostgreSQL's COPY of the same rows. */
+const COPY_RATIO_GOAL = 1.5;
 
 /** Runs the benchmark, prints its table and returns its figures. */
 export async function runApiBench(): Promise<Figure[]> {
@@ -31,16 +35,35 @@ export async function runApiBench(): Promise<Figure[]> {
     const eventId = `bench-${randomBytes(4).toString("hex")}`;
     await post("/api/v1/events", { eventId, ticketeerId: server.ticketeerId, currency: "EUR", callbackUrl: "https://bench.example.com/cb" });
     const stream = await measure(STREAM_RUNS, () => post("/stream", soldActions(eventId, 5000)), 5000);
+    const copy = await measureCopyLimit(server.databaseUrl, 5000, STREAM_RUNS);
     const sold = await measure(SOLD_RUNS, () => post("/api/v1/sold", soldItems(eventId, 100)), 100);
     report([
       { name: "POST /stream, 5000 soldTicket", ...stream, targetMs: STREAM_TARGET_MS, targetRate: 16_000 },
       { name: "POST /api/v1/sold, 100 tickets", ...sold, targetMs: SOLD_TARGET_MS },
     ]);
+    const streamFigure: Figure = {
+      name: "POST /stream 5000 soldTicket, median",
+      value: round(stream.medianMs),
+      unit: "ms",
+      target: STREAM_TARGET_MS,
+      better: "lower",
+      limit: round(copy.medianMs),
+      limitName: `PostgreSQL COPY of the same rows (${copy.tables.map(({ table, rows }) => `${table} ${rows}`).join(", ")}), median`,
+      ratio: ratioOf(stream.medianMs, copy.medianMs),
+      ratioGoal: COPY_RATIO_GOAL,
+    };
+    console.log("/stream beside PostgreSQL's COPY of the rows the same requests wrote (same tables, same database), one transaction per request:");
+    console.table([
+      {
+        runs: copy.runs,
+        tables: copy.tables.map(({ table, rows }) => `${table} (${rows} rows)`).join(", "),
+        "COPY median ms": copy.medianMs.toFixed(1),
+        "/stream median ms": stream.medianMs.toFixed(1),
+        limit: describeLimit(streamFigure),
+      },
+    ]);
     passed = true;
-    return [
-      { name: "POST /stream 5000 soldTicket, median", value: round(stream.medianMs), unit: "ms", target: STREAM_TARGET_MS, better: "lower" },
-      { name: "POST /api/v1/sold 100 tickets, median", value: round(sold.medianMs), unit: "ms", target: SOLD_TARGET_MS, better: "lower" },
-    ];
+    return [streamFigure, { name: "POST /api/v1/sold 100 tickets, median", value: round(sold.medianMs), unit: "ms", target: SOLD_TARGET_MS, better: "lower" }];
   } finally {
     await teardown.run();
   }

@@ -1,13 +1,16 @@
 import { randomBytes } from "node:crypto";
+import { join } from "node:path";
 
 import { Client } from "pg";
 import type { EntityManager } from "typeorm";
 
+import { signedHeaders } from "../src/callbacks/delivery/callback-signing";
 import { insertCallbacks } from "../src/ledger/outbox";
 import { generateTestTls, writeTestTls } from "../test/support/test-ca";
 import { startBenchServer } from "./bench-server";
 import { startCallbackSink } from "./callback-sink";
-import type { Figure } from "./figures";
+import { describeLimit, type Figure, meetsRatioGoal, ratioOf } from "./figures";
+import { measureReceiverCapacity } from "./receiver-load";
 import { type OwnedProcess } from "./stack/owned-process";
 import { runDirectory } from "./stack/run-directory";
 import { spawnService } from "./stack/service-process";
@@ -21,12 +24,16 @@ import { quantile } from "./stats";
  * through /stream, whose callback the acceptance writes (each waits for its ticket's sale callback:
  * the per-ticket order is part of the work). A worker process (APP_ROLE=worker) then delivers them
  * to a local keep-alive HTTPS receiver answering 204, trusted through NODE_EXTRA_CA_CERTS. Prints
- * deliveries per second beside the target, and the attempts' latency from the delivery log.
+ * deliveries per second beside the target, and the attempts' latency from the delivery log; then
+ * the limit: the same receiver's own capacity for the same 20,000 bodies, from a load generator
+ * sent straight at it (bench/receiver-load.ts).
  */
 const TICKETS = 10_000;
 const CALLBACKS = TICKETS * 2;
 const PER_REQUEST = 5_000;
 const TARGET_PER_SECOND = 1_000;
+/** The goal: deliveries at least 0.8 of the receiver's own capacity. */
+const RECEIVER_RATIO_GOAL = 0.8;
 
 /** Runs the benchmark, prints its tables and returns its figure; everything it started is stopped. */
 export async function runCallbacksBench(): Promise<Figure[]> {
@@ -39,7 +46,7 @@ export async function runCallbacksBench(): Promise<Figure[]> {
     teardown.add("test TLS files", async () => tls.remove());
     const receiver = await startCallbackSink(tls.certFile, tls.keyFile);
     teardown.add("callback receiver", receiver.close);
-    const server = await startBenchServer({ APP_ROLE: "api" }, logs.path);
+    const server = await startBenchServer({ APP_ROLE: "api", CALLBACK_ALLOW_HOSTS: "localhost" }, logs.path);
     teardown.add("service", server.stop);
     const db = new Client({ connectionString: server.databaseUrl });
     await db.connect();
@@ -98,16 +105,47 @@ export async function runCallbacksBench(): Promise<Figure[]> {
     console.table([{ "p50 ms": quantile(durations, 0.5), "p99 ms": quantile(durations, 0.99), "max ms": Math.max(...durations) }]);
     console.log("Delivered after the first attempt began (the backlog draining):");
     console.table([{ "p50 s": (quantile(queued, 0.5) / 1000).toFixed(2), "p99 s": (quantile(queued, 0.99) / 1000).toFixed(2) }]);
-    passed = true;
-    return [
-      {
-        name: "Callbacks delivered to a local HTTPS receiver",
-        value: Math.round(perSecond),
-        unit: "deliveries/s",
-        target: TARGET_PER_SECOND,
-        better: "higher",
+    await worker.stop("SIGTERM");
+
+    // The limit: the same receiver, the same bodies, straight from a load generator of its own.
+    const secret = `whsec_${randomBytes(32).toString("base64")}`;
+    const bodies = (await db.query<{ id: string; body: string }>(`SELECT id, payload::text AS body FROM callbacks ORDER BY created_at, id`)).rows.map(
+      ({ id, body }) => {
+        const json = JSON.stringify(JSON.parse(body));
+        return { body: json, headers: signedHeaders(id, json, [secret]) };
       },
-    ];
+    );
+    const before = receiver.count();
+    const capacity = await measureReceiverCapacity(
+      { url: `https://localhost:${receiver.port}/callbacks`, caFile: tls.caFile, requests: bodies },
+      join(logs.path, "receiver-load.json"),
+    );
+    if (receiver.count() - before !== bodies.length) throw new Error(`the receiver counted ${receiver.count() - before} of ${bodies.length} requests`);
+    const figure: Figure = {
+      name: "Callbacks delivered to a local HTTPS receiver",
+      value: Math.round(perSecond),
+      unit: "deliveries/s",
+      target: TARGET_PER_SECOND,
+      better: "higher",
+      limit: Math.round(capacity.perSecond),
+      limitName: "the receiver alone: the same bodies and headers from 64 keep-alive fetch loops in a process of their own",
+      ratio: ratioOf(perSecond, capacity.perSecond),
+      ratioGoal: RECEIVER_RATIO_GOAL,
+    };
+    console.log("The receiver's own capacity (the same bodies and headers, straight from a load generator process):");
+    console.table([
+      {
+        requests: capacity.requests,
+        s: capacity.seconds.toFixed(2),
+        "requests/s, receiver alone": figure.limit,
+        "delivered / receiver alone": figure.ratio,
+        goal: `≥ ${RECEIVER_RATIO_GOAL}`,
+        met: meetsRatioGoal(figure) ? "yes" : "NO",
+      },
+    ]);
+    console.log(describeLimit(figure));
+    passed = true;
+    return [figure];
   } finally {
     await teardown.run();
   }

@@ -3,10 +3,12 @@ import { join } from "node:path";
 
 import { runApiBench } from "./api-bench";
 import { runCallbacksBench } from "./callbacks-bench";
+import { runDrainBench } from "./drain-bench";
 import { runE2eBench } from "./e2e-bench";
-import { type Figure, meetsTarget } from "./figures";
+import { type Figure, meetsRatioGoal, meetsTarget } from "./figures";
 import { measureGasFigures } from "./gas-figures";
 import { machineInfo } from "./machine";
+import { runOnsaleBench } from "./onsale-bench";
 
 /**
  * `npm run bench`: every benchmark one after the other, then one table of their figures beside the
@@ -18,6 +20,8 @@ const BENCHMARKS: { name: string; command: string; run: () => Promise<Figure[]> 
   { name: "API acceptance", command: "npm run bench:api", run: runApiBench },
   { name: "End to end to chain", command: "npm run bench:e2e", run: runE2eBench },
   { name: "Callbacks", command: "npm run bench:callbacks", run: runCallbacksBench },
+  { name: "API while the worker drains", command: "npm run bench:drain -- --layout split", run: () => runDrainBench(["split"]) },
+  { name: "On-sale", command: "npm run bench:onsale", run: () => runOnsaleBench() },
   { name: "Gas", command: "npm run gas", run: measureGasFigures },
 ];
 
@@ -58,9 +62,18 @@ function printSummary(figures: Figure[], crashed: string[], machine: Awaited<Ret
       value: `${figure.value.toLocaleString("en-US")} ${figure.unit}`,
       target: `${figure.better === "lower" ? "≤" : "≥"} ${figure.target.toLocaleString("en-US")} ${figure.unit}`,
       met: meetsTarget(figure) ? "yes" : "NO",
+      limit: figure.limit === undefined ? "" : `${figure.limit.toLocaleString("en-US")} ${figure.unit}`,
+      ratio: figure.ratio === undefined ? "" : String(figure.ratio),
+      "ratio goal":
+        figure.ratioGoal === undefined ? "" : `${figure.better === "lower" ? "≤" : "≥"} ${figure.ratioGoal}: ${meetsRatioGoal(figure) ? "yes" : "NO"}`,
     })),
     ...crashed.map((name) => ({ figure: name, value: "crashed", target: "", met: "NO" })),
   ]);
+  const limits = figures.filter((figure) => figure.limitName !== undefined);
+  if (limits.length > 0) {
+    console.log("\nLimits, each measured in the same run: what each is");
+    console.table(limits.map((figure) => ({ figure: figure.name, limit: figure.limitName, ...(figure.goal === undefined ? {} : { goal: figure.goal }) })));
+  }
 }
 
 main().catch((error: unknown) => {

@@ -7,7 +7,15 @@
  * The ledger goes with the chain: unless DATABASE_URL is given, the service uses the database
  * `ticket_registry_dev`, kept while the chain is kept and emptied when the chain is new (first start,
  * state file removed, `--fresh`). `npm run start:fresh` (`npm start -- --fresh`) starts both anew.
- * Ctrl-C stops the service first, then Anvil, which writes its state before it exits.
+ *
+ * The service runs as two processes, as it is deployed: the api (APP_ROLE=api, on PORT) and the
+ * worker (APP_ROLE=worker: chain writer, receipt watcher, callback delivery; its operations
+ * endpoints on WORKER_PORT, PORT + 1 by default), so that draining a backlog to the chain does not
+ * slow the API down. Their output is merged into this one's. If one of them exits unasked, this
+ * says so, stops the other and the chain, and exits with 1 (no restart: a crash loop would hide the
+ * failure). `--single-process` (or APP_ROLE set in the environment) runs one process in this one,
+ * as before, for debugging. Ctrl-C stops the service first, then Anvil, which writes its state
+ * before it exits.
  */
 import type { ChildProcess } from "node:child_process";
 
@@ -22,27 +30,145 @@ import {
   playgroundDataDir,
   startPlaygroundChain,
 } from "./lib/playground";
+import { describeExit, type Exit, type ServiceProcess, ServiceSupervisor } from "./lib/service-processes";
 
 const EMBEDDED_PORT = Number(process.env.EMBEDDED_CHAIN_PORT ?? 8545);
 const SIGNALS: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
 const REPEAT_WINDOW_MS = 2_000;
+/** Time the api and the worker get for their graceful shutdown (beyond SHUTDOWN_GRACE_MS) before they are killed. */
+const SERVICE_STOP_GRACE_MS = 30_000;
+const USAGE = "usage: npm start [-- --fresh] [-- --single-process]";
+
+interface StartOptions {
+  fresh: boolean;
+  singleProcess: boolean;
+}
+
+function parseOptions(args: string[]): StartOptions {
+  const unknown = args.filter((arg) => arg !== "--fresh" && arg !== "--single-process");
+  if (unknown.length > 0) throw new Error(`unknown option ${unknown.join(" ")}\n${USAGE}`);
+  return { fresh: args.includes("--fresh"), singleProcess: args.includes("--single-process") || Boolean(process.env.APP_ROLE) };
+}
 
 async function main(): Promise<void> {
-  const fresh = process.argv.slice(2).includes("--fresh");
-  if (fresh && process.env.CHAIN_RPC_URL) throw new Error("--fresh starts the playground chain anew; it has nothing to do with the chain in CHAIN_RPC_URL");
+  const options = parseOptions(process.argv.slice(2));
+  if (options.fresh && process.env.CHAIN_RPC_URL)
+    throw new Error("--fresh starts the playground chain anew; it has nothing to do with the chain in CHAIN_RPC_URL");
+  if (options.singleProcess) return startSingleProcess(options);
+  split.listen();
   // The service takes the registry's ABI from the compiled artifacts.
   await runHardhat(["compile", "--quiet"]);
-  if (!process.env.CHAIN_RPC_URL) await startPlayground(fresh);
+  if (!process.env.CHAIN_RPC_URL && !split.stopping) await startPlayground(options.fresh, (node, stopChain) => split.chainStarted(node, stopChain));
+  if (split.stopping) return;
+  await prepareDatabase();
+  split.startServices();
+}
+
+/** The service in this process (APP_ROLE, `all` unless set), as `npm start` ran before the split. */
+async function startSingleProcess(options: StartOptions): Promise<void> {
+  await runHardhat(["compile", "--quiet"]);
+  if (!process.env.CHAIN_RPC_URL) await startPlayground(options.fresh, stopWithService);
   // Loaded only now: it needs the compiled types and the environment set above, and starts the
   // service as it loads. A require, because ts-node cannot resolve a dynamic import of a .ts file.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   require("../src/main");
 }
 
-async function startPlayground(fresh: boolean): Promise<void> {
+/**
+ * The database both processes use, created here when it is missing (and DATABASE_CREATE_IF_MISSING
+ * allows it) so that they do not race to create it; they migrate it at boot under the advisory
+ * lock. The service's configuration is read once here too: a mistake in it is reported once, not
+ * by each process.
+ */
+async function prepareDatabase(): Promise<void> {
+  // Loaded only now, as src/main is in one process: after the environment is complete.
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { loadConfig } = require("../src/config/app-config") as typeof import("../src/config/app-config");
+  const { createDatabaseIfMissing } = require("../src/database/prepare-database") as typeof import("../src/database/prepare-database");
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  const config = loadConfig();
+  if (config.database.createIfMissing && (await createDatabaseIfMissing(config.database.url)))
+    console.log("[start] created the database named in DATABASE_URL");
+}
+
+/**
+ * The api and the worker as processes of their own, Anvil, and the order they stop in: on a
+ * signal (Ctrl-C, SIGTERM, SIGHUP) or when one process exits unasked, both processes are stopped
+ * gracefully, then Anvil (which writes its state), then this process exits: 0 after a signal, 1
+ * after an unexpected exit. A Ctrl-C under `npm start` arrives twice (from the terminal and
+ * forwarded by npm): a repeat within REPEAT_WINDOW_MS is that one; a later one kills the processes
+ * at once (Anvil is still stopped gracefully).
+ */
+class SplitStart {
+  stopping = false;
+  private firstSignalAt: number | undefined;
+  private chain: { node: ChildProcess; stop: () => Promise<void> } | undefined;
+  private readonly services = new ServiceSupervisor((process, exit) => this.unexpectedExit(process, exit));
+
+  listen(): void {
+    for (const signal of SIGNALS) process.on(signal, (received) => this.onSignal(received));
+    process.once("exit", () => {
+      const node = this.chain?.node;
+      if (node && node.exitCode === null && node.signalCode === null) node.kill("SIGTERM");
+    });
+  }
+
+  chainStarted(node: ChildProcess, stop: () => Promise<void>): void {
+    this.chain = { node, stop };
+  }
+
+  startServices(): void {
+    const apiPort = Number(process.env.PORT ?? 3000);
+    const workerPort = process.env.WORKER_PORT ? Number(process.env.WORKER_PORT) : apiPort === 0 ? 0 : apiPort + 1;
+    const api = this.services.start("api", { ...process.env, PORT: String(apiPort) });
+    const worker = this.services.start("worker", { ...process.env, PORT: String(workerPort) });
+    if (!api || !worker) return;
+    console.log(
+      `[start] api (pid ${api.pid}, port ${apiPort}) and worker (pid ${worker.pid}, operations endpoints on port ${workerPort}) as separate processes; ` +
+        `Ctrl-C stops both (npm start -- --single-process runs one process)`,
+    );
+  }
+
+  private onSignal(signal: NodeJS.Signals): void {
+    if (!this.stopping) {
+      this.firstSignalAt = Date.now();
+      void this.shutdown(0, `[start] ${signal}: stopping the api and the worker${this.chain ? ", then the chain" : ""}`);
+    } else if (this.firstSignalAt !== undefined && Date.now() - this.firstSignalAt >= REPEAT_WINDOW_MS) {
+      this.firstSignalAt = undefined; // once
+      console.error(`[start] ${signal} again: killing the api and the worker now`);
+      this.services.kill();
+    }
+  }
+
+  private unexpectedExit(service: ServiceProcess, exit: Exit): void {
+    const others = this.services.list.filter((other) => other !== service && other.running()).map((other) => `the ${other.role}`);
+    const rest = [...others, ...(this.chain ? ["the chain"] : [])];
+    void this.shutdown(
+      1,
+      `[start] the ${service.role} process (pid ${service.pid}) exited unexpectedly (${describeExit(exit)})` +
+        `${rest.length > 0 ? `: stopping ${rest.join(" and ")}` : ""}. Its output is above; npm start -- --single-process runs the service in one process to debug it.`,
+    );
+  }
+
+  private async shutdown(code: number, why: string): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    if (code === 0) console.log(why);
+    else console.error(why);
+    const graceMs = SERVICE_STOP_GRACE_MS + Number(process.env.SHUTDOWN_GRACE_MS ?? 5_000);
+    const killed = await this.services.stop(graceMs);
+    for (const service of killed) console.error(`[start] the ${service.role} process did not stop within ${graceMs / 1000} s and was killed`);
+    await this.chain?.stop();
+    process.exit(killed.length > 0 ? 1 : code);
+  }
+}
+
+const split = new SplitStart();
+
+async function startPlayground(fresh: boolean, onSpawn: (node: ChildProcess, stopChain: () => Promise<void>) => void): Promise<void> {
   const signer = new Wallet(EMBEDDED_SIGNER_KEY);
   const dataDir = playgroundDataDir();
-  const chain = await startPlaygroundChain({ dataDir, port: EMBEDDED_PORT, operator: signer.address, fresh, onSpawn: stopWithService });
+  const chain = await startPlaygroundChain({ dataDir, port: EMBEDDED_PORT, operator: signer.address, fresh, onSpawn });
   Object.assign(process.env, {
     CHAIN_RPC_URL: chain.rpcUrl,
     REGISTRY_ADDRESS: chain.registryAddress,
@@ -68,7 +194,7 @@ async function startPlayground(fresh: boolean): Promise<void> {
 }
 
 /**
- * Anvil stops after the service: on a signal the service's shutdown hooks run first and raise the
+ * With --single-process, Anvil stops after the service: on a signal the service's shutdown hooks run first and raise the
  * signal again when they are done (before the service has started, this is the only listener);
  * then Anvil is stopped gracefully, writing its state, and the process exits. A Ctrl-C under
  * `npm start` arrives twice (from the terminal and forwarded by npm): a repeat within
@@ -95,6 +221,8 @@ function stopWithService(node: ChildProcess, stopChain: () => Promise<void>): vo
 }
 
 main().catch((error: unknown) => {
+  // A start cut short by Ctrl-C (Anvil stopped under the deployment) ends as the stop decides.
+  if (split.stopping) return;
   console.error(error instanceof Error ? error.message : error);
   process.exit(1);
 });

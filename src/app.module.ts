@@ -13,11 +13,14 @@ import { DatabaseModule } from "./database/database.module";
 import { ENTITIES } from "./entities";
 import { EventsModule } from "./events/events.module";
 import { HealthModule } from "./health/health.module";
+import { HttpInputModule } from "./common/http/http-input.module";
+import { IdempotencyModule } from "./idempotency/idempotency.module";
 import { LoggingModule } from "./logging";
 import { MetricsModule } from "./metrics/metrics.module";
 import { RedisModule } from "./redis/redis.module";
 import { StreamModule } from "./stream/stream.module";
 import { TicketsModule } from "./tickets/tickets.module";
+import { VerifyModule } from "./verify/verify.module";
 
 @Module({})
 export class AppModule {
@@ -27,7 +30,9 @@ export class AppModule {
     // The chain writer runs where the role asks for background work and a chain is configured.
     const writer = runsWorker && config.chain.rpcUrl !== null ? [ChainWriterModule] : [];
     // A worker serves the operations endpoints (health, metrics, queue dashboard) and no API.
-    const api = servesApi ? [EventsModule, TicketsModule, StreamModule, ActionsModule, ChainInfoModule] : [];
+    const api = servesApi ? [EventsModule, TicketsModule, StreamModule, ActionsModule, ChainInfoModule, VerifyModule] : [];
+    // Every API request: text checks of path and query parameters, Idempotency-Key on every POST.
+    const requestChecks = servesApi ? [HttpInputModule, IdempotencyModule] : [];
     return {
       module: AppModule,
       imports: [
@@ -44,6 +49,7 @@ export class AppModule {
         ChainModule,
         ...writer,
         ...api,
+        ...requestChecks,
         CallbacksModule.forRole({ servesApi, runsWorker }),
         HealthModule.forRoot({ shutdownGraceMs: config.app.shutdownGraceMs, writesToChain: writer.length > 0 }),
       ],

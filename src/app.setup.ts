@@ -1,27 +1,39 @@
+import type { Server as HttpsServer } from "node:https";
+
 import type { INestApplication } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from "@nestjs/swagger";
 import express, { type NextFunction, type Request, type Response } from "express";
 
+import { adminOnly } from "./admin/admin-credential";
 import { mountQueueDashboard } from "./admin/queue-dashboard";
 import { AppModule } from "./app.module";
-import { API_KEY_HEADER } from "./auth/api-key.guard";
 import { AuthService } from "./auth/auth.service";
-import type { AuthenticatedRequest } from "./auth/authenticated-organization";
+import { RateLimiter } from "./auth/rate-limiter";
 import { API_KEY_SECURITY } from "./common/http/api-responses";
-import { ApiExceptionFilter, bodyErrorAnswer, FORBIDDEN_BODY } from "./common/http/api-exception.filter";
+import { ApiExceptionFilter, bodyErrorAnswer } from "./common/http/api-exception.filter";
+import { documentCommonAnswers } from "./common/http/common-answers-openapi";
 import { ConnectionDrain } from "./common/http/connection-drain";
 import { requestIdMiddleware } from "./common/http/request-id";
 import type { AppConfig } from "./config/app-config";
+import { documentIdempotencyKeys } from "./idempotency/idempotency-openapi";
 import { ServiceLogger, useHttpLogging } from "./logging";
 import { HttpMetrics } from "./metrics/http/http-metrics";
+import type { KnownRoute } from "./metrics/http/route-label";
+import { apiKeyFirst } from "./security/api-key-first";
+import { publicRoutes } from "./security/public-routes";
+import { requireHttps, securityHeaders } from "./security/security-headers";
+import { readTlsFiles, watchTlsFiles } from "./security/tls";
 import { STREAM_PATHS } from "./stream/stream.controller";
 
 /** Builds the HTTP application; main.ts and the end-to-end tests share it. */
 export async function createApp(config: AppConfig): Promise<INestApplication> {
   // Lines logged while the application starts wait for its JSON logger instead of going to the console.
-  const app = await NestFactory.create(AppModule.forConfig(config), { bodyParser: false, bufferLogs: true });
+  // TLS_CERT_FILE / TLS_KEY_FILE: HTTPS served directly, the files picked up again when they change.
+  const httpsOptions = readTlsFiles(config.http) ?? undefined;
+  const app = await NestFactory.create(AppModule.forConfig(config), { bodyParser: false, bufferLogs: true, httpsOptions });
   app.useLogger(app.get(ServiceLogger));
+  if (httpsOptions) watchTlsFiles(app.getHttpServer() as HttpsServer, config.http);
   configureApp(app, config);
   return app;
 }
@@ -34,15 +46,26 @@ export function configureApp(app: INestApplication, config: AppConfig): void {
   app.use(requestIdMiddleware);
   useHttpLogging(app);
   app.useGlobalFilters(new ApiExceptionFilter());
+  // Before anything that answers or reads a body: headers on every answer, plain HTTP refused where HTTPS is required.
+  const server = app.getHttpAdapter().getInstance() as { disable: (setting: string) => void; set: (setting: string, value: unknown) => void };
+  server.disable("x-powered-by");
+  if (config.http.trustProxy.length > 0) server.set("trust proxy", config.http.trustProxy);
+  app.use(...securityHeaders(config));
+  app.use(requireHttps(config));
+  // Operations views behind the admin credential (basic auth): the metrics name signers, their balances and nonces.
+  // Without ADMIN_PASSWORD nobody gets in (401); anything under /admin, even a path that does not exist, is the same.
+  app.use(["/metrics", "/admin"], adminOnly(config.admin));
   mountQueueDashboard(app, config.admin);
   if (config.app.role !== "worker") configureApi(app, config);
 }
 
 /** What only the API role serves: authenticated writes, capped bodies and the Swagger docs. */
 function configureApi(app: INestApplication, config: AppConfig): void {
-  // Every write needs a key: a request without a valid one is refused before its body is read, so
-  // it gets the 403 (not a body error) and nobody unauthenticated makes the service parse 16 MiB.
-  app.use(authenticateWrites(app.get(AuthService)));
+  // Every request but health and the docs needs a key, and is counted against its rate limit, before
+  // its body is read: without a valid key it gets the 403 (not a body error, not a 404), over the
+  // limit the 429, and nobody unauthenticated makes the service parse 16 MiB.
+  let routes: KnownRoute[] | null = null;
+  app.use(apiKeyFirst(app.get(AuthService), app.get(RateLimiter), () => (routes ??= publicRoutes(app))));
   // Bodies are capped per endpoint: /stream takes 5000 actions, the per-action endpoints 100 items.
   const parse = (limit: number) => express.json({ limit, strict: false, type: ["application/json", "application/*+json"] });
   app.use(
@@ -65,26 +88,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setVersion("1")
     .addApiKey({ type: "apiKey", in: "header", name: "X-Api-Key", description: "The organization's API key, issued at onboarding." }, API_KEY_SECURITY)
     .build();
-  return SwaggerModule.createDocument(app, document);
-}
-
-function authenticateWrites(auth: AuthService) {
-  return (request: AuthenticatedRequest, response: Response, next: NextFunction): void => {
-    if (request.method !== "POST") return next();
-    const presented = request.headers[API_KEY_HEADER];
-    (typeof presented === "string" ? auth.authenticate(presented) : Promise.resolve(null)).then(
-      (organization) => {
-        if (!organization) {
-          response.status(403).json(FORBIDDEN_BODY);
-          return;
-        }
-        request.organization = organization;
-        next();
-      },
-      // The guard tries again and answers the failure through the exception filter.
-      () => next(),
-    );
-  };
+  return documentCommonAnswers(documentIdempotencyKeys(SwaggerModule.createDocument(app, document)));
 }
 
 function answerBodyErrors(error: unknown, _request: Request, response: Response, next: NextFunction): void {

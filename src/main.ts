@@ -25,7 +25,7 @@ async function bootstrap(): Promise<void> {
   }
   await seedPlayground(app.get(OrganizationOnboardingService), config);
   await app.listen(config.app.port);
-  const base = `http://127.0.0.1:${listeningPort(app)}`;
+  const base = `${config.http.tlsCertFile ? "https" : "http"}://127.0.0.1:${listeningPort(app)}`;
   logger.log(`${config.app.role} role listening: API ${base}/api/v1, Swagger ${base}/docs, health ${base}/health`);
   if (config.chain.embedded) logger.log(`embedded chain: JSON-RPC ${config.chain.rpcUrl}, TicketRegistry ${config.chain.registryAddress}`);
   else if (!config.chain.rpcUrl) logger.warn("no chain configured (CHAIN_RPC_URL): accepted actions wait in the ledger");

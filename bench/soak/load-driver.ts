@@ -33,7 +33,7 @@ export async function driveLoad(
   onEventAccepted: (event: ModelEvent) => void,
 ): Promise<void> {
   const open = new Set<Promise<void>>();
-  const apply = (action: PlannedAction, outcome: ActionOutcome) => applyOutcome(model, record, action, outcome, onEventAccepted);
+  const apply = (action: PlannedAction, outcome: ActionOutcome, sentAt: number) => applyOutcome(model, record, action, outcome, sentAt, onEventAccepted);
   record.startedAt = Date.now();
   let credit = 0;
   for (let tick = 0; ; tick++) {
@@ -63,7 +63,7 @@ async function send(
   request: PlannedRequest,
   timeoutMs: number,
   record: LoadRecord,
-  apply: (action: PlannedAction, outcome: ActionOutcome) => void,
+  apply: (action: PlannedAction, outcome: ActionOutcome, sentAt: number) => void,
 ): Promise<void> {
   const startedAt = Date.now();
   const started = performance.now();
@@ -82,10 +82,17 @@ async function send(
   }
   const answered = outcomes.some((outcome) => outcome.status !== "unanswered");
   record.requests.push({ route: request.route, startedAt, ms: performance.now() - started, actions: request.actions.length, answered });
-  request.actions.forEach((action, index) => apply(action, outcomes[index]));
+  request.actions.forEach((action, index) => apply(action, outcomes[index], startedAt));
 }
 
-function applyOutcome(model: LoadModel, record: LoadRecord, action: PlannedAction, outcome: ActionOutcome, onEventAccepted: (event: ModelEvent) => void): void {
+function applyOutcome(
+  model: LoadModel,
+  record: LoadRecord,
+  action: PlannedAction,
+  outcome: ActionOutcome,
+  sentAt: number,
+  onEventAccepted: (event: ModelEvent) => void,
+): void {
   if (action.event) model.eventsInFlight -= 1;
   if (outcome.status === "accepted") {
     record.accepted.set(outcome.promise, { kind: action.kind, expect: action.expect, acceptedAt: Date.now() });
@@ -98,7 +105,7 @@ function applyOutcome(model: LoadModel, record: LoadRecord, action: PlannedActio
   }
   // A refused or unanswered action leaves its ticket or event out of the model: its state is not known for sure.
   if (outcome.status === "refused") record.refused.push({ kind: action.kind, code: outcome.code });
-  else record.unanswered.push({ kind: action.kind, reason: outcome.reason, at: Date.now() });
+  else record.unanswered.push({ kind: action.kind, reason: outcome.reason, sentAt, at: Date.now() });
 }
 
 function parseJson(text: string): unknown {

@@ -19,7 +19,8 @@ export interface RequestSample {
 export class LoadRecord {
   readonly accepted = new Map<string, AcceptedAction>();
   readonly refused: { kind: ActionKind; code: string }[] = [];
-  readonly unanswered: { kind: ActionKind; reason: string; at: number }[] = [];
+  /** `sentAt` when its request was sent, `at` when it failed (an error answer, a cut connection or the timeout). */
+  readonly unanswered: { kind: ActionKind; reason: string; sentAt: number; at: number }[] = [];
   readonly requests: RequestSample[] = [];
   plannedActions = 0;
   /** Actions a tick did not send because too many requests were still open (the service fell behind the rate). */

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { join } from "node:path";
 
 import { Client } from "pg";
 
@@ -12,6 +13,7 @@ import { checkCallbacks } from "./checks/callback-check";
 import { checkChain } from "./checks/chain-check";
 import { type CheckLine, firstFew, verdict } from "./checks/check-line";
 import { checkLedger } from "./checks/ledger-check";
+import { checkOrder } from "./checks/order-check";
 import { waitForDrain } from "./drain";
 import { type FaultRecord, type FaultSettings, runFaultSchedule } from "./faults/fault-schedule";
 import { recoveryOf } from "./faults/recovery";
@@ -20,6 +22,7 @@ import { LoadModel, type ModelEvent } from "./load-model";
 import { LoadRecord } from "./load-record";
 import type { RunOptions } from "./options";
 import { printChecks, printLatency, printLedger, printLoad, printMemory, printRecovery, printThroughput } from "./report";
+import { printSenders, printSignerThroughput } from "./signer-report";
 
 const TICK_MS = 500;
 const MAX_OPEN_REQUESTS = 64;
@@ -40,7 +43,17 @@ export async function runSoak(options: RunOptions, faults: FaultSettings | null)
     logDir: logs.path,
     organization,
     chainProxy: faults !== null,
+    // Fault runs kill the node and restart it from its state file, which a Hardhat node cannot do: Anvil
+    // as a production-like chain, behind the production-node proxy that refuses transactions on demand.
+    ...(faults
+      ? {
+          chainNode: { kind: "anvil", stateFile: join(logs.path, "chain-state.json"), stateIntervalSeconds: faults.nodeStateIntervalSeconds, verbose: true },
+          productionNodeProxy: true,
+        }
+      : {}),
     // A worker killed mid-delivery holds its callbacks' leases; shorter leases keep a short fault run short.
+    signers: options.signers,
+    workers: options.workers,
     serviceEnv: faults ? { CALLBACK_LEASE_MS: "20000", CALLBACK_TIMEOUT_MS: "10000" } : {},
     onCallback: (callback) => tally.receive(callback),
   });
@@ -86,7 +99,7 @@ async function loadAndCheck(stack: Stack, db: Client, tally: CallbackTally, opti
   const tracks = memory.stop();
 
   console.log("Checking the ledger, the chain and the callbacks ...");
-  const ledger = await checkLedger(db, record, faults !== null);
+  const ledger = await checkLedger(db, record, faults ? faultRecords.map(({ startedAt, endedAt }) => ({ startedAt, endedAt })) : null);
   const lines: CheckLine[] = [
     verdict(
       drain.drained,
@@ -96,6 +109,7 @@ async function loadAndCheck(stack: Stack, db: Client, tally: CallbackTally, opti
     processLine(stack, faults !== null),
     ...ledger.lines,
     ...(await checkChain(db, stack.chain.registry, options.sample)),
+    ...(await checkOrder(db, tally)),
     ...(await checkCallbacks(
       db,
       tally,
@@ -110,6 +124,8 @@ async function loadAndCheck(stack: Stack, db: Client, tally: CallbackTally, opti
     Object.values(ledger.byKind).reduce((sum, statuses) => sum + Object.values(statuses).reduce((a, b) => a + b, 0), 0),
     drain.seconds,
   );
+  await printSignerThroughput(db, stack.chain.signerKeys, (record.endedAt - record.startedAt) / 1000 + drain.seconds);
+  await printSenders(db, stack.chain.signerKeys);
   printMemory(tracks);
   printLedger(ledger.byKind);
   if (faults) printRecovery(await recoveryOf(db, faultRecords, record));
@@ -127,18 +143,14 @@ async function learnCustody(db: Client, stack: Stack, event: ModelEvent): Promis
 }
 
 function processesOf(stack: Stack): { name: string; pid: number }[] {
-  const api = stack.services.current("api");
-  const worker = stack.services.current("worker");
-  return [
-    ...(api ? [{ name: api.name, pid: api.pid }] : []),
-    ...(worker ? [{ name: worker.name, pid: worker.pid }] : []),
-    { name: "chain node", pid: stack.chain.process.pid },
-  ];
+  return [...stack.services.processes().map(({ name, pid }) => ({ name, pid })), { name: "chain node", pid: stack.chain.process.pid }];
 }
 
 function processLine(stack: Stack, faultRun: boolean) {
   const exits = stack.services.unexpectedExits;
-  const ranThroughout = faultRun ? "none; the worker restarts are the run's own faults" : "none: api and worker ran throughout";
+  const ranThroughout = faultRun
+    ? "none; the worker restarts are the run's own faults"
+    : `none: api and ${stack.services.workerNames.length === 1 ? "worker" : `${stack.services.workerNames.length} workers`} ran throughout`;
   return verdict(
     exits.length === 0,
     "no service process exited on its own",
@@ -149,9 +161,20 @@ function processLine(stack: Stack, faultRun: boolean) {
 function printStack(stack: Stack, options: RunOptions, faults: FaultSettings | null): void {
   console.log(
     [
-      `Stack: api ${stack.baseUrl} (APP_ROLE=api), worker (APP_ROLE=worker), database ${stack.database.name}, Redis ${stack.redis.url}`,
-      `       chain ${stack.chain.url}${stack.proxy ? ` behind proxy ${stack.proxy.url}` : ""}, TicketRegistry ${stack.chain.registryAddress}, callbacks to ${stack.callbackUrl()}`,
-      `       ${options.minutes} min at ${options.rate} actions/s${faults ? `; faults every ${faults.everyMs / 1000} s (Redis down ${faults.redisDownMs / 1000} s, chain unreachable ${faults.chainDownMs / 1000} s)` : ""}`,
+      `Stack: api ${stack.baseUrl} (APP_ROLE=api), ${stack.services.workerNames.join(", ")} (APP_ROLE=worker), database ${stack.database.name}, Redis ${stack.redis.url}`,
+      `       ${options.signers} signer${options.signers === 1 ? "" : "s"} (SIGNER_PRIVATE_KEYS: development accounts #1${options.signers > 1 ? `–#${options.signers}` : ""}, each an operator)`,
+      `       chain ${stack.chain.label} at ${stack.chain.url}${stack.nodeProxy ? ` behind the production-node proxy ${stack.nodeProxy.url}` : ""}${stack.proxy ? ` behind TCP proxy ${stack.proxy.url}` : ""}`,
+      `       TicketRegistry ${stack.chain.registryAddress}, callbacks to ${stack.callbackUrl()}`,
+      `       ${options.minutes} min at ${options.rate} actions/s${faults ? `; faults every ${faults.everyMs / 1000} s (${faultDurations(faults)})` : ""}`,
     ].join("\n"),
   );
+}
+
+function faultDurations(faults: FaultSettings): string {
+  return [
+    `Redis down ${faults.redisDownMs / 1000} s`,
+    `chain unreachable ${faults.chainDownMs / 1000} s`,
+    `node killed and restarted after ${faults.nodeDownMs / 1000} s from a state written every ${faults.nodeStateIntervalSeconds} s`,
+    `transactions refused for ${faults.refusalMs / 1000} s`,
+  ].join(", ");
 }

@@ -2,7 +2,8 @@ import { freePort } from "../../test/support/test-chain";
 import type { Exit, OwnedProcess } from "./owned-process";
 import { spawnService, waitForHealth } from "./service-process";
 
-export type ServiceName = "api" | "worker";
+/** "api", or a worker's slot: "worker-1" to "worker-M". */
+export type ServiceName = string;
 
 export interface UnexpectedExit {
   name: ServiceName;
@@ -16,12 +17,15 @@ const RESTART_DELAY_MS = 1_000;
 const MAX_RESTARTS = 5;
 
 /**
- * The api and the worker as separate processes (APP_ROLE=api, APP_ROLE=worker), restarted like a
- * process manager would when one exits on its own — each such exit is recorded, because in a soak
- * or fault run it is a finding. Exits this run causes (killWorker, stopAll) are not.
+ * The api (APP_ROLE=api) and `workers` worker processes (APP_ROLE=worker, slots worker-1 to
+ * worker-M), restarted like a process manager would when one exits on its own — each such exit is
+ * recorded, because in a soak or fault run it is a finding. Exits this run causes (killWorker,
+ * stopAll) are not. Each process connects to PostgreSQL under its own name (PGAPPNAME: the slot, and
+ * `.restart-K` for its K-th restart), so the database can tell which one did what.
  */
 export class ServiceSupervisor {
   readonly unexpectedExits: UnexpectedExit[] = [];
+  readonly workerNames: ServiceName[];
   private readonly running = new Map<ServiceName, OwnedProcess>();
   private readonly intended = new Set<OwnedProcess>();
   private readonly starts = new Map<ServiceName, number>();
@@ -31,38 +35,52 @@ export class ServiceSupervisor {
     private readonly env: Record<string, string>,
     private readonly apiPort: number,
     private readonly logDir: string,
-  ) {}
+    workers = 1,
+  ) {
+    this.workerNames = Array.from({ length: workers }, (_, index) => `worker-${index + 1}`);
+  }
 
   get baseUrl(): string {
     return `http://127.0.0.1:${this.apiPort}`;
   }
 
-  /** The api first (it migrates the database and seeds the organization), then the worker; both healthy. */
-  async start(): Promise<void> {
+  /**
+   * The api first (it migrates the database and seeds the organization), then `beforeWorkers`, then
+   * the workers one after the other; each healthy.
+   */
+  async start(beforeWorkers: () => Promise<void> = async () => undefined): Promise<void> {
     await waitForHealth(this.baseUrl, this.launch("api"));
-    const port = await freePort();
-    await waitForHealth(`http://127.0.0.1:${port}`, this.launch("worker", port));
+    await beforeWorkers();
+    for (const name of this.workerNames) {
+      const port = await freePort();
+      await waitForHealth(`http://127.0.0.1:${port}`, this.launch(name, port));
+    }
   }
 
   /** A service kept exiting on its own, and is down for good. */
   get crashLooping(): boolean {
-    return (["api", "worker"] as const).some((name) => this.unexpectedExits.filter((exit) => exit.name === name).length > MAX_RESTARTS);
+    return ["api", ...this.workerNames].some((name) => this.unexpectedExits.filter((exit) => exit.name === name).length > MAX_RESTARTS);
   }
 
   current(name: ServiceName): OwnedProcess | undefined {
     return this.running.get(name);
   }
 
-  /** SIGKILL to the worker: no shutdown hook runs, as when a machine dies. */
-  async killWorker(): Promise<void> {
-    const worker = this.running.get("worker");
+  /** The processes running now, the api first: name (with its restart) and pid. */
+  processes(): OwnedProcess[] {
+    return ["api", ...this.workerNames].flatMap((name) => this.running.get(name) ?? []);
+  }
+
+  /** SIGKILL to a worker (worker-1 unless named): no shutdown hook runs, as when a machine dies. */
+  async killWorker(name: ServiceName = this.workerNames[0]): Promise<void> {
+    const worker = this.running.get(name);
     if (!worker) return;
     this.intended.add(worker);
     await worker.stop("SIGKILL");
   }
 
-  startWorker(): OwnedProcess {
-    return this.launch("worker");
+  startWorker(name: ServiceName = this.workerNames[0]): OwnedProcess {
+    return this.launch(name);
   }
 
   async stopAll(): Promise<void> {
@@ -74,8 +92,9 @@ export class ServiceSupervisor {
   private launch(name: ServiceName, port = name === "api" ? this.apiPort : 0): OwnedProcess {
     const count = (this.starts.get(name) ?? 0) + 1;
     this.starts.set(name, count);
-    const env = { ...this.env, PORT: String(port) };
-    const service = spawnService(name, env, this.logDir, count === 1 ? name : `${name}-${count}`);
+    const processName = count === 1 ? name : `${name}.restart-${count - 1}`;
+    const env = { ...this.env, PORT: String(port), PGAPPNAME: processName };
+    const service = spawnService(name === "api" ? "api" : "worker", env, this.logDir, processName);
     this.running.set(name, service);
     void service.exited.then((exit) => this.exitedOnItsOwn(name, service, exit));
     return service;

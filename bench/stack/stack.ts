@@ -1,12 +1,14 @@
 import { randomBytes } from "node:crypto";
 
 import { freePort } from "../../test/support/test-chain";
+import { type ProductionNodeProxy, startProductionNodeProxy } from "../../test/support/production-node-proxy";
 import { startTcpProxy, type TcpProxy } from "../../test/support/tcp-proxy";
 import { generateTestTls, writeTestTls } from "../../test/support/test-ca";
 import { type ReceivedCallback, startCallbackSink } from "../callback-sink";
-import { type ChainNode, startChainNode } from "./chain-node";
+import { type ChainNode, type ChainNodeOptions, startChainNode } from "./chain-node";
 import { createDatabase, type Database } from "./database";
 import { type RedisServer, startRedisServer } from "./redis-server";
+import { trackTransactionSenders } from "./sender-tracking";
 import { ServiceSupervisor } from "./service-supervisor";
 import { Teardown } from "./teardown";
 
@@ -27,14 +29,25 @@ export interface StackOptions {
   organization: StackOrganization;
   /** Put a TCP proxy between the service and its chain node, so the node can be made unreachable. */
   chainProxy: boolean;
+  /** The chain node (default: Hardhat's automining node). */
+  chainNode?: ChainNodeOptions;
+  /**
+   * Put test/support/production-node-proxy.ts (geth/bor's refusals, and refusals on demand) in front of
+   * the node, behind the TCP proxy: service → TCP proxy → production-node proxy → node.
+   */
+  productionNodeProxy?: boolean;
+  /** Signer keys (SIGNER_PRIVATE_KEYS, the node's funded development accounts #1 to #N, each an operator); default 1. */
+  signers?: number;
+  /** Worker processes (APP_ROLE=worker) beside the api; default 1. */
+  workers?: number;
   /** Service settings on top of the stack's own. */
   serviceEnv?: Record<string, string>;
   onCallback: (callback: ReceivedCallback) => void;
 }
 
 /**
- * What `npm start` runs — a Hardhat node with the registry deployed by scripts/deploy.ts and the
- * signer an operator, the service on a fresh database — but with the api and the worker as separate
+ * What `npm start` runs — a local node (Hardhat's, or Anvil as a production-like chain) with the
+ * registry deployed by scripts/deploy.ts and the signers operators, the service on a fresh database — but with the api and each worker as separate
  * processes, a Redis of its own, and a local HTTPS callback receiver trusted through NODE_EXTRA_CA_CERTS.
  */
 export interface Stack {
@@ -45,6 +58,8 @@ export interface Stack {
   callbackUrl: (path?: string) => string;
   chain: ChainNode;
   proxy: TcpProxy | null;
+  /** The production-node proxy in front of the node, when asked for. */
+  nodeProxy: ProductionNodeProxy | null;
   redis: RedisServer;
   database: Database;
   services: ServiceSupervisor;
@@ -66,9 +81,12 @@ async function assemble(options: StackOptions, teardown: Teardown): Promise<Stac
   teardown.add("test TLS files", async () => tls.remove());
   const receiver = await startCallbackSink(tls.certFile, tls.keyFile, options.onCallback);
   teardown.add("callback receiver", receiver.close);
-  const chain = await startChainNode(options.logDir);
+  const chain = await startChainNode(options.logDir, { ...(options.chainNode ?? { kind: "hardhat" }), signers: options.signers ?? 1 });
   teardown.add("chain node", chain.stop);
-  const proxy = options.chainProxy ? await startTcpProxy(Number(new URL(chain.url).port)) : null;
+  const nodeProxy = options.productionNodeProxy ? await startProductionNodeProxy(chain.url) : null;
+  if (nodeProxy) teardown.add("production-node proxy", () => nodeProxy.close());
+  const nodeUrl = nodeProxy?.url ?? chain.url;
+  const proxy = options.chainProxy ? await startTcpProxy(Number(new URL(nodeUrl).port)) : null;
   if (proxy) teardown.add("chain proxy", proxy.close);
   const redis = await startRedisServer(options.logDir);
   teardown.add("redis", redis.stop);
@@ -79,7 +97,7 @@ async function assemble(options: StackOptions, teardown: Teardown): Promise<Stac
   const { organization } = options;
   const env = {
     ...chain.env,
-    ...(proxy ? { CHAIN_RPC_URL: proxy.url } : {}),
+    CHAIN_RPC_URL: proxy?.url ?? nodeUrl,
     DATABASE_URL: database.url,
     REDIS_URL: redis.url,
     REDIS_KEY_PREFIX: "trs-soak",
@@ -94,9 +112,9 @@ async function assemble(options: StackOptions, teardown: Teardown): Promise<Stac
     RATE_LIMIT_REQUESTS: "1000000",
     ...options.serviceEnv,
   };
-  const services = new ServiceSupervisor(env, port, options.logDir);
+  const services = new ServiceSupervisor(env, port, options.logDir, options.workers ?? 1);
   teardown.add("services", () => services.stopAll());
-  await services.start();
+  await services.start(() => trackTransactionSenders(database.url));
 
   return {
     baseUrl: services.baseUrl,
@@ -104,6 +122,7 @@ async function assemble(options: StackOptions, teardown: Teardown): Promise<Stac
     callbackUrl: (path = "/callbacks") => `https://localhost:${receiver.port}${path}`,
     chain,
     proxy,
+    nodeProxy,
     redis,
     database,
     services,

@@ -27,6 +27,8 @@ export interface AnvilOptions {
   baseFee?: bigint;
   /** A file the chain's state is loaded from at start and written to while it runs and at exit. */
   stateFile?: string;
+  /** Seconds between writes of the state file (default 1): at most this much of the chain is lost when Anvil is SIGKILLed. */
+  stateIntervalSeconds?: number;
   hostname?: string;
   /** Slots (blocks) per epoch; Anvil's `finalized` block trails the head by two epochs (default 32 slots). */
   slotsInAnEpoch?: number;
@@ -41,7 +43,7 @@ export function anvilArgs(options: AnvilOptions): string[] {
   if (options.baseFee !== undefined) args.push("--block-base-fee-per-gas", options.baseFee.toString());
   if (options.slotsInAnEpoch !== undefined) args.push("--slots-in-an-epoch", String(options.slotsInAnEpoch));
   // --state loads the file when it exists and dumps to it at exit; the interval bounds what a SIGKILL loses.
-  if (options.stateFile !== undefined) args.push("--state", options.stateFile, "--state-interval", "1");
+  if (options.stateFile !== undefined) args.push("--state", options.stateFile, "--state-interval", String(options.stateIntervalSeconds ?? 1));
   return args;
 }
 

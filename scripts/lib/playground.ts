@@ -22,6 +22,8 @@ const LOG_FILE = "anvil.log";
 export const PID_FILE = "anvil.pid";
 /** Time Anvil gets to write its state at a stop before it is killed (the state is at most a second old then). */
 const STOP_GRACE_MS = 15_000;
+/** `sh -c` script: a watcher that SIGTERMs the shell's process (Anvil, after the exec) when stdin closes. */
+const ANVIL_LIFELINE = 'exec 3<&0; { cat <&3 >/dev/null; kill $$ 2>/dev/null; } & exec "$@" </dev/null 3<&-';
 
 /** PLAYGROUND_DATA_DIR (relative to the repository) or `.data/playground`. */
 export function playgroundDataDir(): string {
@@ -76,13 +78,23 @@ export async function startPlaygroundChain(options: PlaygroundOptions): Promise<
   const logFile = join(dataDir, LOG_FILE);
   const log = openSync(logFile, "w");
   // A process group of its own: a Ctrl-C in the terminal reaches npm start, which stops the service
-  // first and Anvil after it, so that no write of the service is cut short.
-  const node = spawn(anvilBinary(), anvilArgs({ port, chainId: PLAYGROUND_CHAIN_ID, stateFile }), { cwd: ROOT, stdio: ["ignore", log, log], detached: true });
+  // first and Anvil after it, so that no write of the service is cut short. Started through a shell
+  // that becomes Anvil (`exec`, so signals reach the node itself) and leaves behind a lifeline: when
+  // this process goes, however it goes (SIGKILL included), its end of the stdin pipe closes and
+  // Anvil gets SIGTERM, writes its state and exits instead of holding the port.
+  const node = spawn("sh", ["-c", ANVIL_LIFELINE, "sh", anvilBinary(), ...anvilArgs({ port, chainId: PLAYGROUND_CHAIN_ID, stateFile })], {
+    cwd: ROOT,
+    stdio: ["pipe", log, log],
+    detached: true,
+  });
   closeSync(log);
+  node.stdin?.on("error", () => undefined);
   if (node.pid !== undefined) writeFileSync(join(dataDir, PID_FILE), `${node.pid}\n`);
   const exited = new Promise<void>((resolve) =>
     node.once("exit", () => {
       rmSync(join(dataDir, PID_FILE), { force: true });
+      // The lifeline's watcher ends with the pipe.
+      node.stdin?.end();
       resolve();
     }),
   );

@@ -4,10 +4,10 @@ import { ExpressAdapter } from "@bull-board/express";
 import type { INestApplication } from "@nestjs/common";
 import { getQueueToken } from "@nestjs/bull";
 import type { Queue } from "bull";
-import basicAuth from "express-basic-auth";
 
 import { CHAIN_WRITER_QUEUE } from "../chain/queue/chain-writer.queue";
 import type { AppConfig } from "../config/app-config";
+import { adminOnly } from "./admin-credential";
 
 export const QUEUE_DASHBOARD_PATH = "/admin/queues";
 
@@ -21,7 +21,7 @@ export function mountQueueDashboard(app: INestApplication, admin: AppConfig["adm
   board.setBasePath(QUEUE_DASHBOARD_PATH);
   const queues = [app.get<Queue>(getQueueToken(CHAIN_WRITER_QUEUE))];
   createBullBoard({ queues: queues.map((queue) => new BullAdapter(queue)), serverAdapter: board });
-  const credential = basicAuth({ users: { [admin.username]: admin.password }, challenge: true, realm: "ticket-registry-admin" });
-  app.use(QUEUE_DASHBOARD_PATH, credential, board.getRouter());
+  // The admin credential is checked for everything under /admin in app.setup.ts; again here, so the dashboard never depends on the order.
+  app.use(QUEUE_DASHBOARD_PATH, adminOnly(admin), board.getRouter());
   return true;
 }

@@ -5,10 +5,11 @@ import { ApiKeyGuard } from "./api-key.guard";
 import { AuthService } from "./auth.service";
 import { OrganizationsService } from "./organizations.service";
 import { RateLimitGuard } from "./rate-limit.guard";
+import { RateLimiter } from "./rate-limiter";
 
 /** API keys on every route (guards run in this order: key, then rate limit), onboarding. */
 @Module({
-  providers: [AuthService, OrganizationsService, { provide: APP_GUARD, useClass: ApiKeyGuard }, { provide: APP_GUARD, useClass: RateLimitGuard }],
-  exports: [OrganizationsService],
+  providers: [AuthService, OrganizationsService, RateLimiter, { provide: APP_GUARD, useClass: ApiKeyGuard }, { provide: APP_GUARD, useClass: RateLimitGuard }],
+  exports: [OrganizationsService, AuthService, RateLimiter],
 })
 export class AuthModule {}

@@ -4,6 +4,7 @@ import { DataSource } from "typeorm";
 
 import { uuidv7 } from "../common/uuid-v7";
 import { isCallbackId } from "./callback-id";
+import type { RedeliveryFilter } from "./dto/redeliver-callbacks.dto";
 import { receiverSql } from "./delivery/receiver";
 
 /** A callback leased to one worker for one attempt. */
@@ -106,12 +107,34 @@ export class CallbackOutboxStore {
   /** Makes the organization's callback due now with a fresh retry schedule; false when it has no such callback. */
   async scheduleRedelivery(organizationId: string, callbackId: string): Promise<boolean> {
     if (!isCallbackId(callbackId)) return false;
-    const [, updated] = await this.dataSource.query<[unknown, number]>(
-      `UPDATE callbacks SET status = 'pending', attempts = 0, next_attempt_at = now(), leased_until = NULL, updated_at = now()
-        WHERE id = $1 AND organization_id = $2`,
-      [callbackId, organizationId],
-    );
+    const [, updated] = await this.dataSource.query<[unknown, number]>(`UPDATE callbacks SET ${REDELIVERY} WHERE id = $1 AND organization_id = $2`, [
+      callbackId,
+      organizationId,
+    ]);
     return updated > 0;
+  }
+
+  /**
+   * Makes every callback of the organization that the filter takes due now with a fresh retry
+   * schedule, as scheduleRedelivery does one, except those leased to a worker at this moment: those
+   * are being delivered and are left alone, so a callback is never sent twice at once. Row locks
+   * make a concurrent call with the same filter wait and then skip what this one queued (its status
+   * changed, or a worker leased it).
+   */
+  async scheduleRedeliveries(organizationId: string, filter: RedeliveryFilter): Promise<{ queued: number; inFlight: number }> {
+    const [row] = await this.dataSource.query<{ queued: number; in_flight: number }[]>(
+      `WITH matching AS (
+         SELECT c.id, c.leased_until >= now() AS leased FROM callbacks c JOIN events e ON e.id = c.event_ref
+          WHERE c.organization_id = $1 AND c.status = ANY($2::text[])
+            AND ($3::text IS NULL OR e.event_id = $3) AND ($4::timestamptz IS NULL OR c.created_at >= $4)),
+       queued AS (
+         UPDATE callbacks c SET ${REDELIVERY} FROM matching m
+          WHERE c.id = m.id AND c.status = ANY($2::text[]) AND (c.leased_until IS NULL OR c.leased_until < now())
+         RETURNING c.id)
+       SELECT (SELECT count(*) FROM queued)::int AS queued, (SELECT count(*) FROM matching WHERE leased)::int AS in_flight`,
+      [organizationId, filter.statuses, filter.eventId, filter.since?.toISOString() ?? null],
+    );
+    return { queued: row.queued, inFlight: row.in_flight };
   }
 }
 
@@ -128,8 +151,11 @@ function toClaimedCallback(row: ClaimedRow): ClaimedCallback {
   };
 }
 
+/** A redelivery: due now, with a fresh retry schedule (the callback's id, its webhook-id, stays). */
+const REDELIVERY = `status = 'pending', attempts = 0, next_attempt_at = now(), leased_until = NULL, updated_at = now()`;
+
 /** An earlier action `a` whose callback is not out yet: still on its way to the chain, or its callback has had no attempt. */
-const UNREPORTED = `(a.status IN ('waiting_broadcast', 'pending') OR EXISTS (SELECT 1 FROM callbacks p WHERE p.action_id = a.id AND p.status = 'pending' AND p.attempts = 0))`;
+const UNREPORTED = `(a.status IN ('waiting_broadcast', 'waiting_funds', 'pending') OR EXISTS (SELECT 1 FROM callbacks p WHERE p.action_id = a.id AND p.status = 'pending' AND p.attempts = 0))`;
 
 /**
  * $1 how many, $2 the lease in seconds, $3 the receivers left out, $4/$5 those in flight and their

@@ -1,13 +1,14 @@
-import { Controller, Get, HttpCode, Param, ParseIntPipe, Post, Query, DefaultValuePipe } from "@nestjs/common";
-import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from "@nestjs/swagger";
+import { Body, Controller, Get, HttpCode, Param, ParseIntPipe, Post, Query, DefaultValuePipe } from "@nestjs/common";
+import { ApiBadRequestResponse, ApiBody, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from "@nestjs/swagger";
 
 import { type AuthenticatedOrganization, CurrentOrganization } from "../auth/authenticated-organization";
 import { ApiError } from "../common/errors/api-error";
 import { ErrorBodyDto } from "../common/errors/error-body.dto";
 import { errorDetail } from "../common/errors/error-detail";
-import { ApiCommonReadResponses } from "../common/http/api-responses";
+import { ApiCommonReadResponses, ApiCommonWriteResponses } from "../common/http/api-responses";
 import { CALLBACK_STATUSES, CallbacksService } from "./callbacks.service";
 import { CallbackViewDto } from "./dto/callback-view.dto";
+import { RedeliverCallbacksDto, RedeliveryResultDto } from "./dto/redeliver-callbacks.dto";
 
 @ApiTags("callbacks")
 @Controller("api/v1/callbacks")
@@ -32,6 +33,25 @@ export class CallbacksController {
     }
     if (limit < 1 || limit > 500) throw new ApiError(400, errorDetail("invalid_field", "limit must be from 1 to 500.", "limit"));
     return this.callbacks.list(organization.id, { status, eventId, limit });
+  }
+
+  @Post("redeliver")
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: "redeliverCallbacks",
+    summary: "Send again every callback a filter takes (after your receiver was down)",
+    description:
+      "Your callbacks of an event (eventId), with a delivery status (status: by default failed and pending, those not delivered yet), " +
+      "created since a time (since): each is made due now with a fresh retry schedule, as POST /api/v1/callbacks/{callbackId}/redeliver does " +
+      "one, and keeps its webhook-id. A callback a worker is delivering at that moment is left to finish (counted as inFlight). Calling " +
+      "again with the same filter queues nothing twice: what the first call queued is pending, or already on its way.",
+  })
+  @ApiBody({ type: RedeliverCallbacksDto, required: false })
+  @ApiOkResponse({ type: RedeliveryResultDto })
+  @ApiBadRequestResponse({ type: ErrorBodyDto, description: "invalid_json, invalid_body (not a JSON object) or invalid_field (eventId, status, since)." })
+  @ApiCommonWriteResponses()
+  redeliverMatching(@CurrentOrganization() organization: AuthenticatedOrganization, @Body() body: unknown): Promise<RedeliveryResultDto> {
+    return this.callbacks.redeliverMatching(organization.id, body);
   }
 
   @Get(":callbackId")

@@ -5,6 +5,7 @@ import { errorDetail } from "../common/errors/error-detail";
 import { CallbackOutboxStore } from "./callback-outbox.store";
 import { type CallbackFilter, CallbacksRepository } from "./callbacks.repository";
 import type { CallbackViewDto } from "./dto/callback-view.dto";
+import { redeliveryFilterOf, type RedeliveryResultDto } from "./dto/redeliver-callbacks.dto";
 
 export const CALLBACK_STATUSES = ["pending", "delivered", "failed"] as const;
 
@@ -30,6 +31,11 @@ export class CallbacksService {
   async redeliver(organizationId: string, callbackId: string): Promise<CallbackViewDto> {
     if (!(await this.outbox.scheduleRedelivery(organizationId, callbackId))) throw notFound(callbackId);
     return this.find(organizationId, callbackId);
+  }
+
+  /** Sends again every callback of the organization that the filter (the request body) takes; how many were queued. */
+  redeliverMatching(organizationId: string, body: unknown): Promise<RedeliveryResultDto> {
+    return this.outbox.scheduleRedeliveries(organizationId, redeliveryFilterOf(body));
   }
 }
 

@@ -1,3 +1,5 @@
+import { isIP } from "node:net";
+
 import type { AppConfig } from "./config-types";
 
 const MIN_ADMIN_PASSWORD_LENGTH = 16;
@@ -13,11 +15,33 @@ export function configProblems(config: AppConfig): string[] {
   checkChain(config, problems);
   checkCallbacks(config, problems);
   checkSecretsKey(config, problems);
+  checkHttp(config, problems);
   if (config.admin.password !== null && config.admin.password.length < MIN_ADMIN_PASSWORD_LENGTH) {
     problems.push(`ADMIN_PASSWORD must be at least ${MIN_ADMIN_PASSWORD_LENGTH} characters`);
   }
   if (config.callbacks.leaseMs <= config.callbacks.timeoutMs) problems.push("CALLBACK_LEASE_MS must be longer than CALLBACK_TIMEOUT_MS");
   return problems;
+}
+
+/** TLS needs both files; TRUST_PROXY takes what Express's "trust proxy" takes (a typo must not silently trust nobody, or everybody). */
+function checkHttp(config: AppConfig, problems: string[]): void {
+  const { tlsCertFile, tlsKeyFile, trustProxy } = config.http;
+  if ((tlsCertFile === null) !== (tlsKeyFile === null)) problems.push("TLS_CERT_FILE and TLS_KEY_FILE go together: set both or neither");
+  for (const entry of trustProxy) {
+    if (!TRUST_PROXY_KEYWORDS.has(entry) && !isAddressOrCidr(entry)) {
+      problems.push(`TRUST_PROXY entry "${entry}" is not an IP address, a CIDR range or one of ${[...TRUST_PROXY_KEYWORDS].join(", ")}`);
+    }
+  }
+}
+
+const TRUST_PROXY_KEYWORDS = new Set(["loopback", "linklocal", "uniquelocal"]);
+
+function isAddressOrCidr(entry: string): boolean {
+  const [address, bits, ...rest] = entry.split("/");
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
 }
 
 /** The playground seed is for a developer's machine only; production refuses it outright. */

@@ -24,6 +24,13 @@ export function readConfig(parse: VariableParser): AppConfig {
       logLevel: parse.oneOf("LOG_LEVEL", ["fatal", "error", "warn", "info", "debug", "verbose"], "info"),
       shutdownGraceMs: parse.integer("SHUTDOWN_GRACE_MS", production ? 5_000 : 0, 0, 120_000),
     },
+    http: {
+      tlsCertFile: parse.optional("TLS_CERT_FILE"),
+      tlsKeyFile: parse.optional("TLS_KEY_FILE"),
+      trustProxy: parse.list("TRUST_PROXY"),
+      // The worker role serves only the operations endpoints, on the internal network.
+      requireHttps: parse.boolean("REQUIRE_HTTPS", production && parse.optional("APP_ROLE") !== "worker"),
+    },
     database: {
       url: parse.url("DATABASE_URL", DEFAULT_DATABASE_URL, ["postgres:", "postgresql:"]) as string,
       createIfMissing: parse.boolean("DATABASE_CREATE_IF_MISSING", !production),
@@ -42,6 +49,11 @@ export function readConfig(parse: VariableParser): AppConfig {
     rateLimit: {
       points: parse.integer("RATE_LIMIT_REQUESTS", 600, 1),
       durationSeconds: parse.integer("RATE_LIMIT_WINDOW_SECONDS", 60, 1),
+    },
+    verifyPage: {
+      points: parse.integer("VERIFY_RATE_LIMIT_REQUESTS", 30, 1),
+      durationSeconds: parse.integer("VERIFY_RATE_LIMIT_WINDOW_SECONDS", 60, 1),
+      fromBlock: parse.integer("VERIFY_FROM_BLOCK", 0, 0),
     },
     queue: {
       sweepIntervalMs: parse.integer("SWEEP_INTERVAL_MS", 30_000, 100),

@@ -3,10 +3,21 @@ export type AppMode = "development" | "production" | "test";
 
 export interface AppConfig {
   app: { mode: AppMode; role: AppRole; port: number; logLevel: string; shutdownGraceMs: number };
+  /** Transport security: TLS served directly (certificate and key files, picked up again when they change), or behind a TLS-terminating proxy. */
+  http: {
+    tlsCertFile: string | null;
+    tlsKeyFile: string | null;
+    /** Express "trust proxy": the proxies whose X-Forwarded-Proto and X-Forwarded-For are believed (addresses, CIDRs, loopback, uniquelocal…). */
+    trustProxy: string[];
+    /** Refuse a request that did not arrive over HTTPS (health probes excepted), and send HSTS. */
+    requireHttps: boolean;
+  };
   database: { url: string; createIfMissing: boolean; migrateAtBoot: boolean };
   redis: { url: string; keyPrefix: string };
   limits: { ticketItems: number; streamActions: number; ticketBodyBytes: number; streamBodyBytes: number };
   rateLimit: { points: number; durationSeconds: number };
+  /** The public ticket page (GET /verify/{ticketId}): requests per client IP per window, and the first block its log queries read. */
+  verifyPage: { points: number; durationSeconds: number; fromBlock: number };
   queue: { sweepIntervalMs: number; sweepMinAgeMs: number };
   chain: ChainConfig;
   callbacks: {

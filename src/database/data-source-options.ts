@@ -4,8 +4,23 @@ import { InitialSchema1763740000000 } from "./migrations/1763740000000-InitialSc
 import { ChainPipeline1763750000000 } from "./migrations/1763750000000-ChainPipeline";
 import { CallbackDelivery1763760000000 } from "./migrations/1763760000000-CallbackDelivery";
 import { ActionBlockHash1763770000000 } from "./migrations/1763770000000-ActionBlockHash";
+import { WaitingFunds1763780000000 } from "./migrations/1763780000000-WaitingFunds";
+import { IdempotencyKeys1763790000000 } from "./migrations/1763790000000-IdempotencyKeys";
+import { ActionChanges1763800000000 } from "./migrations/1763800000000-ActionChanges";
+import { SerialReservations1763810000000 } from "./migrations/1763810000000-SerialReservations";
+import { EventSales1763820000000 } from "./migrations/1763820000000-EventSales";
 
-export const MIGRATIONS = [InitialSchema1763740000000, ChainPipeline1763750000000, CallbackDelivery1763760000000, ActionBlockHash1763770000000];
+export const MIGRATIONS = [
+  InitialSchema1763740000000,
+  ChainPipeline1763750000000,
+  CallbackDelivery1763760000000,
+  ActionBlockHash1763770000000,
+  WaitingFunds1763780000000,
+  IdempotencyKeys1763790000000,
+  ActionChanges1763800000000,
+  SerialReservations1763810000000,
+  EventSales1763820000000,
+];
 
 /**
  * Migrations are the only way the schema changes: never `synchronize`. The entities are the

@@ -20,6 +20,11 @@ export const EVENT_ACCEPTANCE: AcceptedStateKind<EventPlan, EventParts> = {
   retryPlan: (plan) => plan,
   open(manager, organizationId) {
     const events = new EventWorkingSet(new EventsRepository(manager), organizationId);
-    return { parts: { events }, load: (plan) => events.load(unique(plan.eventIds), plan.newEvents), flush: () => events.flush() };
+    return {
+      parts: { events },
+      load: (plan) => events.load(unique(plan.eventIds), plan.newEvents),
+      flush: () => events.flush(),
+      settle: () => events.settle(),
+    };
   },
 };

@@ -7,6 +7,7 @@ import { LedgerService } from "../ledger/ledger.service";
 import { ApiError } from "../common/errors/api-error";
 import { ErrorBodyDto } from "../common/errors/error-body.dto";
 import { ApiCommonReadResponses, ApiCommonWriteResponses } from "../common/http/api-responses";
+import { requireObjectBody } from "../common/http/item-array";
 import { rawId } from "../common/http/raw-ids";
 import { requestIdOf } from "../common/http/request-id";
 import { EventAcceptedDto, EventRefusedDto } from "./dto/event-accepted.dto";
@@ -37,11 +38,15 @@ export class EventsController {
   @ApiOkResponse({ type: EventAcceptedDto })
   @ApiBadRequestResponse({
     type: EventRefusedDto,
-    description: "invalid_item, invalid_field, ticketeer_mismatch (or a body error: invalid_json, invalid_body).",
+    description:
+      "The event refused: invalid_field or ticketeer_mismatch, with its eventId. The body refused: invalid_json, invalid_body (not one JSON object), https_required, or a malformed Idempotency-Key (invalid_field), without eventId.",
   })
   @ApiConflictResponse({ type: EventRefusedDto, description: "event_exists: the eventId is already registered by this organization." })
   @ApiCommonWriteResponses()
-  async create(@CurrentOrganization() organization: AuthenticatedOrganization, @Body() body: unknown, @Req() request: Request): Promise<EventAcceptedDto> {
+  async create(@CurrentOrganization() organization: AuthenticatedOrganization, @Body() raw: unknown, @Req() request: Request): Promise<EventAcceptedDto> {
+    // One event, a JSON object: anything else is not what the endpoint takes (invalid_body, like a
+    // non-array on the per-ticket endpoints); invalid_item is for the items of an array.
+    const body = requireObjectBody(raw, "one event");
     const [outcome] = await this.ledger.acceptItems(
       EVENT_ACCEPTANCE,
       organization,

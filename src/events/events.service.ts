@@ -20,9 +20,11 @@ export class EventsService {
   ) {}
 
   async view(organization: AuthenticatedOrganization, eventId: string): Promise<EventViewDto> {
-    const event = await new EventsRepository(this.dataSource.manager).findByOrganizationAndEventId(organization.id, eventId);
+    const events = new EventsRepository(this.dataSource.manager);
+    const event = await events.findByOrganizationAndEventId(organization.id, eventId);
     if (!event) throw new ApiError(404, EventErrors.notFound(eventId));
     const actions = await this.actions.listForEvent(event.id);
+    const ticketsSold = await events.ticketsSoldOf(event);
     return {
       eventId: event.eventId,
       eventName: event.name,
@@ -36,7 +38,7 @@ export class EventsService {
       startTime: uint64Json(event.startTime),
       endTime: uint64Json(event.endTime),
       callbackUrl: event.callbackUrl,
-      ticketsSold: uint64Json(event.ticketsSold),
+      ticketsSold: uint64Json(ticketsSold),
       chain: {
         eventIndex: uint64Json(event.eventIndex),
         eventKey: eventKeyOf(organization.ticketeerId, event.eventId),

@@ -1,7 +1,10 @@
-import { Controller, Get, Optional } from "@nestjs/common";
+import { Controller, Get, HttpException, HttpStatus, Optional, Req } from "@nestjs/common";
 import { ApiOperation, ApiTags } from "@nestjs/swagger";
 import { HealthCheck, HealthCheckService, HealthIndicatorService, TypeOrmHealthIndicator } from "@nestjs/terminus";
+import type { Request } from "express";
 import type Redis from "ioredis";
+
+import { isAdminRequest } from "../admin/admin-credential";
 
 import { Public } from "../auth/authenticated-organization";
 import { ChainClient } from "../chain/chain-client";
@@ -11,6 +14,7 @@ import { SignerFundsIndicator } from "../chain/writer/signer-funds/signer-funds.
 import type { AppConfig } from "../config/app-config";
 import { InjectConfig } from "../config/config.module";
 import { InjectRedis } from "../redis/redis.module";
+import { publicHealth } from "./public-health";
 
 const CHECK_TIMEOUT_MS = 1_500;
 
@@ -46,9 +50,38 @@ export class HealthController {
     description:
       "503 while a dependency this instance needs is down or while it shuts down: a load balancer stops sending it requests. " +
       "An API instance keeps accepting work while the chain is down (the actions wait in the ledger), so for it the chain is reported, not required. " +
-      "Status degraded (still 200): the chain is away from an API instance, or a signer's balance is below what the next hour of batches needs, fees are over MAX_FEE_PER_GAS_GWEI, or a signer is stuck (chainWriter: its oldest nonce unmined for SIGNER_STUCK_AFTER_MS, or its last 3 broadcasts refused).",
+      "Status degraded (still 200): the chain is away from an API instance, or a signer's balance is below what the next hour of batches needs, fees are over MAX_FEE_PER_GAS_GWEI, or a signer is stuck (chainWriter: its oldest nonce unmined for SIGNER_STUCK_AFTER_MS, or its last 3 broadcasts refused). " +
+      "Without the admin credential (ADMIN_USERNAME/ADMIN_PASSWORD as basic auth) signers are only counted (signerFunds.signers, shortSigners; chainWriter.stuckSigners): their addresses, balances and nonces are for the admin.",
   })
-  ready() {
+  ready(@Req() request: Request) {
+    return this.shownTo(request, () => this.readiness());
+  }
+
+  @Get()
+  @Public()
+  @HealthCheck()
+  @ApiOperation({ operationId: "getHealth", summary: "The same as /health/ready (no API key needed)" })
+  check(@Req() request: Request) {
+    return this.ready(request);
+  }
+
+  /**
+   * The whole result for the admin credential (basic auth, as the queue dashboard); for anybody
+   * else without signer addresses, balances or nonces (public-health.ts), the 503's body too.
+   */
+  private async shownTo<T>(request: Request, run: () => Promise<T>): Promise<T> {
+    if (isAdminRequest(request.headers.authorization, this.config.admin)) return run();
+    try {
+      return publicHealth(await run());
+    } catch (error) {
+      if (error instanceof HttpException && error.getStatus() === 503 && typeof error.getResponse() === "object") {
+        throw new HttpException(publicHealth(error.getResponse()), HttpStatus.SERVICE_UNAVAILABLE);
+      }
+      throw error;
+    }
+  }
+
+  private readiness() {
     const { signerFunds, feeCap, signerProgress } = this;
     return this.health.check([
       () => this.database.pingCheck("database").withTimeout(CHECK_TIMEOUT_MS),
@@ -58,14 +91,6 @@ export class HealthController {
       ...(feeCap?.configured ? [() => feeCap.isHealthy()] : []),
       ...(signerProgress ? [() => signerProgress.isHealthy()] : []),
     ]);
-  }
-
-  @Get()
-  @Public()
-  @HealthCheck()
-  @ApiOperation({ operationId: "getHealth", summary: "The same as /health/ready (no API key needed)" })
-  check() {
-    return this.ready();
   }
 
   private redisCheck() {

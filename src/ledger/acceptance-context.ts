@@ -13,6 +13,11 @@ export interface AcceptedState<Plan, Parts extends object> {
   readonly parts: Parts;
   load(plan: Plan): Promise<void>;
   flush(): Promise<void>;
+  /**
+   * The last writes before the commit, after the ledger rows: short updates of rows that many
+   * concurrent acceptances share (a count), held from here to the commit only.
+   */
+  settle?(): Promise<void>;
 }
 
 /**
@@ -23,6 +28,12 @@ export interface AcceptedStateKind<Plan, Parts extends object> {
   emptyPlan(): Plan;
   /** The plan of an attempt after a conflict: it loads what the optimistic first attempt assumed absent. */
   retryPlan(plan: Plan): Plan;
+  /**
+   * Runs before each attempt, outside its transaction, on the data source's manager: reservations
+   * that must not hold rows for the length of an acceptance (serials), returned in the plan. What it
+   * reserves survives the attempt; an unused reservation is a harmless gap.
+   */
+  reserve?(manager: EntityManager, organizationId: string, plan: Plan): Promise<Plan>;
   open(manager: EntityManager, organizationId: string): AcceptedState<Plan, Parts>;
 }
 

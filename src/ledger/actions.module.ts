@@ -3,11 +3,16 @@ import { Module } from "@nestjs/common";
 import { ActionsController } from "./actions.controller";
 import { ActionsService } from "./actions.service";
 import { LedgerModule } from "./ledger.module";
+import { ActionChangesListener } from "./live/action-changes.listener";
+import { ActionChangesStore } from "./live/action-changes.store";
+import { ActionEventsController } from "./live/action-events.controller";
+import { ActionEventsService } from "./live/action-events.service";
 
-/** `GET /api/v1/actions/{promise}`: part of the API role only. */
+/** `GET /api/v1/actions/{promise}` and the live status stream `GET /api/v1/actions/events`: part of the API role only. */
 @Module({
   imports: [LedgerModule],
-  controllers: [ActionsController],
-  providers: [ActionsService],
+  // ActionEventsController first: its `events` route must come before `:promise`.
+  controllers: [ActionEventsController, ActionsController],
+  providers: [ActionsService, ActionChangesStore, ActionChangesListener, ActionEventsService],
 })
 export class ActionsModule {}

@@ -3,8 +3,9 @@ export const CHAIN_ACTION_KINDS = ["newEvent", "updateEvent", "sold", "resold", 
 export type ChainActionKind = (typeof CHAIN_ACTION_KINDS)[number];
 
 /**
- * waiting_broadcast: accepted, queued for the chain writer; pending: in a broadcast transaction;
- * confirmed / error: final; no_broadcast_required: nothing of it goes on chain.
+ * waiting_broadcast: accepted, queued for the chain writer; waiting_funds: queued, its signer cannot
+ * pay for a transaction now (short of funds, or fees above the cap); pending: in a broadcast
+ * transaction; confirmed / error: final; no_broadcast_required: nothing of it goes on chain.
  */
-export const CHAIN_ACTION_STATUSES = ["waiting_broadcast", "pending", "confirmed", "error", "no_broadcast_required"] as const;
+export const CHAIN_ACTION_STATUSES = ["waiting_broadcast", "waiting_funds", "pending", "confirmed", "error", "no_broadcast_required"] as const;
 export type ChainActionStatus = (typeof CHAIN_ACTION_STATUSES)[number];

@@ -45,7 +45,7 @@ export class ChainActionsRepository {
 
   async countWaitingOlderThan(ageMs: number): Promise<number> {
     const rows = await this.dataSource.query<{ count: number }[]>(
-      `SELECT count(*)::int AS count FROM chain_actions WHERE status = 'waiting_broadcast' AND created_at < now() - make_interval(secs => $1)`,
+      `SELECT count(*)::int AS count FROM chain_actions WHERE status IN ('waiting_broadcast', 'waiting_funds') AND created_at < now() - make_interval(secs => $1)`,
       [ageMs / 1000],
     );
     return rows[0]?.count ?? 0;

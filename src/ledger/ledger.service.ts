@@ -5,6 +5,7 @@ import type { Counter } from "prom-client";
 import { DataSource, type EntityManager } from "typeorm";
 
 import type { AuthenticatedOrganization } from "../auth/authenticated-organization";
+import { transactionHook } from "../common/transaction-hook";
 import { countActionOutcomes } from "../metrics/action-outcomes";
 import { METRICS } from "../metrics/metric-definitions";
 import { AcceptanceConflict } from "./acceptance-conflict";
@@ -75,9 +76,12 @@ export class LedgerService {
     evaluate: (context: AcceptanceContext<Parts>) => T,
     requestId: string | null,
   ): Promise<T> {
+    let reserved = plan;
     for (let attempt = 1; ; attempt++) {
       try {
-        const attemptPlan = attempt === 1 ? plan : kind.retryPlan(plan);
+        // Outside the transaction, so that it never waits for a pool connection while holding one.
+        if (kind.reserve) reserved = await kind.reserve(this.dataSource.manager, organization.id, reserved);
+        const attemptPlan = attempt === 1 ? reserved : kind.retryPlan(reserved);
         const { result, broadcasts } = await this.dataSource.transaction((manager) =>
           this.acceptOnce(manager, kind, organization, attemptPlan, evaluate, requestId),
         );
@@ -106,6 +110,9 @@ export class LedgerService {
     const result = evaluate(context);
     await state.flush();
     await actions.flush();
+    // The request's own step inside the transaction (an Idempotency-Key marks itself applied).
+    await transactionHook()?.(manager);
+    await state.settle?.();
     return { result, broadcasts: actions.broadcastCount };
   }
 

@@ -7,6 +7,7 @@ import { ScrapeRead } from "./scrape-read";
 
 export interface LedgerBacklogSnapshot {
   waitingBroadcast: number;
+  waitingFunds: number;
   pending: number;
   oldestWaitingSeconds: number;
   callbacksDue: number;
@@ -21,6 +22,7 @@ export interface LedgerBacklogSnapshot {
 const BACKLOG_SQL = `
   SELECT
     (SELECT count(*) FROM chain_actions WHERE status = 'waiting_broadcast') AS waiting_broadcast,
+    (SELECT count(*) FROM chain_actions WHERE status = 'waiting_funds') AS waiting_funds,
     (SELECT COALESCE(sum(item_count), 0) FROM (
        SELECT DISTINCT ON (signer, nonce) item_count FROM chain_transactions
         WHERE status IN ('signed', 'broadcast', 'mined') ORDER BY signer, nonce, attempt DESC) open) AS pending,
@@ -49,6 +51,7 @@ async function readBacklog(dataSource: DataSource): Promise<LedgerBacklogSnapsho
   const [row] = await dataSource.query<Record<string, string | number | null>[]>(BACKLOG_SQL);
   return {
     waitingBroadcast: Number(row.waiting_broadcast),
+    waitingFunds: Number(row.waiting_funds),
     pending: Number(row.pending),
     oldestWaitingSeconds: Number(row.oldest_waiting_seconds ?? 0),
     callbacksDue: Number(row.callbacks_due),
@@ -58,6 +61,7 @@ async function readBacklog(dataSource: DataSource): Promise<LedgerBacklogSnapsho
 
 export function fillLedgerActions(gauge: Gauge, snapshot: LedgerBacklogSnapshot): void {
   gauge.set({ status: "waiting_broadcast" }, snapshot.waitingBroadcast);
+  gauge.set({ status: "waiting_funds" }, snapshot.waitingFunds);
   gauge.set({ status: "pending" }, snapshot.pending);
 }
 

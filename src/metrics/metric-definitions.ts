@@ -41,7 +41,7 @@ export const METRICS = {
   ledgerActions: metric(
     "gauge",
     "ledger_actions",
-    "Ledger actions not yet final: waiting_broadcast (queued for the chain) and pending (in a sent transaction)",
+    "Ledger actions not yet final: waiting_broadcast (queued for the chain), waiting_funds (queued, their signer cannot pay now) and pending (in a sent transaction)",
     ["status"],
   ),
   ledgerOldestWaiting: metric("gauge", "ledger_oldest_waiting_seconds", "Age of the oldest action waiting for a transaction (0 when none waits)"),
@@ -101,7 +101,13 @@ export const METRICS = {
   signerStuck: metric(
     "gauge",
     "chain_signer_stuck",
-    "1 while a signer makes no progress: its oldest in-flight nonce unmined for SIGNER_STUCK_AFTER_MS, or its last 3 broadcasts refused; else 0",
+    "1 while a signer makes no progress: its oldest in-flight nonce unmined for SIGNER_STUCK_AFTER_MS, its last 3 broadcasts refused, or waiting for funds; else 0",
+    ["signer"],
+  ),
+  signerWaitingFunds: metric(
+    "gauge",
+    "chain_signer_waiting_funds",
+    "1 while a signer's actions wait as waiting_funds: its balance does not cover its next transaction, or fees are above MAX_FEE_PER_GAS_GWEI; else 0",
     ["signer"],
   ),
   feesNeeded: metric("gauge", "chain_fees_needed_wei", "The maxFeePerGas a transaction needs at the latest check: the latest base fee plus the tip, in wei"),

@@ -8,8 +8,9 @@ import { Public } from "../auth/authenticated-organization";
 import { METRICS_REGISTRY } from "./metrics.registry";
 
 /**
- * GET /metrics in the Prometheus text format, without an API key (scrapers have none): keep the
- * path away from the public load balancer. The path is set by PrometheusModule.register.
+ * GET /metrics in the Prometheus text format, without an API key (scrapers have none) but behind the
+ * admin credential (basic auth, app.setup.ts): the metrics name signers, their balances and nonces.
+ * The path is set by PrometheusModule.register.
  */
 @Controller()
 @Public()

@@ -8,7 +8,7 @@ import { requireItemArray } from "../common/http/item-array";
 import { requestIdOf } from "../common/http/request-id";
 import type { AppConfig } from "../config/app-config";
 import { InjectConfig } from "../config/config.module";
-import { StreamActionDto, StreamResponseDto } from "./dto/stream-action.dto";
+import { ApiStreamActionModels, STREAM_ACTION_SCHEMA, StreamResponseDto } from "./dto/stream-action.dto";
 import { StreamService } from "./stream.service";
 
 const STREAM_PATH = "stream";
@@ -25,7 +25,12 @@ const StreamOperation = (operationId: string) =>
       description:
         "Up to 5000 actions, processed in the order sent, in one transaction: a newEvent, then its soldTicket, then its scannedTicket in one request all succeed. Served at /stream and /api/v1/stream.",
     }),
-    ApiBody({ type: [StreamActionDto] }),
+    ApiStreamActionModels(),
+    ApiBody({
+      schema: { type: "array", items: STREAM_ACTION_SCHEMA },
+      description:
+        "Up to 5000 {action, data} entries (too_many_items beyond). An entry that does not match its action's schema is refused on its own (invalid_item, unknown_action, invalid_field, ...) in the answer's data; the others are still taken.",
+    }),
     ApiOkResponse({ type: StreamResponseDto }),
     ApiCommonWriteResponses(),
   );

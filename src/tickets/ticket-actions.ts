@@ -15,7 +15,7 @@ export const TicketActions = {
   sold: describeAction({
     dto: SoldTicketDto,
     plan: (input, plan: TicketPlan) => {
-      plan.eventIds.push(input.eventId);
+      plan.sales.set(input.eventId, (plan.sales.get(input.eventId) ?? 0) + 1);
       plan.soldTicketIds.push(input.ticketId);
     },
     apply: sellTicket,

@@ -20,14 +20,13 @@ export function sellTicket(context: AcceptanceContext<TicketParts>, input: SoldT
   if (!event) return { error: EventErrors.notFound(input.eventId) };
   if (context.tickets.find(input.ticketId)) return { error: TicketErrors.exists(input.ticketId) };
 
-  event.ticketsSold += 1n;
-  context.events.touch(event);
+  const serial = context.events.sell(event);
   const orderTime = orderTimeOf(context, input.orderTime);
-  const tokenId = tokenIdOf(event.eventIndex, event.ticketsSold);
+  const tokenId = tokenIdOf(event.eventIndex, serial);
   const ticket = context.tickets.create({
     eventRef: event.id,
     ticketId: input.ticketId,
-    serial: event.ticketsSold,
+    serial,
     tokenId,
     price: input.price,
     uri: input.uri ?? "",

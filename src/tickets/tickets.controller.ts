@@ -22,7 +22,8 @@ import { TicketActions } from "./ticket-actions";
 import { TicketsService } from "./tickets.service";
 
 const RESULTS =
-  'An array in request order: {txPromise, ticketId, status: "success"} for each accepted item, {ticketId, status: "error", error} for each refused one.';
+  'An array in request order: {txPromise, ticketId, status: "success"} for each accepted item, {ticketId, status: "error", error} for each refused one ' +
+  "(on /api/v1/sold a ticket_exists item also carries the txPromise of the ticket's sale).";
 
 @ApiTags("tickets")
 @Controller("api/v1")
@@ -126,9 +127,14 @@ export class TicketsController {
       raw.map((item) => ({ descriptor, requestedAs, raw: item })),
       requestIdOf(request),
     );
+    // A sale refused as ticket_exists (a retried /sold, say) carries the promise of the sale that made the ticket.
+    const exists = outcomes.flatMap((outcome, position) => (outcome.error?.code === "ticket_exists" ? [rawId(raw[position], "ticketId") as string] : []));
+    const sales = requestedAs === "sold" ? await this.tickets.salePromises(organization.id, exists) : new Map<string, string>();
     return outcomes.map((outcome, position) => {
       const ticketId = rawId(raw[position], "ticketId");
-      return outcome.error ? { ticketId, status: "error", error: outcome.error } : { txPromise: outcome.actionId, ticketId, status: "success" };
+      if (!outcome.error) return { txPromise: outcome.actionId, ticketId, status: "success" };
+      const sale = outcome.error.code === "ticket_exists" && ticketId !== null ? sales.get(ticketId) : undefined;
+      return sale ? { ticketId, status: "error", error: outcome.error, txPromise: sale } : { ticketId, status: "error", error: outcome.error };
     });
   }
 }

@@ -20,6 +20,17 @@ export class TicketsService {
     private readonly actions: ChainActionsRepository,
   ) {}
 
+  /** The promise of each ticket's sale (its `sold` action), by ticketId: what a retried sale is told. */
+  async salePromises(organizationId: string, ticketIds: readonly string[]): Promise<Map<string, string>> {
+    if (ticketIds.length === 0) return new Map();
+    const rows = await this.dataSource.query<{ ticket_id: string; id: string }[]>(
+      `SELECT t.ticket_id, a.id FROM tickets t JOIN chain_actions a ON a.ticket_ref = t.id AND a.kind = 'sold'
+       WHERE t.organization_id = $1 AND t.ticket_id = ANY($2::text[])`,
+      [organizationId, [...new Set(ticketIds)]],
+    );
+    return new Map(rows.map((row) => [row.ticket_id, row.id]));
+  }
+
   async view(organizationId: string, ticketId: string): Promise<TicketViewDto> {
     const ticket = await new TicketsRepository(this.dataSource.manager).findByOrganizationAndTicketId(organizationId, ticketId);
     if (!ticket) throw new ApiError(404, TicketErrors.notFound(ticketId));

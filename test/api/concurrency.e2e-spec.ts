@@ -105,6 +105,58 @@ describe("creating the same id concurrently", () => {
   });
 });
 
+describe("an on-sale: many requests selling on one event at once", () => {
+  it("10 requests of 50 sales each, with event updates among them: every ticket a serial of its own, tokenIds to match, ticketsSold counts them all", async () => {
+    const eventId = id("ev-onsale");
+    expect((await api.post("/api/v1/events", eventBody(eventId, ticketeerId))).status).toBe(200);
+    const requests = Array.from({ length: 10 }, (_, r) =>
+      api.post(
+        "/api/v1/sold",
+        Array.from({ length: 50 }, (_, i) => soldItem(eventId, id(`t-onsale-${r}-${i}`))),
+      ),
+    );
+    // Changes of the event itself lock its row; the sales around them go on.
+    const updates = Array.from({ length: 3 }, (_, u) => api.post("/stream", [{ action: "updateEvent", data: { eventId, eventName: `update ${u}` } }]));
+    const answers = await Promise.all(requests);
+    for (const update of await Promise.all(updates)) expect(codeOf(update.body.data[0])).toBe("success");
+    const ticketIds = answers.flatMap((answer) => {
+      expect(answer.status).toBe(200);
+      return answer.body.map((entry: { status: string; ticketId: string }) => {
+        expect(entry.status).toBe("success");
+        return entry.ticketId;
+      });
+    });
+    expect(ticketIds).toHaveLength(500);
+    const event = await api.get(`/api/v1/events/${eventId}`);
+    expect(event.body.ticketsSold).toBe(500);
+    const chains = await Promise.all(ticketIds.map(async (ticketId) => (await api.get(`/api/v1/tickets/${ticketId}`)).body.chain));
+    const serials = chains.map((chain: { serial: number }) => chain.serial);
+    expect(new Set(serials).size).toBe(500);
+    // No request failed: no reservation went unused, so the serials are 1 to 500.
+    expect([...serials].sort((a, b) => a - b)).toEqual(Array.from({ length: 500 }, (_, i) => i + 1));
+    for (const chain of chains) {
+      expect(chain.eventIndex).toBe(event.body.chain.eventIndex);
+      expect(chain.tokenId).toBe(((BigInt(chain.eventIndex) << 64n) | BigInt(chain.serial)).toString());
+    }
+  });
+
+  it("a sale in the request that creates its event, beside sales of it elsewhere: serials from 1, no two alike", async () => {
+    const eventId = id("ev-created-with-sales");
+    const created = await api.post("/stream", [
+      { action: "newEvent", data: newEventData(eventId) },
+      ...Array.from({ length: 3 }, (_, i) => ({ action: "soldTicket", data: soldItem(eventId, id(`t-with-event-${i}`)) })),
+    ]);
+    expect(created.body.data.map(codeOf)).toEqual(["success", "success", "success", "success"]);
+    const more = await Promise.all(Array.from({ length: 3 }, (_, r) => api.post("/api/v1/sold", [soldItem(eventId, id(`t-after-event-${r}`))])));
+    for (const answer of more) expect(codeOf(answer.body[0])).toBe("success");
+    const ids = [...created.body.data.slice(1), ...more.map((answer) => answer.body[0])].map((entry: { ticketId: string }) => entry.ticketId);
+    const serials = await Promise.all(ids.map(async (ticketId) => (await api.get(`/api/v1/tickets/${ticketId}`)).body.chain.serial as number));
+    expect(serials.slice(0, 3)).toEqual([1, 2, 3]);
+    expect(new Set(serials).size).toBe(6);
+    expect((await api.get(`/api/v1/events/${eventId}`)).body.ticketsSold).toBe(6);
+  });
+});
+
 describe("20 concurrent requests on one ticket", () => {
   type Step = { path: string; item: Record<string, unknown>; kind: "resold" | "scanned" | "invalidated" };
 

@@ -125,11 +125,13 @@ describe("ticket_exists", () => {
       soldItem(eventId, twice),
       soldItem(otherEvent, twice),
     ]);
+    // A ticket_exists item of /sold carries the promise of the ticket's sale: a retried sale learns it.
+    const sale = (await api.get(`/api/v1/tickets/${ticketId}`)).body.actions[0].actionPromise as string;
     expect(answer.body).toEqual([
-      refused(ticketId, "ticket_exists", "ticketId"),
-      refused(ticketId, "ticket_exists", "ticketId"),
+      { ...refused(ticketId, "ticket_exists", "ticketId"), txPromise: sale },
+      { ...refused(ticketId, "ticket_exists", "ticketId"), txPromise: sale },
       success(twice),
-      refused(twice, "ticket_exists", "ticketId"),
+      { ...refused(twice, "ticket_exists", "ticketId"), txPromise: answer.body[2].txPromise },
     ]);
     const ticket = await api.get(`/api/v1/tickets/${twice}`);
     expect(ticket.body.eventId).toBe(eventId);
@@ -435,14 +437,19 @@ describe("invalid_item, unknown_action, ticketeer_mismatch", () => {
     expect(stream.body.data).toEqual([streamRefused("newEvent", { eventId: mismatched }, "ticketeer_mismatch", "ticketeerId")]);
   });
 
-  it("POST /api/v1/events without ticketeerId is invalid_field, with a body that is not an object invalid_item", async () => {
+  it("POST /api/v1/events without ticketeerId is invalid_field, with a body that is not an object invalid_body", async () => {
     const missing = id("ev-noteer");
     const answer = await api.post("/api/v1/events", newEventData(missing));
     expect(answer.status).toBe(400);
     expect(answer.body).toEqual({ eventId: missing, status: "error", error: { code: "invalid_field", message: expect.any(String), field: "ticketeerId" } });
     const array = await api.post("/api/v1/events", [eventBody(missing, ticketeerId)]);
     expect(array.status).toBe(400);
-    expect(array.body).toEqual({ eventId: null, status: "error", error: { code: "invalid_item", message: expect.any(String) } });
+    expect(array.body).toEqual({ status: "error", error: { code: "invalid_body", message: expect.any(String) } });
+    for (const body of [[], "event", 42, null]) {
+      const refused = await api.post("/api/v1/events", JSON.stringify(body));
+      expect(refused.status).toBe(400);
+      expect(refused.body).toEqual({ status: "error", error: { code: "invalid_body", message: "The request body must be a JSON object: one event." } });
+    }
     expect((await api.get(`/api/v1/events/${missing}`)).status).toBe(404);
   });
 });

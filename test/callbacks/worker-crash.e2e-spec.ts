@@ -44,7 +44,9 @@ const started: { stop: () => Promise<void> }[] = [];
 
 beforeAll(async () => {
   [chain, receiver] = await Promise.all([startTestChain(), startHttpsReceiver()]);
-  testApp = await startTestApp(chain.env); // CALLBACK_DELIVERY=false: only the workers below deliver
+  // CALLBACK_DELIVERY=false: only the workers below deliver. The API takes the receiver's localhost
+  // callbackUrl only with the workers' CALLBACK_ALLOW_HOSTS (callbackUrls are checked at acceptance).
+  testApp = await startTestApp({ ...chain.env, CALLBACK_ALLOW_HOSTS: "localhost" });
   const organization = await testApp.organization();
   secret = organization.webhookSecret;
   api = apiClient(testApp.baseUrl, organization.key);

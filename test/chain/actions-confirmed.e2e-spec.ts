@@ -78,7 +78,7 @@ async function expectCallbacks(expected: Expected[]): Promise<void> {
       blockNumber: status.blockNumber,
       blockHash: status.blockHash,
       tokenId: entry.ticketId ? tokens.get(entry.ticketId)!.toString() : null,
-      chainId: 31337,
+      chainId: chain.chainId,
       registryAddress: chain.registryAddress,
     });
     expect(payload!.txHash).toMatch(/^0x[0-9a-f]{64}$/);

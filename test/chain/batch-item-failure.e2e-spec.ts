@@ -19,7 +19,7 @@ import {
   waitForLedgerStatus,
   WALLET,
 } from "../support/chain-e2e";
-import { eventually, startTestChain, type TestChain } from "../support/test-chain";
+import { eventually, pauseMining, resumeMining, startTestChain, type TestChain } from "../support/test-chain";
 import { startTestApp, type TestApp } from "../support/test-app";
 
 /**
@@ -40,7 +40,7 @@ beforeAll(async () => {
 });
 
 afterEach(async () => {
-  await chain.send("evm_setAutomine", [true]);
+  await resumeMining(chain);
   if (await chain.registry.paused()) await (await chain.registry.unpause()).wait();
 });
 
@@ -125,7 +125,7 @@ describe("a batch the registry reverts as a whole", () => {
     const [registered] = actionPromises(await api.post("/stream", [{ action: "newEvent", data: { eventId, currency: "EUR", callbackUrl: CALLBACK_URL } }]));
     expect((await settled(api, registered)).status).toBe("confirmed");
 
-    await chain.send("evm_setAutomine", [false]);
+    await pauseMining(chain);
     const ticketIds = [uid("t"), uid("t"), uid("t")];
     const promises = txPromises(
       await api.post(
@@ -155,7 +155,7 @@ describe("a batch the registry reverts as a whole", () => {
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect((await actionRows(testApp, promises)).map((row) => row.status)).toEqual(Array(3).fill("waiting_broadcast"));
 
-    await chain.send("evm_setAutomine", [true]);
+    await resumeMining(chain);
     await (await chain.registry.unpause()).wait();
     await waitForLedgerStatus(testApp, promises, "confirmed", 30_000);
 

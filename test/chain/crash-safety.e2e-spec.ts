@@ -147,12 +147,12 @@ describe("a worker killed in the middle of a write", () => {
 
     await diedBySigkill(startWorker("after-broadcast"));
 
-    // Sent and (automine) mined, but the ledger has not taken note of it yet.
+    // Sent and mined (at once on an automining node, in the next block on one with a block time), but the ledger has not taken note of it yet.
     const [sent, ...others] = (await chainTransactions(testApp)).filter((tx) => tx.status !== "confirmed");
     expect(others).toHaveLength(0);
     expect(sent).toMatchObject({ status: "broadcast", attempt: 1, item_count: SALES + 1 });
     expect(Number(sent.nonce)).toBe(chainNonceBefore);
-    expect((await chain.provider.getTransactionReceipt(sent.tx_hash))?.status).toBe(1);
+    expect((await chain.provider.waitForTransaction(sent.tx_hash, 1, 30_000))?.status).toBe(1);
     const rows = await actionRows(testApp, accepted.promises);
     expect(rows.map((row) => row.status)).toEqual(Array(SALES + 1).fill("pending"));
 

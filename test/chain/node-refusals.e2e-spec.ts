@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { actionRows, allSettled, type Api, CALLBACK_URL, chainTransactions, settled, txPromises, uid } from "../support/chain-e2e";
-import { scrapeMetrics, total } from "../support/metrics-scrape";
+import { actionRows, allSettled, type Api, chainTransactions, registeredEvent, txPromises, uid } from "../support/chain-e2e";
+import { adminFetch, scrapeMetrics, total } from "../support/metrics-scrape";
 import { type ProductionNodeProxy, startProductionNodeProxy } from "../support/production-node-proxy";
-import { eventually, startTestChain, type TestChain } from "../support/test-chain";
+import { eventually, onAnvil, startTestChain, type TestChain } from "../support/test-chain";
 import { startTestApp, type TestApp } from "../support/test-app";
 
 /**
@@ -15,6 +15,10 @@ import { startTestApp, type TestApp } from "../support/test-app";
 const REFUSALS = "ticket_registry_chain_broadcast_refusals_total";
 const STUCK = "ticket_registry_chain_signer_stuck";
 
+// Longer than a block takes to come: with 2-second blocks, 1.5 s would re-send bytes the node holds
+// before they could be mined (which the already-known case must tell apart).
+const STUCK_AFTER_MS = onAnvil() ? "5000" : "1500";
+
 let chain: TestChain;
 let node: ProductionNodeProxy;
 let testApp: TestApp;
@@ -24,7 +28,7 @@ let ticketeerId: string;
 beforeAll(async () => {
   chain = await startTestChain();
   node = await startProductionNodeProxy(chain.url);
-  testApp = await startTestApp({ ...chain.env, CHAIN_RPC_URL: node.url, STUCK_TX_AFTER_MS: "1500", SIGNER_STUCK_AFTER_MS: "60000" });
+  testApp = await startTestApp({ ...chain.env, CHAIN_RPC_URL: node.url, STUCK_TX_AFTER_MS: STUCK_AFTER_MS, SIGNER_STUCK_AFTER_MS: "60000" });
   ({ ticketeerId, api } = await testApp.client());
 });
 
@@ -34,20 +38,13 @@ afterAll(async () => {
   await chain?.stop();
 });
 
-async function registeredEvent(): Promise<string> {
-  const eventId = uid("event");
-  const created = await api.post("/api/v1/events", { eventId, ticketeerId, currency: "EUR", callbackUrl: CALLBACK_URL });
-  expect((await settled(api, created.body.txPromise)).status).toBe("confirmed");
-  return eventId;
-}
-
 async function sell(eventId: string, count: number): Promise<string[]> {
   const sales = Array.from({ length: count }, () => ({ eventId, ticketId: uid("t"), price: "8", orderTime: 1_750_000_000 }));
   return txPromises(await api.post("/api/v1/sold", sales));
 }
 
 async function readiness(): Promise<any> {
-  return (await fetch(`${testApp.baseUrl}/health/ready`)).json();
+  return (await adminFetch(`${testApp.baseUrl}/health/ready`)).json();
 }
 
 async function signerAddress(): Promise<string> {
@@ -56,7 +53,7 @@ async function signerAddress(): Promise<string> {
 
 describe("a node that refuses every transaction with txpool is full", () => {
   it("reports the signer stuck in readiness and chain_signer_stuck, counts the refusals, loses nothing, and recovers once lifted", async () => {
-    const eventId = await registeredEvent();
+    const eventId = await registeredEvent(api, ticketeerId);
     const signer = await signerAddress();
     expect((await readiness()).info.chainWriter).toEqual({ status: "up", stuckSigners: {} });
 
@@ -69,7 +66,7 @@ describe("a node that refuses every transaction with txpool is full", () => {
           const answer = await readiness();
           return answer.info?.chainWriter?.status === "degraded" ? answer : undefined;
         },
-        20_000,
+        40_000,
         "readiness to report the signer stuck",
       );
       expect(ready.status).toBe("degraded");
@@ -96,7 +93,7 @@ describe("a node that refuses every transaction with txpool is full", () => {
 
 describe("a node that answers already known to a transaction it took", () => {
   it("counts it as broadcast: the actions confirm without sending the bytes again", async () => {
-    const eventId = await registeredEvent();
+    const eventId = await registeredEvent(api, ticketeerId);
     const signer = await signerAddress();
     const before = total((await scrapeMetrics(testApp.baseUrl)).samples, REFUSALS, { signer, reason: "already known" });
     const sentBefore = node.sent.length;

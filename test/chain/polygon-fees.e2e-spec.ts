@@ -2,7 +2,7 @@ import { FetchRequest, toQuantity } from "ethers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { ChainClient } from "../../src/chain/chain-client";
-import { allSettled, type Api, CALLBACK_URL, chainTransactions, settled, txPromises, uid } from "../support/chain-e2e";
+import { allSettled, type Api, chainTransactions, registeredEvent, txPromises, uid } from "../support/chain-e2e";
 import { scrapeMetrics, total } from "../support/metrics-scrape";
 import { eventually, startTestChain, type TestChain } from "../support/test-chain";
 import { startTestApp, type TestApp } from "../support/test-app";
@@ -61,13 +61,6 @@ afterAll(async () => {
   FetchRequest.registerGetUrl(FetchRequest.createGetUrlFunc());
 });
 
-async function registeredEvent(): Promise<string> {
-  const eventId = uid("event");
-  const created = await api.post("/api/v1/events", { eventId, ticketeerId, currency: "EUR", callbackUrl: CALLBACK_URL });
-  expect((await settled(api, created.body.txPromise)).status).toBe("confirmed");
-  return eventId;
-}
-
 async function sell(eventId: string, count: number): Promise<string[]> {
   return txPromises(
     await api.post(
@@ -86,7 +79,7 @@ describe("fees on chain id 137 without the internet", () => {
     const provider = await testApp.app.get(ChainClient).connect();
     expect((await provider.getNetwork()).plugins).toEqual([]);
     expect((await provider.getFeeData()).maxPriorityFeePerGas).toBeGreaterThan(0n);
-    const eventId = await registeredEvent();
+    const eventId = await registeredEvent(api, ticketeerId);
     const results = await allSettled(api, await sell(eventId, 5));
     expect(results.map((result) => result.status)).toEqual(Array(5).fill("confirmed"));
 
@@ -104,7 +97,7 @@ describe("fees on chain id 137 without the internet", () => {
   });
 
   it("holds batches while the base fee puts them over MAX_FEE_PER_GAS_GWEI, says so, and sends them by itself once fees drop", async () => {
-    const eventId = await registeredEvent();
+    const eventId = await registeredEvent(api, ticketeerId);
     const sentBefore = (await chainTransactions(testApp)).length;
 
     // Anvil lowers the base fee of every empty block by an eighth: keep it far above the cap.
@@ -134,10 +127,11 @@ describe("fees on chain id 137 without the internet", () => {
       expect(total(samples, "ticket_registry_chain_fees_over_cap")).toBe(1);
       expect(total(samples, "ticket_registry_chain_fees_needed_wei")).toBeGreaterThan(Number(CAP));
 
-      // Several seconds of rechecks and sweeps: nothing is signed or broadcast.
+      // Several seconds of rechecks and sweeps: nothing is signed or broadcast, and the sales say why they wait.
       await new Promise((resolve) => setTimeout(resolve, 4_000));
       expect(await chainTransactions(testApp)).toHaveLength(sentBefore);
-      for (const promise of promises) expect((await api.get(`/api/v1/actions/${promise}`)).body.status).toBe("waiting_broadcast");
+      for (const promise of promises) expect((await api.get(`/api/v1/actions/${promise}`)).body.status).toBe("waiting_funds");
+      expect(total((await scrapeMetrics(testApp.baseUrl)).samples, "ticket_registry_chain_signer_waiting_funds")).toBe(1);
 
       high = false;
       await keepHigh;
@@ -155,6 +149,7 @@ describe("fees on chain id 137 without the internet", () => {
         "readiness to be up again",
       );
       expect(total((await scrapeMetrics(testApp.baseUrl)).samples, "ticket_registry_chain_fees_over_cap")).toBe(0);
+      expect(total((await scrapeMetrics(testApp.baseUrl)).samples, "ticket_registry_chain_signer_waiting_funds")).toBe(0);
     } finally {
       high = false;
       await keepHigh;

@@ -13,7 +13,7 @@ import {
   txPromises,
   uid,
 } from "../support/chain-e2e";
-import { eventually, startTestChain, type TestChain } from "../support/test-chain";
+import { eventually, onAnvil, pauseMining, resumeMining, startTestChain, type TestChain } from "../support/test-chain";
 import { startTestApp, type TestApp } from "../support/test-app";
 
 /**
@@ -37,7 +37,7 @@ beforeAll(async () => {
 });
 
 afterEach(async () => {
-  await chain.send("evm_setAutomine", [true]);
+  await resumeMining(chain);
 });
 
 afterAll(async () => {
@@ -62,6 +62,9 @@ async function mineUntilFinal(promises: string[], timeoutMs = 30_000): Promise<v
 
 describe("a reorg before the confirmation depth", () => {
   it("re-sends the same bytes when the receipt vanishes and confirms the actions once, at depth", async () => {
+    // On Anvil blocks only on request throughout (mineUntilFinal mines them): a block every 2 s would
+    // leave the transaction unmined past STUCK_AFTER_MS (a replacement), or bury it 3 deep before the checks.
+    if (onAnvil()) await pauseMining(chain);
     const eventId = uid("event");
     const created = await api.post("/api/v1/events", { eventId, ticketeerId, currency: "EUR", callbackUrl: CALLBACK_URL });
     await mineUntilFinal([created.body.txPromise]);
@@ -80,7 +83,12 @@ describe("a reorg before the confirmation depth", () => {
 
     // Mined (automine) but one confirmation is not three: the actions stay pending.
     const mined = await eventually(
-      async () => (await chainTransactions(testApp)).find((tx) => tx.item_count === 6 && tx.status === "mined"),
+      async () => {
+        const sales = (await chainTransactions(testApp)).find((tx) => tx.item_count === 6);
+        // On Anvil, the block that mines it (Hardhat's automine).
+        if (onAnvil() && sales?.status === "broadcast") await chain.send("evm_mine");
+        return sales?.status === "mined" ? sales : undefined;
+      },
       20_000,
       "the sales' transaction to be mined",
     );
@@ -94,7 +102,7 @@ describe("a reorg before the confirmation depth", () => {
 
     // The reorg: the block carrying it is gone, and so is the transaction. (Blocks only on request
     // meanwhile, so that a quick re-send cannot be mined before these checks.)
-    await chain.send("evm_setAutomine", [false]);
+    await pauseMining(chain);
     expect(await chain.send("evm_revert", [snapshot])).toBe(true);
     expect(await chain.provider.getBlockNumber()).toBe(headAtSnapshot);
     expect(await chain.provider.getBlock(firstReceipt!.blockHash)).toBeNull();
@@ -103,7 +111,7 @@ describe("a reorg before the confirmation depth", () => {
     // re-sent transaction, whichever comes first.
     await chain.send("evm_setNextBlockTimestamp", [Math.floor(Date.now() / 1000) + 60]);
     for (let block = 0; block < 2; block++) await chain.send("evm_mine");
-    await chain.send("evm_setAutomine", [true]);
+    if (!onAnvil()) await resumeMining(chain);
 
     await mineUntilFinal(promises);
     const rows = await actionRows(testApp, promises);

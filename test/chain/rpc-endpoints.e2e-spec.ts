@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { allSettled, type Api, CALLBACK_URL, settled, txPromises, uid } from "../support/chain-e2e";
+import { allSettled, type Api, registeredEvent, txPromises, uid } from "../support/chain-e2e";
 import { scrapeMetrics, total } from "../support/metrics-scrape";
 import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy";
 import { eventually, startTestChain, type TestChain } from "../support/test-chain";
@@ -72,13 +72,6 @@ async function startAuthProxy(target: string): Promise<AuthProxy> {
 
 async function readiness(testApp: TestApp): Promise<any> {
   return (await fetch(`${testApp.baseUrl}/health/ready`)).json();
-}
-
-async function registeredEvent(api: Api, ticketeerId: string): Promise<string> {
-  const eventId = uid("event");
-  const created = await api.post("/api/v1/events", { eventId, ticketeerId, currency: "EUR", callbackUrl: CALLBACK_URL });
-  expect((await settled(api, created.body.txPromise)).status).toBe("confirmed");
-  return eventId;
 }
 
 async function sell(api: Api, eventId: string, count: number): Promise<string[]> {

@@ -3,18 +3,17 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   actionRows,
   type Api,
-  CALLBACK_URL,
   chainTransactions,
   eventIndexOf,
   mints,
-  settled,
+  registeredEvent,
   tokenIds,
   txPromises,
   uid,
   waitForLedgerStatus,
 } from "../support/chain-e2e";
 import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy";
-import { eventually, startTestChain, type TestChain } from "../support/test-chain";
+import { eventually, pauseMining, resumeMining, startTestChain, type TestChain } from "../support/test-chain";
 import { startTestApp, type TestApp } from "../support/test-app";
 
 /**
@@ -39,7 +38,7 @@ beforeAll(async () => {
 afterEach(async () => {
   // A failed test must not leave the node unreachable for the next one.
   await proxy.open();
-  await chain.send("evm_setAutomine", [true]);
+  await resumeMining(chain);
 });
 
 afterAll(async () => {
@@ -47,13 +46,6 @@ afterAll(async () => {
   await proxy?.close();
   await chain?.stop();
 });
-
-async function registeredEvent(): Promise<string> {
-  const eventId = uid("event");
-  const created = await api.post("/api/v1/events", { eventId, ticketeerId, currency: "EUR", callbackUrl: CALLBACK_URL });
-  expect((await settled(api, created.body.txPromise)).status).toBe("confirmed");
-  return eventId;
-}
 
 async function sell(eventId: string, count: number): Promise<{ ticketIds: string[]; promises: string[] }> {
   const ticketIds = Array.from({ length: count }, () => uid("t"));
@@ -77,7 +69,7 @@ async function expectMintedOnce(eventId: string, ticketIds: string[]): Promise<v
 
 describe("the JSON-RPC node unreachable", () => {
   it("while actions are accepted: they wait, /health says the chain is down, and they confirm once it is back", async () => {
-    const eventId = await registeredEvent();
+    const eventId = await registeredEvent(api, ticketeerId);
     expect((await api.get("/health")).status).toBe(200);
     const transactionsBefore = (await chainTransactions(testApp)).length;
 
@@ -109,8 +101,8 @@ describe("the JSON-RPC node unreachable", () => {
   });
 
   it("while a sent transaction is being mined: the watcher confirms it once the node is back, without sending another", async () => {
-    const eventId = await registeredEvent();
-    await chain.send("evm_setAutomine", [false]);
+    const eventId = await registeredEvent(api, ticketeerId);
+    await pauseMining(chain);
     const { ticketIds, promises } = await sell(eventId, 10);
     const sent = await eventually(
       async () => (await chainTransactions(testApp)).find((tx) => tx.status === "broadcast" && tx.item_count === 10),
@@ -126,7 +118,7 @@ describe("the JSON-RPC node unreachable", () => {
     expect((await actionRows(testApp, promises)).map((row) => row.status)).toEqual(Array(10).fill("pending"));
 
     await proxy.open();
-    await chain.send("evm_setAutomine", [true]);
+    await resumeMining(chain);
     await waitForLedgerStatus(testApp, promises, "confirmed", 30_000);
     expect(new Set((await actionRows(testApp, promises)).map((row) => row.tx_hash))).toEqual(new Set([sent.tx_hash]));
     const attempts = (await chainTransactions(testApp)).filter((tx) => tx.nonce === sent.nonce);

@@ -13,7 +13,7 @@ import {
   uid,
   waitForLedgerStatus,
 } from "../support/chain-e2e";
-import { eventually, startTestChain, type TestChain } from "../support/test-chain";
+import { eventually, pauseMining, resumeMining, setNextBlockBaseFee, startTestChain, type TestChain } from "../support/test-chain";
 import { startTestApp, type TestApp } from "../support/test-app";
 
 /**
@@ -36,7 +36,7 @@ beforeAll(async () => {
 });
 
 afterEach(async () => {
-  await chain.send("evm_setAutomine", [true]);
+  await resumeMining(chain);
 });
 
 afterAll(async () => {
@@ -50,11 +50,8 @@ describe("a transaction stuck below the base fee", () => {
     const created = await api.post("/api/v1/events", { eventId, ticketeerId, currency: "EUR", callbackUrl: CALLBACK_URL });
     expect((await settled(api, created.body.txPromise)).status).toBe("confirmed");
 
-    // Blocks only on request, and the next one far too expensive for fees priced on the latest block.
-    await chain.send("evm_setAutomine", [false]);
-    const latest = await chain.provider.getBlock("latest");
-    const expensive = latest!.baseFeePerGas! * 1_000n + 100_000_000_000n;
-    await chain.send("hardhat_setNextBlockBaseFeePerGas", ["0x" + expensive.toString(16)]);
+    // Blocks only on request from now on.
+    await pauseMining(chain);
 
     const ticketIds = Array.from({ length: 5 }, () => uid("t"));
     const promises = txPromises(
@@ -68,9 +65,17 @@ describe("a transaction stuck below the base fee", () => {
       20_000,
       "the sales to be broadcast",
     );
+    // Then the market jumps: the next block far too expensive for fees priced on the latest one. Only
+    // once the node holds the transaction: Anvil checks a transaction's max fee against the pending
+    // block's base fee when it is sent, and refuses one below it ("max fee per gas less than block
+    // base fee") where Hardhat, geth and bor keep it in the pool to wait.
+    // (Within STUCK_AFTER_MS of the broadcast: a replacement priced before the jump would be refused in turn.)
+    const latest = await chain.provider.getBlock("latest");
+    const expensive = latest!.baseFeePerGas! * 1_000n + 100_000_000_000n;
+    await setNextBlockBaseFee(chain, expensive);
     expect(BigInt(first.max_fee_per_gas)).toBeLessThan(expensive);
 
-    // A block without it: it cannot pay the base fee.
+    // A block without it: it cannot pay the base fee (Anvil also drops it from its pool then; Hardhat keeps it).
     await chain.send("evm_mine");
     const block = await chain.provider.getBlock("latest");
     expect(block!.baseFeePerGas).toBe(expensive);
@@ -96,7 +101,7 @@ describe("a transaction stuck below the base fee", () => {
     expect(BigInt(pending!.nonce)).toBe(BigInt(first.nonce));
     expect(pending!.to).toBe(chain.registryAddress);
 
-    await chain.send("evm_setAutomine", [true]);
+    await resumeMining(chain);
     await chain.send("evm_mine");
     await waitForLedgerStatus(testApp, promises, "confirmed", 30_000);
 

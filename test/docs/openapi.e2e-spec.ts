@@ -34,6 +34,14 @@ describe("API documentation", () => {
     expect(ids).toEqual(expect.arrayContaining(["registerEvent", "registerSales", "streamActions", "getActionStatus"]));
   });
 
+  it("documents the public ticket page as HTML without a key", () => {
+    const page = COMMITTED.paths["/verify/{ticketId}"].get;
+    expect(page.security).toBeUndefined();
+    expect(Object.keys(page.responses)).toEqual(["200", "400", "404", "413", "415", "429", "500", "503"]);
+    expect(Object.keys(page.responses["400"].content)).toEqual(["text/html", "application/json"]);
+    expect(Object.keys(page.responses["200"].content)).toEqual(["text/html"]);
+  });
+
   it("serves Swagger UI at /docs without an API key", async () => {
     const response = await fetch(`${testApp.baseUrl}/docs`);
     expect(response.status).toBe(200);
@@ -45,7 +53,8 @@ describe("API documentation", () => {
     expect(COMMITTED.components.schemas.ErrorDetailDto.properties.code.enum).toEqual([...ERROR_CODES]);
     expect(COMMITTED.components.schemas.ForbiddenBodyDto.properties.message.enum).toEqual(["Forbidden"]);
     for (const [path, operations] of Object.entries<Record<string, { security?: unknown; responses: Record<string, unknown> }>>(COMMITTED.paths)) {
-      if (path === "/health" || path.startsWith("/health/")) continue;
+      // Public, no key: health, and the ticket page (src/verify, @Public()).
+      if (path === "/health" || path.startsWith("/health/") || path.startsWith("/verify/")) continue;
       for (const operation of Object.values(operations)) {
         expect(operation.security, path).toEqual([{ "api-key": [] }]);
         expect(Object.keys(operation.responses), path).toContain("403");

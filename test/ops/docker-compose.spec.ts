@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import * as http from "node:http";
+import * as https from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
@@ -12,6 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type ChainNode, ChainNodeError, chainNodeSettings, readRecordedRegistry, startChainNode } from "../../docker/chain-node";
 import { loadConfig, configVariableNames } from "../../src/config/app-config";
 import { TicketRegistry__factory } from "../../typechain-types";
+import { readTestServerTls } from "../support/test-ca";
 import { freePort } from "../support/test-chain";
 import { commandWords, healthcheckWords, lastInstruction, readInstructions, readStages, stageEnvironment } from "./compose-dockerfile";
 import { dependenciesOf, environmentOf, healthcheckCommand, parsePort, readComposeFile, service } from "./compose-file";
@@ -327,7 +329,7 @@ describe("the service image (Dockerfile)", () => {
   });
 
   describe("liveness check", () => {
-    let server: http.Server | undefined;
+    let server: http.Server | https.Server | undefined;
 
     afterEach(async () => {
       await new Promise((done) => (server ? server.close(done) : done(undefined)));
@@ -354,6 +356,21 @@ describe("the service image (Dockerfile)", () => {
     it("passes when /health/live answers 200 on PORT", async () => {
       const { port, paths } = await answering(200);
       expect(await runLiveness(port)).toBe(0);
+      expect(paths).toEqual(["/health/live"]);
+    });
+
+    it("checks over HTTPS when TLS_CERT_FILE is set", async () => {
+      const paths: string[] = [];
+      const tls = readTestServerTls();
+      server = https.createServer({ cert: tls.cert, key: tls.key }, (request, response) => {
+        paths.push(request.url ?? "");
+        response.end("{}");
+      });
+      await new Promise<void>((done) => server!.listen(0, "127.0.0.1", done));
+      const port = (server.address() as AddressInfo).port;
+      const [, ...args] = healthcheckWords(lastInstruction(runtime, "HEALTHCHECK")!);
+      expect(await runNode(args, { ...process.env, PORT: String(port), TLS_CERT_FILE: "/run/tls/tls.crt" })).toBe(0);
+      expect(await runNode(args, { ...process.env, PORT: String(port), TLS_CERT_FILE: "" })).not.toBe(0);
       expect(paths).toEqual(["/health/live"]);
     });
 

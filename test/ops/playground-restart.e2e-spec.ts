@@ -40,13 +40,14 @@ let api: ApiClient;
 let chainUrl: string;
 
 beforeAll(async () => {
-  const [port, chainPort] = [await freePort(), await freePort()];
+  const [port, workerPort, chainPort] = [await freePort(), await freePort(), await freePort()];
   chainUrl = `http://127.0.0.1:${chainPort}`;
   api = apiClient(`http://127.0.0.1:${port}`, apiKey);
   env = {
     PLAYGROUND_DATA_DIR: dataDir,
     EMBEDDED_CHAIN_PORT: String(chainPort),
     PORT: String(port),
+    WORKER_PORT: String(workerPort),
     DATABASE_URL: `${SERVER_URL}/${databaseName}`,
     REDIS_KEY_PREFIX: `playground-test-${randomBytes(4).toString("hex")}`,
     DEV_TICKETEER_ID: TICKETEER,

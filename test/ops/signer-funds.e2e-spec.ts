@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 
 import { SignerFundsIndicator } from "../../src/chain/writer/signer-funds/signer-funds.indicator";
 import { SignerFundsMonitor } from "../../src/chain/writer/signer-funds/signer-funds.monitor";
-import { scrapeMetrics, total } from "../support/metrics-scrape";
+import { adminFetch, scrapeMetrics, total } from "../support/metrics-scrape";
 import { eventually, startTestChain, type TestChain } from "../support/test-chain";
 import { startTestApp, type TestApp } from "../support/test-app";
 
@@ -75,7 +75,7 @@ describe("signer funds", () => {
     const neededWei = BigInt(degraded.signers[signer].neededWei);
     expect(neededWei).toBeGreaterThan(SHORT_BALANCE);
 
-    const ready = await fetch(`${testApp.baseUrl}/health/ready`);
+    const ready = await adminFetch(`${testApp.baseUrl}/health/ready`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toMatchObject({ status: "degraded", info: { signerFunds: { status: "degraded", signers: { [signer]: { status: "short" } } } } });
 
@@ -88,7 +88,21 @@ describe("signer funds", () => {
 
     await setBalance(FUNDED_BALANCE);
     expect(await indicatorWhenBalanceIs(FUNDED_BALANCE)).toMatchObject({ status: "up", signers: { [signer]: { status: "funded" } } });
-    expect(await (await fetch(`${testApp.baseUrl}/health/ready`)).json()).toMatchObject({ status: "ok", info: { signerFunds: { status: "up" } } });
+    expect(await (await adminFetch(`${testApp.baseUrl}/health/ready`)).json()).toMatchObject({ status: "ok", info: { signerFunds: { status: "up" } } });
     expect(shortWarnings()).toHaveLength(1);
+  });
+});
+
+describe("readiness without the admin credential", () => {
+  it("shows the signers' state without their addresses, balances or nonces; the admin credential sees them all", async () => {
+    await indicatorWhenBalanceIs(await chain.provider.getBalance(signer));
+    const shown = await (await fetch(`${testApp.baseUrl}/health/ready`)).text();
+    expect(shown.toLowerCase()).not.toContain(signer.toLowerCase().slice(2));
+    expect(shown).not.toMatch(/balanceWei|neededWei|nonces|chainPending/);
+    expect(JSON.parse(shown)).toMatchObject({
+      info: { signerFunds: { status: "up", signers: 1, shortSigners: 0 }, chainWriter: { status: "up", stuckSigners: 0 } },
+    });
+    const full = await (await adminFetch(`${testApp.baseUrl}/health/ready`)).json();
+    expect(full.info.signerFunds.signers[signer]).toMatchObject({ status: "funded", nonces: { chainLatest: expect.any(Number) } });
   });
 });

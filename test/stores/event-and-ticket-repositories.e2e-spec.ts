@@ -44,6 +44,7 @@ async function newEvent(owner: string, eventId = id("event")): Promise<EventEnti
     endTime: 18_446_744_073_709_551_615n,
     callbackUrl: "https://integrator.example.com/callbacks",
     ticketsSold: 0n,
+    lastSerial: 0n,
   });
 }
 
@@ -118,8 +119,67 @@ describe("EventsRepository", () => {
   it("saves the accepted fields of changed events", async () => {
     const event = await newEvent(organizationId);
     await inTransaction((events) => events.insertNew([event]));
-    await inTransaction((events) => events.saveChanges([Object.assign(event, { imageUrl: "https://img.example.com/1.png", ticketsSold: 12n })]));
-    expect(await new EventsRepository(db.dataSource.manager).findById(event.id)).toMatchObject({ imageUrl: "https://img.example.com/1.png", ticketsSold: 12n });
+    await inTransaction((events) =>
+      events.saveChanges([Object.assign(event, { imageUrl: "https://img.example.com/1.png", ticketsSold: 12n, lastSerial: 13n })]),
+    );
+    expect(await new EventsRepository(db.dataSource.manager).findById(event.id)).toMatchObject({
+      imageUrl: "https://img.example.com/1.png",
+      ticketsSold: 12n,
+      lastSerial: 13n,
+    });
+  });
+
+  it("reserves serials past each event's last one, for the organization's own events only, without holding the rows", async () => {
+    const [a, b] = [await newEvent(organizationId), await newEvent(organizationId)];
+    const theirs = await newEvent(otherOrganizationId, a.eventId);
+    await inTransaction((events) => events.insertNew([a, b, Object.assign(theirs, { lastSerial: 50n })]));
+    const repository = new EventsRepository(db.dataSource.manager);
+    const first = await repository.reserveSerials(
+      organizationId,
+      new Map([
+        [a.eventId, 100],
+        [b.eventId, 1],
+        ["no-such-event", 5],
+      ]),
+    );
+    expect(first).toEqual(
+      new Map([
+        [a.eventId, { first: 1n, last: 100n }],
+        [b.eventId, { first: 1n, last: 1n }],
+      ]),
+    );
+    expect(await repository.reserveSerials(organizationId, new Map([[a.eventId, 3]]))).toEqual(new Map([[a.eventId, { first: 101n, last: 103n }]]));
+    expect(await repository.findById(a.id)).toMatchObject({ lastSerial: 103n, ticketsSold: 0n });
+    expect(await repository.findById(theirs.id)).toMatchObject({ lastSerial: 50n });
+    // Committed at once: nothing holds the row afterwards.
+    await expect(db.dataSource.query(`SELECT id FROM events WHERE id = $1 FOR UPDATE NOWAIT`, [a.id])).resolves.toHaveLength(1);
+  });
+
+  it("concurrent reservations of one event get disjoint ranges", async () => {
+    const event = await newEvent(organizationId);
+    await inTransaction((events) => events.insertNew([event]));
+    const repository = new EventsRepository(db.dataSource.manager);
+    const ranges = await Promise.all(Array.from({ length: 8 }, () => repository.reserveSerials(organizationId, new Map([[event.eventId, 10]]))));
+    const firsts = ranges.map((range) => range.get(event.eventId)!.first).sort((x, y) => (x < y ? -1 : 1));
+    expect(firsts).toEqual(Array.from({ length: 8 }, (_, i) => BigInt(i * 10 + 1)));
+  });
+
+  it("reads events without locking them, and records sales apart without writing or locking the event", async () => {
+    const event = await newEvent(organizationId);
+    await inTransaction((events) => events.insertNew([Object.assign(event, { ticketsSold: 7n })]));
+    await inTransaction(async (events) => {
+      expect((await events.readForAcceptance(organizationId, [event.eventId])).map((row) => row.id)).toEqual([event.id]);
+      await events.addTicketsSold([{ id: event.id, count: 100n }]);
+      await expect(db.dataSource.query(`SELECT id FROM events WHERE id = $1 FOR UPDATE NOWAIT`, [event.id])).resolves.toHaveLength(1);
+    });
+    await inTransaction((events) => events.addTicketsSold([{ id: event.id, count: 5n }]));
+    const repository = new EventsRepository(db.dataSource.manager);
+    const stored = await repository.findById(event.id);
+    expect(stored.ticketsSold).toBe(7n);
+    expect(await repository.ticketsSoldOf(stored)).toBe(112n);
+    const other = await newEvent(organizationId);
+    await inTransaction((events) => events.insertNew([other]));
+    expect(await repository.ticketsSoldOf(await repository.findById(other.id))).toBe(0n);
   });
 });
 

@@ -34,9 +34,12 @@ export const OTHER_ORGANIZATION: AuthenticatedOrganization = {
 /** Unix seconds the fixture's acceptance happens at, unless told otherwise. */
 export const NOW = 1_750_000_000n;
 
-/** An event row as it would come from the database; belongs to ORGANIZATION unless overridden. */
+/**
+ * An event row as it would come from the database; belongs to ORGANIZATION unless overridden. Its
+ * last serial is its ticketsSold unless given (no gaps).
+ */
 export function anEvent(overrides: Partial<EventEntity> = {}): EventEntity {
-  return Object.assign(
+  const event = Object.assign(
     new EventEntity(),
     {
       id: uuidv7(),
@@ -59,15 +62,18 @@ export function anEvent(overrides: Partial<EventEntity> = {}): EventEntity {
     },
     overrides,
   );
+  event.lastSerial = overrides.lastSerial ?? event.ticketsSold;
+  return event;
 }
 
 /**
- * A sold ticket row of `event`; serial 1 unless overridden, tokenId to match. Raises the event's
- * ticketsSold to the serial, as the sale that created the row would have.
+ * A sold ticket row of `event`; its next serial unless overridden, tokenId to match. Raises the
+ * event's ticketsSold and last serial to the serial, as the sale that created the row would have.
  */
 export function aTicket(event: EventEntity, overrides: Partial<TicketEntity> = {}): TicketEntity {
-  const serial = overrides.serial ?? event.ticketsSold + 1n;
+  const serial = overrides.serial ?? event.lastSerial + 1n;
   if (event.ticketsSold < serial) event.ticketsSold = serial;
+  if (event.lastSerial < serial) event.lastSerial = serial;
   return Object.assign(
     new TicketEntity(),
     {
@@ -158,12 +164,17 @@ class SeededStores {
       this.assertOpen("lockForAcceptance");
       return this.events.filter((row) => row.organizationId === organizationId && eventIds.includes(row.eventId));
     },
+    readForAcceptance: async (organizationId, eventIds) => {
+      this.assertOpen("readForAcceptance");
+      return this.events.filter((row) => row.organizationId === organizationId && eventIds.includes(row.eventId));
+    },
     reserveRegistryIndexes: async (count) => {
       this.assertOpen("reserveRegistryIndexes");
       return Array.from({ length: count }, () => this.nextEventIndex++);
     },
     insertNew: () => this.refuse("insertNew"),
     saveChanges: () => this.refuse("saveChanges"),
+    addTicketsSold: () => this.refuse("addTicketsSold"),
   };
 
   readonly ticketStore: TicketStore = {

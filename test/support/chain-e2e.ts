@@ -39,6 +39,15 @@ export async function settled(api: Api, promise: string, timeoutMs = 60_000): Pr
   );
 }
 
+/** Registers a new event and waits until it is confirmed on chain; its eventId. */
+export async function registeredEvent(api: Api, ticketeerId: string): Promise<string> {
+  const eventId = uid("event");
+  const created = await api.post("/api/v1/events", { eventId, ticketeerId, currency: "EUR", callbackUrl: CALLBACK_URL });
+  const status = (await settled(api, created.body.txPromise)).status;
+  if (status !== "confirmed") throw new Error(`event ${eventId} ended ${status}, not confirmed: ${JSON.stringify(created.body)}`);
+  return eventId;
+}
+
 export async function allSettled(api: Api, promises: string[], timeoutMs = 60_000): Promise<any[]> {
   return Promise.all(promises.map((promise) => settled(api, promise, timeoutMs)));
 }

@@ -1,4 +1,17 @@
-/** Reading GET /metrics in the end-to-end tests. */
+/** Reading GET /metrics in the end-to-end tests, with the admin credential startTestApp configures. */
+
+/** ADMIN_PASSWORD of every startTestApp that does not set its own (16 characters at least). */
+export const TEST_ADMIN_PASSWORD = "test-admin-password-0123";
+
+/** The Authorization header of the test admin credential: /metrics and the full readiness need it. */
+export function adminHeaders(password = TEST_ADMIN_PASSWORD, username = "admin"): Record<string, string> {
+  return { authorization: `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}` };
+}
+
+/** GET path with the admin credential: the full readiness (signers by address), or /metrics. */
+export function adminFetch(url: string): Promise<Response> {
+  return fetch(url, { headers: adminHeaders() });
+}
 
 export interface Sample {
   name: string;
@@ -14,7 +27,7 @@ export interface Scrape {
 }
 
 export async function scrapeMetrics(baseUrl: string): Promise<Scrape> {
-  const response = await fetch(`${baseUrl}/metrics`);
+  const response = await adminFetch(`${baseUrl}/metrics`);
   const text = await response.text();
   return { status: response.status, contentType: response.headers.get("content-type"), text, samples: parseSamples(text) };
 }

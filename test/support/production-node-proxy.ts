@@ -10,7 +10,10 @@ import type { AddressInfo } from "node:net";
  */
 export interface ProductionNodeProxy {
   url: string;
-  /** Every eth_sendRawTransaction the proxy saw, with what it answered. */
+  /**
+   * Every eth_sendRawTransaction the proxy saw, with what it answered (one dropped before forwarding
+   * is not listed; one whose answer is dropped after forwarding is, as the node's own answer).
+   */
   readonly sent: { raw: string; bytes: number; refusal: string | null }[];
   /**
    * Refuses the raw transactions `when` picks with `message` (JSON-RPC error -32000) until the
@@ -20,6 +23,19 @@ export interface ProductionNodeProxy {
   refuseTransactions(message: string, when?: (raw: string, bytes: number) => boolean, options?: { forward?: boolean }): () => void;
   /** Answers calls of `method` (or every call) with this HTTP status until the returned function is called. */
   answerStatus(status: number, method?: string): () => void;
+  /**
+   * Drops every request carrying a call of `method` (a batch with one in it: the whole batch) until
+   * the returned function is called: the proxy closes the connection without an answer, as a network
+   * that loses it does. With `afterForwarding: true` the node gets the request and answers, and only
+   * the answer is lost (a transaction the node holds, mines even, while its sender saw an error).
+   */
+  dropCalls(method: string, options?: { afterForwarding?: boolean }): () => void;
+  /**
+   * Holds every request carrying a call of `method` `ms` milliseconds before forwarding it until the
+   * returned function is called (requests already held are not released early). With
+   * `afterForwarding: true` the node gets it at once and only its answer comes `ms` late.
+   */
+  delayCalls(method: string, ms: number, options?: { afterForwarding?: boolean }): () => void;
   /** How many requests of `method` reached the proxy. */
   count(method: string): number;
   close(): Promise<void>;
@@ -39,6 +55,8 @@ export async function startProductionNodeProxy(upstream: string): Promise<Produc
   const counts = new Map<string, number>();
   const refusals = new Set<{ message: string; when: (raw: string, bytes: number) => boolean; forward: boolean }>();
   const statuses = new Set<{ status: number; method?: string }>();
+  const drops = new Set<{ method: string; afterForwarding: boolean }>();
+  const delays = new Set<{ method: string; ms: number; afterForwarding: boolean }>();
   refusals.add({ message: "oversized data", when: (_raw, bytes) => bytes > NODE_MAX_TRANSACTION_BYTES, forward: false });
 
   const refusalOf = (raw: string): { message: string; forward: boolean } | null => {
@@ -73,6 +91,14 @@ export async function startProductionNodeProxy(upstream: string): Promise<Produc
       response.writeHead(status.status, { "content-type": "text/plain", "retry-after": "1" }).end("refused by the proxy");
       return;
     }
+    const carried = (entry: { method: string }) => requests.some((r) => r.method === entry.method);
+    await sleep(totalDelay([...delays].filter((entry) => !entry.afterForwarding && carried(entry))));
+    const drop = [...drops].find(carried);
+    if (drop && !drop.afterForwarding) {
+      for (const r of requests) counts.set(r.method, (counts.get(r.method) ?? 0) + 1);
+      request.socket.destroy();
+      return;
+    }
     const answers = requests.map(intercept);
     const forwarded = requests.filter((_, index) => answers[index].forward);
     const upstreamAnswers = forwarded.length > 0 ? await forward(forwarded) : [];
@@ -81,6 +107,12 @@ export async function startProductionNodeProxy(upstream: string): Promise<Produc
       const upstreamAnswer = wasForwarded ? upstreamAnswers[next++] : undefined;
       return answer ?? upstreamAnswer;
     });
+    // The node has it; the answer is lost on the way back.
+    if (drop) {
+      request.socket.destroy();
+      return;
+    }
+    await sleep(totalDelay([...delays].filter((entry) => entry.afterForwarding && carried(entry))));
     response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(Array.isArray(body) ? merged : merged[0]));
   };
 
@@ -103,6 +135,16 @@ export async function startProductionNodeProxy(upstream: string): Promise<Produc
       statuses.add(entry);
       return () => statuses.delete(entry);
     },
+    dropCalls(method, options = {}) {
+      const entry = { method, afterForwarding: options.afterForwarding ?? false };
+      drops.add(entry);
+      return () => drops.delete(entry);
+    },
+    delayCalls(method, ms, options = {}) {
+      const entry = { method, ms, afterForwarding: options.afterForwarding ?? false };
+      delays.add(entry);
+      return () => delays.delete(entry);
+    },
     count: (method) => counts.get(method) ?? 0,
     close: () =>
       new Promise<void>((resolve) => {
@@ -119,4 +161,12 @@ function readBody(request: IncomingMessage): Promise<string> {
     request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
     request.on("error", reject);
   });
+}
+
+function totalDelay(entries: { ms: number }[]): number {
+  return entries.reduce((sum, entry) => sum + entry.ms, 0);
+}
+
+function sleep(ms: number): Promise<void> {
+  return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
 }

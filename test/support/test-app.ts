@@ -9,6 +9,8 @@ import { OrganizationsService } from "../../src/auth/organizations.service";
 import { OrganizationOnboardingService } from "../../src/callbacks/secrets/organization-onboarding.service";
 import { type AppConfig, loadConfig } from "../../src/config/app-config";
 import { apiClient } from "./api-client";
+import { TEST_ADMIN_PASSWORD } from "./metrics-scrape";
+import { OpenApiValidator, validateServerTraffic } from "./openapi-validator";
 import { createTestDatabase } from "./test-database";
 
 export interface TestApp {
@@ -20,6 +22,9 @@ export interface TestApp {
   organization: (ticketeerId?: string) => Promise<{ ticketeerId: string; key: string; prefix: string; webhookSecret: string }>;
   /** A new organization and an API client signed in with its key. */
   client: () => Promise<{ ticketeerId: string; api: ReturnType<typeof apiClient> }>;
+  /** What the answers (and the requests answered 2xx) broke of the committed openapi.json, so far. */
+  openApiViolations: string[];
+  /** Stops the app and cleans up; then throws if any exchange broke the committed openapi.json. */
   close: () => Promise<void>;
 }
 
@@ -32,17 +37,26 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     DATABASE_URL: database.url,
     REDIS_KEY_PREFIX: keyPrefix,
     RATE_LIMIT_REQUESTS: "100000",
-    LOG_LEVEL: "error",
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "error",
     // Callbacks go out only in the tests that bring a receiver.
     CALLBACK_DELIVERY: "false",
+    // /metrics and the full readiness are behind the admin credential (scrapeMetrics sends it).
+    ADMIN_PASSWORD: TEST_ADMIN_PASSWORD,
     ...env,
   });
   const app = await createApp(config);
+  // Every request and answer of the test file goes through the OpenAPI validator (see openapi-validator.ts).
+  // Not on a worker: it serves no API (the document's paths answer 404 there), only probes and metrics.
+  const traffic =
+    config.app.role === "worker"
+      ? { violations: [] as string[], settled: () => Promise.resolve() }
+      : validateServerTraffic(app.getHttpServer(), await OpenApiValidator.load());
   await app.listen(0, "127.0.0.1");
   const { port } = app.getHttpServer().address() as AddressInfo;
   const organizations = app.get(OrganizationsService);
   const onboarding = app.get(OrganizationOnboardingService);
-  const baseUrl = `http://127.0.0.1:${port}`;
+  // TLS_CERT_FILE set: the service serves HTTPS itself (localhost's certificate from the test CA, say).
+  const baseUrl = `${config.http.tlsCertFile ? "https" : "http"}://127.0.0.1:${port}`;
   const organization = async (ticketeerId = `org-${randomBytes(4).toString("hex")}`) => {
     const { webhookSecret } = await onboarding.createOrganization(ticketeerId, `Organization ${ticketeerId}`);
     return { ticketeerId, webhookSecret, ...(await organizations.issueKey(ticketeerId, "test")) };
@@ -57,10 +71,15 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
       const created = await organization();
       return { ticketeerId: created.ticketeerId, api: apiClient(baseUrl, created.key) };
     },
+    openApiViolations: traffic.violations,
     close: async () => {
       await app.close();
+      await Promise.race([traffic.settled(), new Promise((resolve) => setTimeout(resolve, 5_000))]);
       await database.drop();
       await deleteRedisKeys(config.redis.url, keyPrefix);
+      if (traffic.violations.length > 0) {
+        throw new Error(`${traffic.violations.length} exchange(s) broke openapi.json:\n${traffic.violations.join("\n")}`);
+      }
     },
   };
 }

@@ -21,6 +21,9 @@ export interface TestChain {
   registry: TicketRegistry;
   registryAddress: string;
   signerKeys: string[];
+  /** The node implementation it runs, and its settings. */
+  node: TestChainNode;
+  chainId: number;
   /** The app's environment for this chain. */
   env: Record<string, string>;
   send: (method: string, params?: unknown[]) => Promise<any>;
@@ -31,11 +34,25 @@ export interface TestChain {
 /** Which node implementation a test chain runs, and Anvil's settings (chain id, block time, gas limit, base fee). */
 export type TestChainNode = { kind: "hardhat" } | ({ kind: "anvil" } & Omit<AnvilOptions, "port">);
 
+/** The production-like chain the suite also runs on (vitest.config.mts's "anvil" project): Polygon Amoy's chain id, 2-second blocks, a 45M gas limit, a 30 gwei base fee. */
+export const ANVIL_CHAIN: TestChainNode = { kind: "anvil", chainId: 80002, blockTime: 2, gasLimit: 45_000_000n, baseFee: 30_000_000_000n };
+
+/** The node a test chain runs when the test does not say: TEST_CHAIN_NODE=anvil is ANVIL_CHAIN, otherwise Hardhat's automining node. */
+export function defaultChainNode(): TestChainNode {
+  const kind = process.env.TEST_CHAIN_NODE ?? "hardhat";
+  if (kind === "anvil") return ANVIL_CHAIN;
+  if (kind === "hardhat") return { kind: "hardhat" };
+  throw new Error(`TEST_CHAIN_NODE must be hardhat or anvil, not ${kind}`);
+}
+
+/** Whether the tests' default node is Anvil (for what differs by node: RPC methods, timing, `it.skipIf`). */
+export const onAnvil = (): boolean => defaultChainNode().kind === "anvil";
+
 /**
- * A real JSON-RPC node in a child process (Hardhat's automining node unless told otherwise) with
- * the registry deployed and `signers` operators.
+ * A real JSON-RPC node in a child process (TEST_CHAIN_NODE's, Hardhat's automining node unless told
+ * otherwise; an explicit `chainNode` wins) with the registry deployed and `signers` operators.
  */
-export async function startTestChain(signers = 1, chainNode: TestChainNode = { kind: "hardhat" }): Promise<TestChain> {
+export async function startTestChain(signers = 1, chainNode: TestChainNode = defaultChainNode()): Promise<TestChain> {
   const port = await freePort();
   const url = rpcUrlOf(port);
   const node =
@@ -49,14 +66,15 @@ export async function startTestChain(signers = 1, chainNode: TestChainNode = { k
     }
   };
   try {
-    return await deployed(node, url, signers, kill, chainNode.kind === "anvil" ? (chainNode.chainId ?? 31337) : 31337);
+    return await deployed(node, url, signers, kill, chainNode);
   } catch (error) {
     await kill();
     throw error;
   }
 }
 
-async function deployed(node: ChildProcess, url: string, signers: number, kill: () => Promise<void>, chainId: number): Promise<TestChain> {
+async function deployed(node: ChildProcess, url: string, signers: number, kill: () => Promise<void>, chainNode: TestChainNode): Promise<TestChain> {
+  const chainId = chainNode.kind === "anvil" ? (chainNode.chainId ?? 31337) : 31337;
   await waitForRpc(url, node);
   // No response cache: ethers shares identical requests for 250 ms, so a second transaction sent right
   // after the first would reuse its pending nonce.
@@ -74,6 +92,8 @@ async function deployed(node: ChildProcess, url: string, signers: number, kill: 
     registry,
     registryAddress,
     signerKeys,
+    node: chainNode,
+    chainId,
     env: { CHAIN_RPC_URL: url, REGISTRY_ADDRESS: registryAddress, SIGNER_PRIVATE_KEYS: signerKeys.join(","), BATCH_MAX_WAIT_MS: "50", RECEIPT_POLL_MS: "100" },
     send: (method, params = []) => provider.send(method, params),
     stop: async () => {
@@ -81,6 +101,30 @@ async function deployed(node: ChildProcess, url: string, signers: number, kill: 
       await kill();
     },
   };
+}
+
+/**
+ * Blocks only on request (`evm_mine`) from now on. Hardhat: automine off. Anvil: `evm_setAutomine`
+ * false leaves interval mining running, so its interval is set to 0 (no mining) instead.
+ */
+export async function pauseMining(chain: TestChain): Promise<void> {
+  if (chain.node.kind === "anvil") await chain.send("evm_setIntervalMining", [0]);
+  else await chain.send("evm_setAutomine", [false]);
+}
+
+/**
+ * The node's own mining again: Hardhat's automine, or Anvil's block time (`evm_setAutomine` true
+ * would turn Anvil into an automining node for the rest of the file).
+ */
+export async function resumeMining(chain: TestChain): Promise<void> {
+  if (chain.node.kind === "hardhat") await chain.send("evm_setAutomine", [true]);
+  else if (chain.node.blockTime !== undefined) await chain.send("evm_setIntervalMining", [chain.node.blockTime]);
+  else await chain.send("evm_setAutomine", [true]);
+}
+
+/** The base fee of the next block, in wei. */
+export async function setNextBlockBaseFee(chain: TestChain, wei: bigint): Promise<void> {
+  await chain.send(chain.node.kind === "anvil" ? "anvil_setNextBlockBaseFeePerGas" : "hardhat_setNextBlockBaseFeePerGas", ["0x" + wei.toString(16)]);
 }
 
 export function freePort(): Promise<number> {

@@ -7,6 +7,8 @@ import { generateTestTls, TEST_TLS_DIR_ENV, writeTestTls } from "./test-ca";
  * the standard way, like a deployment that trusts a private CA.
  */
 export default async function setup(): Promise<() => void> {
+  // Each Vitest project runs the global setup in the same main process: the first one's CA serves all.
+  if (process.env[TEST_TLS_DIR_ENV] !== undefined) return () => undefined;
   const previous = { extraCa: process.env.NODE_EXTRA_CA_CERTS, dir: process.env[TEST_TLS_DIR_ENV] };
   const files = writeTestTls(await generateTestTls());
   process.env.NODE_EXTRA_CA_CERTS = files.caFile;

@@ -13,6 +13,15 @@ interface LedgerRow {
 
 const FINAL = new Set(["confirmed", "error", "no_broadcast_required"]);
 
+/** A fault run's fault, from its start until it was over. */
+export interface FaultWindow {
+  startedAt: number;
+  endedAt: number;
+}
+
+/** How long after a fault's end a request may still go unanswered because of it (reconnections). */
+const UNANSWERED_GRACE_MS = 10_000;
+
 /** What the ledger must say of an action the service accepted, by what the load meant it to do. */
 function endedAsExpected(row: LedgerRow, expect: Expectation): boolean {
   if (expect === "onchain_invalid_receiver") return row.status === "error" && row.error_code === "onchain_invalid_receiver";
@@ -27,7 +36,8 @@ function endedAsExpected(row: LedgerRow, expect: Expectation): boolean {
 export async function checkLedger(
   db: Client,
   record: LoadRecord,
-  tolerateUnanswered: boolean,
+  /** A fault run's faults: a request open during one (or within UNANSWERED_GRACE_MS after its end) may go unanswered; null in a soak. */
+  faults: FaultWindow[] | null,
 ): Promise<{ lines: CheckLine[]; byKind: Record<string, Record<string, number>> }> {
   const rows = (await db.query<LedgerRow>(`SELECT id, kind, status, error_code FROM chain_actions`)).rows;
   const byId = new Map(rows.map((row) => [row.id, row]));
@@ -41,6 +51,10 @@ export async function checkLedger(
   const unfinished = rows.filter((row) => !FINAL.has(row.status));
   const unannounced = rows.filter((row) => !record.accepted.has(row.id));
   const unannouncedErrors = unannounced.filter((row) => row.status === "error");
+  // A request explains its failure by a fault when it was open at some moment from the fault's start to shortly after its end.
+  const unexplained = record.unanswered.filter(
+    (item) => !(faults ?? []).some((fault) => item.sentAt <= fault.endedAt + UNANSWERED_GRACE_MS && item.at >= fault.startedAt),
+  );
   const intendedRefusals = [...record.accepted.values()].filter((accepted) => accepted.expect === "onchain_invalid_receiver").length;
   const lines = [
     verdict(
@@ -61,9 +75,12 @@ export async function checkLedger(
       record.refused.length ? countsOf(record.refused.map((item) => `${item.kind} ${item.code}`)) : "0 refused",
     ),
     verdict(
-      tolerateUnanswered || record.unanswered.length === 0,
-      tolerateUnanswered ? "requests without an answer (during faults)" : "every request was answered",
-      record.unanswered.length ? `${record.unanswered.length} actions: ${countsOf(record.unanswered.map((item) => item.reason))}` : "0 unanswered",
+      unexplained.length === 0,
+      faults ? "requests without an answer only while a fault was on" : "every request was answered",
+      record.unanswered.length
+        ? `${record.unanswered.length} actions: ${countsOf(record.unanswered.map((item) => item.reason))}` +
+            (faults ? `; sent and failed away from any fault (more than ${UNANSWERED_GRACE_MS / 1000} s after its end): ${unexplained.length}` : "")
+        : "0 unanswered",
     ),
     unannounced.length === 0
       ? info("actions applied without an answer", "0")

@@ -1,49 +1,110 @@
 import type { Stack } from "../../stack/stack";
 
-export type FaultKind = "worker killed (SIGKILL) and restarted" | "Redis restarted (SHUTDOWN NOSAVE)" | "chain node unreachable";
+export type FaultKind =
+  | "worker killed (SIGKILL) and restarted"
+  | "Redis restarted (SHUTDOWN NOSAVE)"
+  | "chain node unreachable"
+  | "chain node killed (SIGKILL), restarted from its state file"
+  | "node refuses every transaction: oversized data"
+  | "node refuses every transaction: transaction underpriced";
+
+/** The names `npm run faults -- --faults` takes, in the rotation's order. */
+export const FAULT_NAMES = ["worker", "redis", "unreachable", "node-kill", "oversized", "underpriced"] as const;
+export type FaultName = (typeof FAULT_NAMES)[number];
 
 export interface FaultRecord {
   kind: FaultKind;
   startedAt: number;
-  /** When the fault was over: the new worker spawned, Redis accepting connections, the node reachable. */
+  /**
+   * When the fault was over: the new worker spawned, Redis accepting connections, the node reachable,
+   * the restarted node answering, the node's refusals lifted.
+   */
   endedAt: number;
+  /** What the fault did, when there is more to say (the blocks a killed node lost). */
+  note?: string;
 }
+
+/** What an injection tells beyond its duration: a note, and its real start when it waited for its moment first. */
+type FaultOutcome = Partial<Pick<FaultRecord, "note" | "startedAt">>;
 
 export interface FaultSettings {
   everyMs: number;
   redisDownMs: number;
   chainDownMs: number;
+  /** Between the node's SIGKILL and its restart. */
+  nodeDownMs: number;
+  /** Seconds between writes of the node's state file: what a SIGKILL can lose. */
+  nodeStateIntervalSeconds: number;
+  /** How long the node refuses every transaction. */
+  refusalMs: number;
+  /** The faults of the rotation, in its order. */
+  rotation: readonly FaultName[];
 }
 
 /**
- * Injects one fault every `everyMs` during the load, in turn: the worker SIGKILLed and started again
- * (as a process manager would), the run's Redis shut down without saving and started empty on the same
- * port, and the chain node made unreachable (connections refused, open ones cut) by closing the TCP
- * proxy the service reaches it through, then reopening it. The node itself keeps running: a Hardhat
- * node keeps its chain in memory only, so stopping it would replace the chain, not interrupt it.
+ * Injects one fault every `everyMs` during the load, in turn: a worker SIGKILLed and started again
+ * (as a process manager would; with several workers, each in its turn); the run's Redis shut down without saving and started empty on the same
+ * port; the chain node made unreachable (connections refused, open ones cut) by closing the TCP proxy
+ * the service reaches it through, then reopening it, the node itself running on; the node (Anvil)
+ * SIGKILLed and started again on the same port from its state file, which it writes every few
+ * seconds, so that it comes back without its last blocks and its transaction pool; and the node
+ * refusing every transaction as geth/bor do, `oversized data` then, the next time, `transaction
+ * underpriced` (the production-node proxy answers eth_sendRawTransaction with the refusal and does
+ * not forward it).
  */
 export async function runFaultSchedule(stack: Stack, settings: FaultSettings, loadStartedAt: number, loadDurationMs: number): Promise<FaultRecord[]> {
-  const faults: { kind: FaultKind; inject: () => Promise<void>; lastsMs: number }[] = [
-    { kind: "worker killed (SIGKILL) and restarted", inject: () => killWorker(stack), lastsMs: 0 },
-    { kind: "Redis restarted (SHUTDOWN NOSAVE)", inject: () => restartRedis(stack, settings.redisDownMs), lastsMs: settings.redisDownMs },
-    { kind: "chain node unreachable", inject: () => cutChain(stack, settings.chainDownMs), lastsMs: settings.chainDownMs },
+  let workerKills = 0;
+  const all: { name: FaultName; kind: FaultKind; inject: () => Promise<FaultOutcome | void>; lastsMs: number }[] = [
+    { name: "worker", kind: "worker killed (SIGKILL) and restarted", inject: () => killWorker(stack, workerKills++), lastsMs: 0 },
+    { name: "redis", kind: "Redis restarted (SHUTDOWN NOSAVE)", inject: () => restartRedis(stack, settings.redisDownMs), lastsMs: settings.redisDownMs },
+    { name: "unreachable", kind: "chain node unreachable", inject: () => cutChain(stack, settings.chainDownMs), lastsMs: settings.chainDownMs },
+    {
+      name: "node-kill",
+      kind: "chain node killed (SIGKILL), restarted from its state file",
+      inject: () => killNode(stack, settings.nodeDownMs),
+      lastsMs: settings.nodeDownMs + settings.nodeStateIntervalSeconds * 1000,
+    },
+    {
+      name: "oversized",
+      kind: "node refuses every transaction: oversized data",
+      inject: () => refuseTransactions(stack, "oversized data", settings.refusalMs),
+      lastsMs: settings.refusalMs,
+    },
+    {
+      name: "underpriced",
+      kind: "node refuses every transaction: transaction underpriced",
+      inject: () => refuseTransactions(stack, "transaction underpriced", settings.refusalMs),
+      lastsMs: settings.refusalMs,
+    },
   ];
+  const faults = settings.rotation.map((name) => all.find((fault) => fault.name === name) as (typeof all)[number]);
   const records: FaultRecord[] = [];
   for (let index = 0; ; index++) {
     const fault = faults[index % faults.length];
     const at = loadStartedAt + (index + 1) * settings.everyMs;
     if (at + fault.lastsMs >= loadStartedAt + loadDurationMs) return records;
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, at - Date.now())));
-    const startedAt = Date.now();
-    await fault.inject();
-    records.push({ kind: fault.kind, startedAt, endedAt: Date.now() });
-    console.log(`  fault at ${((startedAt - loadStartedAt) / 1000).toFixed(0)} s: ${fault.kind}, over after ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
+    const injectedAt = Date.now();
+    const outcome = (await fault.inject()) ?? {};
+    const startedAt = outcome.startedAt ?? injectedAt;
+    const { note } = outcome;
+    records.push({ kind: fault.kind, startedAt, endedAt: Date.now(), note });
+    console.log(
+      `  fault at ${((startedAt - loadStartedAt) / 1000).toFixed(0)} s: ${fault.kind}, over after ${((Date.now() - startedAt) / 1000).toFixed(1)} s${note ? ` (${note})` : ""}`,
+    );
   }
 }
 
-async function killWorker(stack: Stack): Promise<void> {
-  await stack.services.killWorker();
-  stack.services.startWorker();
+/** The `index`-th worker fault kills the workers in turn: worker-1, worker-2, …, worker-M, worker-1, … */
+async function killWorker(stack: Stack, index: number): Promise<FaultOutcome> {
+  const { workerNames } = stack.services;
+  const name = workerNames[index % workerNames.length];
+  const killed = stack.services.current(name)?.name ?? name;
+  await stack.services.killWorker(name);
+  const started = stack.services.startWorker(name);
+  return {
+    note: `${killed} killed (${workerNames.length === 1 ? "the only worker" : `workers killed in turn, ${workerNames.length} running`}), ${started.name} started`,
+  };
 }
 
 async function restartRedis(stack: Stack, downMs: number): Promise<void> {
@@ -57,4 +118,22 @@ async function cutChain(stack: Stack, downMs: number): Promise<void> {
   await stack.proxy.close();
   await new Promise((resolve) => setTimeout(resolve, downMs));
   await stack.proxy.open();
+}
+
+async function killNode(stack: Stack, downMs: number): Promise<FaultOutcome> {
+  if (!stack.chain.killAndRestart) throw new Error("the stack's chain node cannot be killed and restarted (Anvil with a state file only)");
+  const { killedAt, blockBefore, blockAfter } = await stack.chain.killAndRestart(downMs);
+  return {
+    startedAt: killedAt,
+    note: `killed at block ${blockBefore}, back at block ${blockAfter}: ${blockBefore - blockAfter} blocks and the transaction pool lost`,
+  };
+}
+
+async function refuseTransactions(stack: Stack, message: string, lastsMs: number): Promise<FaultOutcome> {
+  if (!stack.nodeProxy) throw new Error("the stack has no production-node proxy to refuse transactions with");
+  const refusedBefore = stack.nodeProxy.sent.filter((sent) => sent.refusal === message).length;
+  const lift = stack.nodeProxy.refuseTransactions(message);
+  await new Promise((resolve) => setTimeout(resolve, lastsMs));
+  lift();
+  return { note: `${stack.nodeProxy.sent.filter((sent) => sent.refusal === message).length - refusedBefore} transactions refused` };
 }

@@ -13,6 +13,7 @@ export interface Recovery {
   "first callback after s": string;
   "work accepted before its end all final after s": string;
   "actions unanswered": number;
+  note: string;
 }
 
 /**
@@ -51,6 +52,7 @@ export async function recoveryOf(db: Client, faults: FaultRecord[], record: Load
       "first callback after s": after(found[0].delivered),
       "work accepted before its end all final after s": after(found[0].settled),
       "actions unanswered": record.unanswered.filter((item) => item.at >= fault.startedAt && item.at <= fault.endedAt + 5_000).length,
+      note: fault.note ?? "",
     });
   }
   return rows;

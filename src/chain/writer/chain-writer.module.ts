@@ -3,6 +3,7 @@ import { TerminusModule } from "@nestjs/terminus";
 
 import { ChainModule } from "../chain.module";
 import { ChainWriterProcessor } from "../queue/chain-writer.processor";
+import { FeeBumper } from "./receipts/fee-bumper";
 import { FinalizationStore } from "./receipts/finalization.store";
 import { FeeCapGuard } from "./fee-cap/fee-cap.guard";
 import { FeeCapIndicator } from "./fee-cap/fee-cap.indicator";
@@ -11,9 +12,13 @@ import { SignerProgressIndicator } from "./progress/signer-progress.indicator";
 import { ReceiptWatcher } from "./receipts/receipt-watcher";
 import { ReceiptsStore } from "./receipts/receipts.store";
 import { TransactionFinalizer } from "./receipts/transaction-finalizer";
+import { LearnedLimits } from "./refusals/learned-limits";
+import { RefusalResponder } from "./refusals/refusal-responder";
+import { RefusalsStore } from "./refusals/refusals.store";
 import { ChainWriter } from "./sending/chain-writer";
 import { CrashPoints } from "./sending/crash-points";
 import { SendingStore } from "./sending/sending.store";
+import { FundsGate } from "./signer-funds/funds-gate";
 import { SignerFundsIndicator } from "./signer-funds/signer-funds.indicator";
 import { SignerFundsMonitor } from "./signer-funds/signer-funds.monitor";
 import { SignerUsageStore } from "./signer-funds/signer-usage.store";
@@ -41,6 +46,11 @@ import { WriterMetrics } from "./writer-metrics";
     FeeCapIndicator,
     SignerProgress,
     SignerProgressIndicator,
+    RefusalsStore,
+    LearnedLimits,
+    FundsGate,
+    FeeBumper,
+    RefusalResponder,
   ],
   exports: [ChainWriter, ReceiptWatcher, SignerFundsIndicator, FeeCapIndicator, SignerProgressIndicator],
 })

@@ -23,6 +23,9 @@ export const ERROR_CODES = [
   "callback_not_found",
   "not_found",
   "rate_limited",
+  "idempotency_key_reused",
+  "idempotency_key_in_use",
+  "https_required",
   "internal_error",
 ] as const;
 

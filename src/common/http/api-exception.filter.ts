@@ -3,6 +3,7 @@ import type { Response } from "express";
 
 import { ApiError } from "../errors/api-error";
 import { errorDetail, type ErrorDetail } from "../errors/error-detail";
+import { ReplayedAnswer } from "./replayed-answer";
 
 /** The exact body the interface promises for a missing, unknown or revoked key. */
 export const FORBIDDEN_BODY = { message: "Forbidden" } as const;
@@ -22,6 +23,10 @@ export class ApiExceptionFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
     if (response.headersSent) return;
+    if (exception instanceof ReplayedAnswer) {
+      response.status(exception.status).type("application/json").send(exception.body);
+      return;
+    }
     if (exception instanceof ApiError) {
       response.status(exception.status).json({ ...exception.extra, status: "error", error: exception.detail });
       return;

@@ -9,3 +9,11 @@ export function requireItemArray(body: unknown, limit: number, noun: string): un
   }
   return body;
 }
+
+/** A request body that is not one JSON object (an array, a string, null) fails as a whole, with 400 invalid_body. */
+export function requireObjectBody(body: unknown, noun: string): Record<string, unknown> {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    throw new ApiError(400, errorDetail("invalid_body", `The request body must be a JSON object: ${noun}.`));
+  }
+  return body as Record<string, unknown>;
+}

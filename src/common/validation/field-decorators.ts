@@ -1,6 +1,8 @@
 import { registerDecorator, type ValidationArguments, type ValidationOptions } from "class-validator";
 
+import { callbackUrlProblem } from "./callback-target";
 import { isCurrencyCode, isUri, isWalletAddress, isWebUrl } from "./field-rules";
+import { characterCount, MAX_TEXT_LENGTH } from "./text";
 import { isUint64Input, uint64Problem } from "./uint64";
 
 /** A class-validator rule from a test and a message. */
@@ -34,6 +36,18 @@ export const IsWebUrl = (httpsOnly: boolean, allowBlank = false, options?: Valid
     options,
   );
 
+/** An https URL callbacks can be sent to: no user information, no zone id, no IP literal delivery refuses. */
+export const IsCallbackUrl = (options?: ValidationOptions) =>
+  rule(
+    "isCallbackUrl",
+    (value) => isWebUrl(value, true) && callbackUrlProblem(value as string) === null,
+    (args) =>
+      isWebUrl(args.value, true)
+        ? `${args.property} ${callbackUrlProblem(args.value as string)}`
+        : `${args.property} must be an https URL of at most 255 characters`,
+    options,
+  );
+
 /** A blank URI is the default and clears the ticket's URI. */
 export const IsUri = (options?: ValidationOptions) =>
   rule(
@@ -48,5 +62,14 @@ export const IsWalletAddress = (options?: ValidationOptions) =>
     "isWalletAddress",
     isWalletAddress,
     (args) => `${args.property} must be a 0x-prefixed 20-byte address other than the zero address; mixed case must match its EIP-55 checksum`,
+    options,
+  );
+
+/** A string field's length limit, in characters (code points: 𝄞 counts once), the same for every string field. */
+export const MaxText = (options?: ValidationOptions) =>
+  rule(
+    "maxText",
+    (value) => typeof value !== "string" || characterCount(value) <= MAX_TEXT_LENGTH,
+    (args) => `${args.property} must be at most ${MAX_TEXT_LENGTH} characters (Unicode code points)`,
     options,
   );

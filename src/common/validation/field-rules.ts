@@ -2,8 +2,9 @@ import { getAddress } from "ethers";
 import currencyCodes from "currency-codes";
 import { isURL } from "class-validator";
 
-/** Limit of the spec's string fields. */
-export const MAX_TEXT_LENGTH = 255;
+import { characterCount, MAX_TEXT_LENGTH } from "./text";
+
+export { MAX_TEXT_LENGTH } from "./text";
 
 const ISO_4217 = new Set(currencyCodes.codes());
 
@@ -13,13 +14,13 @@ export function isCurrencyCode(value: unknown): boolean {
 
 /** http(s) URLs (or https only), host required, at most 255 characters. */
 export function isWebUrl(value: unknown, httpsOnly: boolean): boolean {
-  if (typeof value !== "string" || value.length > MAX_TEXT_LENGTH) return false;
+  if (typeof value !== "string" || characterCount(value) > MAX_TEXT_LENGTH) return false;
   return isURL(value, { protocols: httpsOnly ? ["https"] : ["http", "https"], require_protocol: true, require_tld: false, allow_underscores: true });
 }
 
 /** A URI of any scheme (https:, ipfs:, ar:, data: ...), at most 255 characters. */
 export function isUri(value: unknown): boolean {
-  return typeof value === "string" && value.length <= MAX_TEXT_LENGTH && /^[a-zA-Z][a-zA-Z0-9+.-]*:\S+$/.test(value);
+  return typeof value === "string" && characterCount(value) <= MAX_TEXT_LENGTH && /^[a-zA-Z][a-zA-Z0-9+.-]*:\S+$/.test(value);
 }
 
 /**

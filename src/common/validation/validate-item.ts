@@ -1,6 +1,7 @@
 import { validateSync } from "class-validator";
 
-import { errorDetail, type ErrorDetail } from "../errors/error-detail";
+import { errorDetail, type ErrorDetail, invalidField } from "../errors/error-detail";
+import { textProblem } from "./text";
 
 /** A DTO class: what an item is validated against. */
 export type ClassConstructor<T> = new (...args: never[]) => T;
@@ -10,6 +11,7 @@ export type Validated<T> = { value: T; error?: undefined } | { value?: undefined
 /**
  * Validates one item of a request against its DTO. Fields the DTO does not declare are dropped
  * (never stored), null values count as not sent; the first broken rule is reported with its field.
+ * A string holding a NUL or a lone UTF-16 surrogate is an invalid_field too, whatever its rules.
  */
 export function validateItem<T extends object>(dto: ClassConstructor<T>, raw: unknown): Validated<T> {
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
@@ -29,7 +31,14 @@ export function validateItem<T extends object>(dto: ClassConstructor<T>, raw: un
     validationError: { target: false, value: false },
   });
   const first = errors[0];
-  if (!first) return { value: instance as T };
+  if (!first) {
+    // Every string the item keeps (unknown fields are gone by now) must be storable text.
+    for (const [field, value] of Object.entries(instance)) {
+      const problem = typeof value === "string" ? textProblem(value) : null;
+      if (problem) return { error: invalidField(field, problem) };
+    }
+    return { value: instance as T };
+  }
   const message = Object.values(first.constraints ?? {})[0] ?? `${first.property} is invalid`;
   return { error: errorDetail("invalid_field", message, first.property) };
 }

@@ -1,8 +1,8 @@
 import { ApiPropertyOptional } from "@nestjs/swagger";
-import { IsNumber, IsOptional, IsString, Max, MaxLength, Min } from "class-validator";
+import { IsNumber, IsOptional, IsString, Max, Min } from "class-validator";
 
-import { IsCurrencyCode, IsUint64, IsWebUrl } from "../../common/validation/field-decorators";
-import { MAX_TEXT_LENGTH } from "../../common/validation/field-rules";
+import { HTTPS_URL_PATTERN, WEB_URL_OR_BLANK_PATTERN } from "../../common/http/openapi-schemas";
+import { IsCallbackUrl, IsCurrencyCode, IsUint64, IsWebUrl, MaxText } from "../../common/validation/field-decorators";
 
 const UINT64 = {
   oneOf: [
@@ -16,21 +16,33 @@ export class EventFieldsDto {
   @ApiPropertyOptional({ maxLength: 255, default: "", example: "Concert in the Park", description: "On chain." })
   @IsOptional()
   @IsString()
-  @MaxLength(MAX_TEXT_LENGTH)
+  @MaxText()
   eventName?: string;
 
   @ApiPropertyOptional({ maxLength: 255, default: "", example: "Example Tickets B.V.", description: "Kept by the service, not on chain." })
   @IsOptional()
   @IsString()
-  @MaxLength(MAX_TEXT_LENGTH)
+  @MaxText()
   ticketeerName?: string;
 
-  @ApiPropertyOptional({ format: "uri", maxLength: 255, default: "", example: "https://shop.example.com/concert", description: "http(s) URL. On chain." })
+  @ApiPropertyOptional({
+    pattern: WEB_URL_OR_BLANK_PATTERN,
+    maxLength: 255,
+    default: "",
+    example: "https://shop.example.com/concert",
+    description: "http(s) URL, or blank. On chain.",
+  })
   @IsOptional()
   @IsWebUrl(false, true)
   shopUrl?: string;
 
-  @ApiPropertyOptional({ format: "uri", maxLength: 255, default: "", example: "https://img.example.com/concert.png", description: "http(s) URL. On chain." })
+  @ApiPropertyOptional({
+    pattern: WEB_URL_OR_BLANK_PATTERN,
+    maxLength: 255,
+    default: "",
+    example: "https://img.example.com/concert.png",
+    description: "http(s) URL, or blank. On chain.",
+  })
   @IsOptional()
   @IsWebUrl(false, true)
   imageUrl?: string;
@@ -68,12 +80,12 @@ export class CurrencyFieldDto extends EventFieldsDto {
   currency?: string;
 
   @ApiPropertyOptional({
-    format: "uri",
+    pattern: HTTPS_URL_PATTERN,
     maxLength: 255,
     example: "https://integrator.example.com/callbacks",
     description: "https URL that receives the callbacks.",
   })
   @IsOptional()
-  @IsWebUrl(true)
+  @IsCallbackUrl()
   callbackUrl?: string;
 }

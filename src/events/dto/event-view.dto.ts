@@ -1,9 +1,10 @@
 import { ApiProperty } from "@nestjs/swagger";
 
+import { UINT64_ANSWER_SCHEMA } from "../../common/http/openapi-schemas";
 import { ActionViewDto } from "../../ledger/dto/action-view.dto";
 
 export class EventChainViewDto {
-  @ApiProperty({ example: 1, description: "The event's index in the registry; its tokenIds are eventIndex << 64 | serial." })
+  @ApiProperty({ ...UINT64_ANSWER_SCHEMA, example: 1, description: "The event's index in the registry; its tokenIds are eventIndex << 64 | serial." })
   eventIndex: number | string;
 
   @ApiProperty({ example: "0x3b7c…", description: "sha256(abi.encode(ticketeerId, eventId)): the event's key on chain." })
@@ -24,10 +25,10 @@ export class EventViewDto {
   @ApiProperty() imageUrl: string;
   @ApiProperty() latitude: number;
   @ApiProperty() longitude: number;
-  @ApiProperty({ description: "Unix seconds; a decimal string when above 2^53 - 1." }) startTime: number | string;
-  @ApiProperty({ description: "Unix seconds; a decimal string when above 2^53 - 1." }) endTime: number | string;
+  @ApiProperty({ ...UINT64_ANSWER_SCHEMA, description: "Unix seconds; a decimal string when above 2^53 - 1." }) startTime: number | string;
+  @ApiProperty({ ...UINT64_ANSWER_SCHEMA, description: "Unix seconds; a decimal string when above 2^53 - 1." }) endTime: number | string;
   @ApiProperty() callbackUrl: string;
-  @ApiProperty({ description: "Tickets sold (accepted)." }) ticketsSold: number | string;
+  @ApiProperty({ ...UINT64_ANSWER_SCHEMA, description: "Tickets sold (accepted); a decimal string when above 2^53 - 1." }) ticketsSold: number | string;
   @ApiProperty({ type: EventChainViewDto }) chain: EventChainViewDto;
   @ApiProperty({ type: [ActionViewDto], description: "Registration and updates; ticket actions are on the tickets." }) actions: ActionViewDto[];
 }

@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from "@nestjs/swagger";
-import { IsDefined, IsNotEmpty, IsOptional, IsString, MaxLength } from "class-validator";
+import { IsDefined, IsNotEmpty, IsOptional, IsString } from "class-validator";
 
-import { IsCurrencyCode, IsWebUrl } from "../../common/validation/field-decorators";
-import { MAX_TEXT_LENGTH } from "../../common/validation/field-rules";
+import { HTTPS_URL_PATTERN } from "../../common/http/openapi-schemas";
+import { IsCallbackUrl, IsCurrencyCode, MaxText } from "../../common/validation/field-decorators";
 import { EventFieldsDto } from "./event-fields.dto";
 
 /** The fields a new event needs, however it is registered. */
@@ -11,7 +11,7 @@ export class NewEventBaseDto extends EventFieldsDto {
   @IsDefined()
   @IsString()
   @IsNotEmpty()
-  @MaxLength(MAX_TEXT_LENGTH)
+  @MaxText()
   eventId: string;
 
   @ApiProperty({ minLength: 3, maxLength: 3, example: "EUR", description: "ISO 4217 code in capitals. On chain." })
@@ -19,9 +19,14 @@ export class NewEventBaseDto extends EventFieldsDto {
   @IsCurrencyCode()
   currency: string;
 
-  @ApiProperty({ format: "uri", maxLength: 255, example: "https://integrator.example.com/callbacks", description: "https URL that receives the callbacks." })
+  @ApiProperty({
+    pattern: HTTPS_URL_PATTERN,
+    maxLength: 255,
+    example: "https://integrator.example.com/callbacks",
+    description: "https URL that receives the callbacks.",
+  })
   @IsDefined()
-  @IsWebUrl(true)
+  @IsCallbackUrl()
   callbackUrl: string;
 }
 
@@ -30,7 +35,7 @@ export class NewEventDto extends NewEventBaseDto {
   @ApiPropertyOptional({ maxLength: 255, example: "ticketeer-42", description: "If given, must be the API key's organization." })
   @IsOptional()
   @IsString()
-  @MaxLength(MAX_TEXT_LENGTH)
+  @MaxText()
   ticketeerId?: string;
 }
 
@@ -40,6 +45,6 @@ export class CreateEventDto extends NewEventBaseDto {
   @IsDefined()
   @IsString()
   @IsNotEmpty()
-  @MaxLength(MAX_TEXT_LENGTH)
+  @MaxText()
   ticketeerId: string;
 }

@@ -1,7 +1,7 @@
 import { ApiProperty } from "@nestjs/swagger";
-import { IsDefined, IsNotEmpty, IsString, MaxLength } from "class-validator";
+import { IsDefined, IsNotEmpty, IsString } from "class-validator";
 
-import { MAX_TEXT_LENGTH } from "../../common/validation/field-rules";
+import { MaxText } from "../../common/validation/field-decorators";
 import { CurrencyFieldDto } from "./event-fields.dto";
 
 /** The data of an `updateEvent` stream action: the event and the fields to change. */
@@ -10,6 +10,6 @@ export class UpdateEventDto extends CurrencyFieldDto {
   @IsDefined()
   @IsString()
   @IsNotEmpty()
-  @MaxLength(MAX_TEXT_LENGTH)
+  @MaxText()
   eventId: string;
 }

@@ -48,9 +48,20 @@ export class EventEntity {
   @Column({ name: "callback_url", type: "text" })
   callbackUrl: string;
 
-  /** Serials handed out to this event's tickets so far. */
+  /**
+   * Tickets sold (accepted) in this event by acceptances that held it locked. Those that did not
+   * (sales alone) record theirs as rows of `event_sales`: the event's tickets sold are both together
+   * (EventsRepository.ticketsSoldOf).
+   */
   @Column({ name: "tickets_sold", type: "bigint", transformer: bigintColumn })
   ticketsSold: bigint;
+
+  /**
+   * The last serial handed out to this event's tickets: sales reserve their serials past it. A range
+   * an acceptance reserved and did not use leaves a gap, so it may exceed `ticketsSold`.
+   */
+  @Column({ name: "last_serial", type: "bigint", transformer: bigintColumn })
+  lastSerial: bigint;
 
   @CreateDateColumn({ name: "created_at", type: "timestamptz" })
   createdAt: Date;

@@ -1,10 +1,18 @@
-import { ApiProperty } from "@nestjs/swagger";
+import { ApiExtraModels, ApiProperty } from "@nestjs/swagger";
+
+import { nullableRef } from "../../common/http/openapi-schemas";
+import { ACTION_ERROR_CODES } from "../../registry";
 
 import { CHAIN_ACTION_KINDS, CHAIN_ACTION_STATUSES, type ChainActionKind, type ChainActionStatus } from "../chain-action-kind";
 import type { ChainAction } from "../entities/chain-action.entity";
 
 export class ActionErrorDto {
-  @ApiProperty({ example: "ticket_checked_in" })
+  @ApiProperty({
+    enum: ACTION_ERROR_CODES,
+    example: "onchain_ticket_checked_in",
+    description:
+      "Why the action failed: the registry refused the item (onchain_ticket_checked_in, ...; onchain_refused for a reason this version does not name), the transaction kept reverting (onchain_reverted), or the item cannot be written (onchain_unencodable, onchain_item_too_large).",
+  })
   code: string;
 
   @ApiProperty()
@@ -12,6 +20,7 @@ export class ActionErrorDto {
 }
 
 /** An accepted action and where it stands on its way to the chain. */
+@ApiExtraModels(ActionErrorDto)
 export class ActionViewDto {
   @ApiProperty({ format: "uuid", description: "The txPromise / actionPromise of the action." })
   actionPromise: string;
@@ -25,14 +34,14 @@ export class ActionViewDto {
   @ApiProperty({
     enum: CHAIN_ACTION_STATUSES,
     description:
-      "waiting_broadcast: accepted, queued for the chain; pending: in a broadcast transaction (txHash known); confirmed: enough confirmations; error: failed on chain (see error); no_broadcast_required: nothing of it goes on chain.",
+      "waiting_broadcast: accepted, queued for the chain; waiting_funds: queued, but the signer that sends it cannot pay for a transaction now (short of funds, or fees above the operator's cap); it moves on by itself once funded or fees drop; pending: in a broadcast transaction (txHash known); confirmed: enough confirmations; error: failed on chain (see error); no_broadcast_required: nothing of it goes on chain.",
   })
   status: ChainActionStatus;
 
   @ApiProperty({ type: String, nullable: true, example: null })
   txHash: string | null;
 
-  @ApiProperty({ type: Number, nullable: true, example: null })
+  @ApiProperty({ type: "integer", nullable: true, example: null })
   blockNumber: number | null;
 
   @ApiProperty({
@@ -43,7 +52,7 @@ export class ActionViewDto {
   })
   blockHash: string | null;
 
-  @ApiProperty({ type: ActionErrorDto, nullable: true })
+  @ApiProperty({ ...nullableRef(ActionErrorDto), description: "Why the action failed on chain; null unless status is error." })
   error: ActionErrorDto | null;
 
   @ApiProperty({ format: "date-time" })

@@ -1,3 +1,4 @@
+import type { Type } from "@nestjs/common";
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from "@nestjs/swagger";
 
 import { ErrorDetailDto } from "../../common/errors/error-body.dto";
@@ -10,33 +11,56 @@ import { TicketMomentDto } from "../../tickets/dto/ticket-moment.dto";
 import { UpdateTicketDto } from "../../tickets/dto/update-ticket.dto";
 import { STREAM_ACTION_NAMES, type StreamActionName } from "../stream-actions";
 
-@ApiExtraModels(NewEventDto, UpdateEventDto, SoldTicketDto, UpdateTicketDto, ResoldTicketDto, TicketMomentDto, ClaimedTicketDto)
-export class StreamActionDto {
-  @ApiProperty({ enum: STREAM_ACTION_NAMES, example: "soldTicket" })
-  action: StreamActionName;
+/** The data schema of each stream action: what the per-action endpoint takes for one item. */
+export const STREAM_ACTION_DATA: Record<StreamActionName, Type<unknown>> = {
+  newEvent: NewEventDto,
+  updateEvent: UpdateEventDto,
+  soldTicket: SoldTicketDto,
+  updateTicket: UpdateTicketDto,
+  resoldTicket: ResoldTicketDto,
+  scannedTicket: TicketMomentDto,
+  checkedInTicket: TicketMomentDto,
+  claimedTicket: ClaimedTicketDto,
+  invalidatedTicket: TicketMomentDto,
+};
 
-  @ApiProperty({
-    description:
-      "The action's data: newEvent → NewEventDto, updateEvent → UpdateEventDto, soldTicket → SoldTicketDto, updateTicket → UpdateTicketDto, resoldTicket → ResoldTicketDto, scannedTicket / checkedInTicket / invalidatedTicket → TicketMomentDto, claimedTicket → ClaimedTicketDto. Fields not listed there are ignored and never stored.",
-    oneOf: [NewEventDto, UpdateEventDto, SoldTicketDto, UpdateTicketDto, ResoldTicketDto, TicketMomentDto, ClaimedTicketDto].map((dto) => ({
-      $ref: getSchemaPath(dto),
-    })),
-    example: { eventId: "6f1c3f5e-8d0a-4c8e-9a43-0b7f3d1e2a10", ticketId: "0b9e2c1a-7d4f-4a7e-8f3e-5c2d1b0a9f87", price: "49.95" },
-  })
-  data: Record<string, unknown>;
-}
+/**
+ * One schema per action ({action: that one name, data: its data schema}), named Stream<Action>ActionDto:
+ * the members of the stream item's oneOf differ in `action`, so exactly one matches any valid item.
+ */
+export const STREAM_ACTION_ITEMS = Object.fromEntries(
+  STREAM_ACTION_NAMES.map((name) => {
+    const item = class {};
+    Object.defineProperty(item, "name", { value: `Stream${name[0].toUpperCase()}${name.slice(1)}ActionDto` });
+    ApiProperty({ type: String, enum: [name], example: name })(item.prototype, "action");
+    ApiProperty({ type: STREAM_ACTION_DATA[name], description: "Fields not in this schema are ignored and never stored." })(item.prototype, "data");
+    return [name, item];
+  }),
+) as Record<StreamActionName, Type<unknown>>;
+
+/** The schema of one /stream entry: a union discriminated by `action`. */
+export const STREAM_ACTION_SCHEMA = {
+  oneOf: STREAM_ACTION_NAMES.map((name) => ({ $ref: getSchemaPath(STREAM_ACTION_ITEMS[name]) })),
+  discriminator: {
+    propertyName: "action",
+    mapping: Object.fromEntries(STREAM_ACTION_NAMES.map((name) => [name, getSchemaPath(STREAM_ACTION_ITEMS[name])])),
+  },
+};
+
+/** Puts every stream item schema (and the data schemas they name) in the document's components. */
+export const ApiStreamActionModels = () => ApiExtraModels(...new Set(Object.values(STREAM_ACTION_ITEMS)), ...new Set(Object.values(STREAM_ACTION_DATA)));
 
 export class StreamResultDto {
   @ApiProperty({ enum: ["success", "error"] })
   status: "success" | "error";
 
-  @ApiProperty({ description: "Echo of the action (null when it was not a string)." })
+  @ApiProperty({ type: String, nullable: true, description: "Echo of the action (null when it was not a string)." })
   action: string | null;
 
-  @ApiPropertyOptional({ description: "Present for event actions and soldTicket." })
+  @ApiPropertyOptional({ type: String, nullable: true, description: "Present for event actions and soldTicket: the eventId as sent, null when not a string." })
   eventId?: string | null;
 
-  @ApiPropertyOptional({ description: "Present for ticket actions." })
+  @ApiPropertyOptional({ type: String, nullable: true, description: "Present for ticket actions: the ticketId as sent, null when not a string." })
   ticketId?: string | null;
 
   @ApiPropertyOptional({ format: "uuid", description: "Present on success: store it to query the action's status." })

@@ -1,9 +1,8 @@
 import { applyDecorators } from "@nestjs/common";
 import { ApiProperty, ApiPropertyOptional } from "@nestjs/swagger";
-import { IsDefined, IsNotEmpty, IsOptional, IsString, MaxLength } from "class-validator";
+import { IsDefined, IsNotEmpty, IsOptional, IsString } from "class-validator";
 
-import { IsUint64, IsUri, rule } from "../../common/validation/field-decorators";
-import { MAX_TEXT_LENGTH } from "../../common/validation/field-rules";
+import { IsUint64, IsUri, MaxText, rule } from "../../common/validation/field-decorators";
 import { priceProblem } from "../../registry";
 
 /** A price the registry can record exactly. */
@@ -21,7 +20,7 @@ export const TicketIdField = () =>
     IsDefined(),
     IsString(),
     IsNotEmpty(),
-    MaxLength(MAX_TEXT_LENGTH),
+    MaxText(),
   );
 
 export const EventIdField = () =>
@@ -34,7 +33,7 @@ export const EventIdField = () =>
     IsDefined(),
     IsString(),
     IsNotEmpty(),
-    MaxLength(MAX_TEXT_LENGTH),
+    MaxText(),
   );
 
 export const PriceField = () =>

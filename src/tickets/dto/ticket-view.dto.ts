@@ -1,15 +1,16 @@
 import { ApiProperty } from "@nestjs/swagger";
 
+import { UINT64_ANSWER_SCHEMA } from "../../common/http/openapi-schemas";
 import { ActionViewDto } from "../../ledger/dto/action-view.dto";
 
 export class TicketChainViewDto {
   @ApiProperty({ example: "18446744073709551617", description: "ERC-721 tokenId (eventIndex << 64 | serial), decimal. Known at acceptance." })
   tokenId: string;
 
-  @ApiProperty({ example: 1 })
+  @ApiProperty({ ...UINT64_ANSWER_SCHEMA, example: 1, description: "The event's index in the registry; a decimal string when above 2^53 - 1." })
   eventIndex: number | string;
 
-  @ApiProperty({ example: 1 })
+  @ApiProperty({ ...UINT64_ANSWER_SCHEMA, example: 1, description: "The ticket's number within its event; a decimal string when above 2^53 - 1." })
   serial: number | string;
 
   @ApiProperty({ description: "The sale is confirmed on chain." })
@@ -57,7 +58,7 @@ export class TicketViewDto {
   @ApiProperty()
   uri: string;
 
-  @ApiProperty({ description: "orderTime of the latest sale or resale (Unix seconds)." })
+  @ApiProperty({ ...UINT64_ANSWER_SCHEMA, description: "orderTime of the latest sale or resale (Unix seconds); a decimal string when above 2^53 - 1." })
   orderTime: number | string;
 
   @ApiProperty({ type: TicketChainViewDto })

@@ -24,14 +24,16 @@ interface SignerState {
   lastRefusal: NodeRefusal | null;
   /** The oldest in-flight nonce the receipt watcher found unmined, and since when it counts as waiting. */
   oldest: { nonce: bigint; since: Date } | null;
+  /** Why its actions wait as waiting_funds (see FundsGate); null while they do not. */
+  waitingFunds: string | null;
   stuckSince: Date | null;
 }
 
 /**
  * Whether each signer of this worker makes progress. Observation only: it changes nothing the
  * writer does. A signer is stuck while its oldest in-flight nonce has stayed unmined longer than
- * SIGNER_STUCK_AFTER_MS, or while its last STUCK_AFTER_REFUSALS broadcasts were all refused; it is
- * no longer stuck once a broadcast is accepted and the nonce is mined. The start and the end are
+ * SIGNER_STUCK_AFTER_MS, while its last STUCK_AFTER_REFUSALS broadcasts were all refused, or while
+ * it waits for funds; it is no longer stuck once a broadcast is accepted and the nonce is mined. The start and the end are
  * logged once each; chain_signer_stuck follows, and SignerProgressIndicator reports it in readiness.
  * Every refusal is counted in chain_broadcast_refusals_total by its class.
  */
@@ -75,6 +77,13 @@ export class SignerProgress implements BroadcastObserver {
     this.evaluate(signer, state, now);
   }
 
+  /** FundsGate's finding: why the signer's actions wait as waiting_funds, or null once they no longer do. */
+  waitingFunds(signer: string, reason: string | null): void {
+    const state = this.stateOf(signer);
+    state.waitingFunds = reason;
+    this.evaluate(signer, state);
+  }
+
   /** The signers stuck now, each with its reason. */
   stuck(now = new Date()): StuckSigner[] {
     const stuck: StuckSigner[] = [];
@@ -88,7 +97,7 @@ export class SignerProgress implements BroadcastObserver {
   private stateOf(signer: string): SignerState {
     let state = this.signers.get(signer);
     if (!state) {
-      state = { refusedInARow: 0, lastRefusal: null, oldest: null, stuckSince: null };
+      state = { refusedInARow: 0, lastRefusal: null, oldest: null, waitingFunds: null, stuckSince: null };
       this.signers.set(signer, state);
       this.stuckGauge.set({ signer }, 0);
     }
@@ -112,6 +121,7 @@ export class SignerProgress implements BroadcastObserver {
   }
 
   private reasonOf(state: SignerState, now: Date): string | null {
+    if (state.waitingFunds !== null) return `waiting for funds: ${state.waitingFunds}`;
     if (state.refusedInARow >= STUCK_AFTER_REFUSALS && state.lastRefusal !== null) {
       return `last ${state.refusedInARow} broadcasts refused: ${state.lastRefusal}`;
     }

@@ -6,23 +6,27 @@ import { InjectConfig } from "../../../config/config.module";
 import { ChainClient } from "../../chain-client";
 import type { ChainSigner } from "../../signers";
 import { ChainWriterQueue } from "../../queue/chain-writer.queue";
-import { currentFees } from "../current-fees";
 import { SignerProgress } from "../progress/signer-progress";
+import { RefusalResponder, type SignerSlot } from "../refusals/refusal-responder";
 import { broadcastRaw } from "../sending/broadcast";
 import { SendingStore } from "../sending/sending.store";
-import { bumpedFees, signReplacement } from "../sending/transaction-signer";
 import type { OpenTransaction } from "../signed-transaction";
 import { SignerLocks } from "../signer-locks";
 import { logClosed } from "../transaction-log";
 import { WriterMetrics } from "../writer-metrics";
+import { FeeBumper } from "./fee-bumper";
 import { fetchReceipt, type MinedReceipt, readBatchOutcome } from "./mined-receipt";
 import { ReceiptsStore } from "./receipts.store";
 import { TransactionFinalizer } from "./transaction-finalizer";
 
+/** How long the node must not know broadcast bytes before they are sent again: longer than a block is being mined. */
+const UNKNOWN_RESEND_AFTER_MS = 3_000;
+
 /**
  * Follows every sent nonce to its end: marks it mined, finalizes it at the configured depth,
- * re-sends bytes the node lost (a crash before broadcast, a restarted node, a reorg), and replaces a
- * transaction stuck below the market with higher fees.
+ * re-sends bytes the node lost (a crash before broadcast, a restarted node, a reorg), replaces a
+ * transaction stuck below the market with higher fees, and answers the node's refusals of what it
+ * sends (see RefusalResponder).
  */
 @Injectable()
 export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -31,6 +35,10 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
   private timer: NodeJS.Timeout | undefined;
   private running = false;
   private stopped = false;
+  /** Broadcast transactions the node did not know at the last pass, with when it first did not. */
+  private readonly unknownSince = new Map<string, number>();
+  /** Signers whose node counted fewer transactions than the ledger had confirmed, at the last pass. */
+  private readonly lostOnce = new Set<string>();
 
   constructor(
     private readonly chain: ChainClient,
@@ -42,6 +50,8 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
     @InjectConfig() private readonly config: AppConfig,
     private readonly metrics: WriterMetrics,
     private readonly progress: SignerProgress,
+    private readonly bumper: FeeBumper,
+    private readonly refusals: RefusalResponder,
   ) {
     this.wallets = chain.signers();
   }
@@ -87,11 +97,16 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
         this.progress.oldestUnmined(wallet.address, null);
         return;
       }
+      await this.resendLost(provider, wallet, open[0].nonce);
       const confirmedThrough = await this.confirmedThrough(provider);
+      const slot = { wallet, shard, shardCount: this.wallets.length };
+      // The signer's transactions counted at the confirmed depth: a nonce below it is used, by us or another.
+      let confirmedCount: Promise<number> | undefined;
+      const countConfirmed = () => (confirmedCount ??= provider.getTransactionCount(wallet.address, confirmedThrough));
       let finalized = false;
       let oldestUnmined: OpenTransaction[] | undefined;
       for (const attempts of groupByNonce(open)) {
-        const state = await this.watchNonce(provider, wallet, attempts, confirmedThrough);
+        const state = await this.watchNonce(provider, slot, attempts, confirmedThrough, countConfirmed);
         finalized = state === "finalized" || finalized;
         if (state === "unmined") oldestUnmined ??= attempts;
       }
@@ -100,6 +115,28 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
     } finally {
       await lock.release();
     }
+  }
+
+  /**
+   * A node that lost blocks the ledger had already confirmed (restarted from an older state, or a
+   * reorg deeper than CONFIRMATIONS) counts fewer of the signer's transactions than the oldest open
+   * nonce: everything after waits behind the gap. The bytes mined at the missing nonces are sent
+   * again, in order; they do what they did, and their actions stay as they were reported.
+   */
+  private async resendLost(provider: JsonRpcProvider, wallet: ChainSigner, oldestOpen: bigint): Promise<void> {
+    // Mined blocks only (a node's pool count dips while it mines), and seen on two passes in a row.
+    const chainCount = BigInt(await provider.getTransactionCount(wallet.address, "latest"));
+    const lost = chainCount < oldestOpen ? await this.receipts.finalAttempts(wallet.address, chainCount, oldestOpen) : [];
+    if (lost.length === 0 || !this.lostOnce.delete(wallet.address)) {
+      if (lost.length > 0) this.lostOnce.add(wallet.address);
+      else this.lostOnce.delete(wallet.address);
+      return;
+    }
+    this.logger.warn(
+      { signer: wallet.address, from: chainCount.toString(), to: (oldestOpen - 1n).toString() },
+      `the node counts ${chainCount} transactions of ${wallet.address}, the ledger had confirmed up to nonce ${oldestOpen - 1n}: sending ${lost.length} of them again`,
+    );
+    for (const tx of lost) if (!(await broadcastRaw(provider, tx, this.logger, this.progress)).accepted) return;
   }
 
   /**
@@ -117,14 +154,16 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
   /** Where the nonce stands after this look: finalized now, mined (not yet deep enough), or unmined. */
   private async watchNonce(
     provider: JsonRpcProvider,
-    wallet: ChainSigner,
+    slot: SignerSlot,
     attempts: OpenTransaction[],
     confirmedThrough: number,
+    countConfirmed: () => Promise<number>,
   ): Promise<"finalized" | "mined" | "unmined"> {
     const receipts = await Promise.all(attempts.map((attempt) => fetchReceipt(provider, attempt.hash)));
     const minedAt = receipts.findIndex((receipt) => receipt !== null);
     if (minedAt >= 0) return (await this.onMined(provider, attempts[minedAt], receipts[minedAt] as MinedReceipt, confirmedThrough)) ? "finalized" : "mined";
-    await this.onUnmined(provider, wallet, attempts);
+    if (await this.refusals.takenByAnother(provider, slot, attempts, await countConfirmed())) return "finalized";
+    await this.onUnmined(provider, slot, attempts);
     return "unmined";
   }
 
@@ -145,7 +184,7 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
     return true;
   }
 
-  private async onUnmined(provider: JsonRpcProvider, wallet: ChainSigner, attempts: OpenTransaction[]): Promise<void> {
+  private async onUnmined(provider: JsonRpcProvider, slot: SignerSlot, attempts: OpenTransaction[]): Promise<void> {
     const reorged = attempts.filter((a) => a.status === "mined");
     for (const attempt of reorged) {
       this.logger.warn(
@@ -155,49 +194,73 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
       await this.receipts.markUnmined(attempt.id);
     }
     const latest = attempts[attempts.length - 1];
+    // A transaction a reorg took back was mined, not stuck: the same bytes go out again now (the node
+    // may hold them again: then it knows them), and its stuck clock restarts.
+    if (reorged.length > 0) return this.sendAgain(provider, slot, latest);
     const sentAt = latest.broadcastAt ?? latest.createdAt;
-    // A transaction a reorg took back was mined, not stuck: the same bytes go out again, and its stuck clock restarts.
-    if (reorged.length === 0 && latest.status !== "signed" && Date.now() - sentAt.getTime() > this.config.chain.writer.stuckAfterMs) {
-      await this.replace(provider, wallet, latest);
+    if (latest.status !== "signed" && Date.now() - sentAt.getTime() > this.config.chain.writer.stuckAfterMs) {
+      const result = await this.bumper.replace(provider, slot.wallet, latest, `stuck since ${sentAt.toISOString()}`);
+      if (result) await this.refusals.respond(provider, slot, latest, result);
       return;
     }
+    // Refused to the writer: answered now, instead of sending the same bytes again.
+    const unanswered = latest.status === "signed" ? this.refusals.takeUnanswered(latest) : null;
+    if (unanswered) {
+      await this.refusals.respond(provider, slot, latest, unanswered);
+      return;
+    }
+    // Refused before: tried again only once its back-off has passed.
+    if (!this.refusals.mayRetry(latest)) return;
     if (latest.status === "signed") {
-      await this.sendOrphaned(provider, wallet, latest);
+      await this.sendOrphaned(provider, slot, latest);
       return;
     }
     // Bytes the node does not know (lost by a restarted node, dropped by a reorg) go out again; only
     // the latest attempt, since a replacement supersedes the ones before it.
-    if (!(await provider.getTransaction(latest.hash)) && (await broadcastRaw(provider, latest, this.logger, this.progress)))
-      await this.sending.markBroadcast(latest.id);
+    if (await this.unknownLongEnough(provider, latest.hash)) await this.sendAgain(provider, slot, latest);
+  }
+
+  private async sendAgain(provider: JsonRpcProvider, slot: SignerSlot, tx: OpenTransaction): Promise<void> {
+    const result = await broadcastRaw(provider, tx, this.logger, this.progress);
+    if (result.accepted) await this.sending.markBroadcast(tx.id);
+    await this.refusals.respond(provider, slot, tx, result);
+  }
+
+  /**
+   * Whether the node has not known these bytes for UNKNOWN_RESEND_AFTER_MS. A node between pool and
+   * block (Anvil while it mines, slower on a busy machine) briefly knows neither, and bytes sent
+   * again then are sent twice: a pass count alone proved too short at a 100 ms poll.
+   */
+  private async unknownLongEnough(provider: JsonRpcProvider, hash: string): Promise<boolean> {
+    if (await provider.getTransaction(hash)) {
+      this.unknownSince.delete(hash);
+      return false;
+    }
+    const since = this.unknownSince.get(hash);
+    if (since === undefined) {
+      this.unknownSince.set(hash, Date.now());
+      return false;
+    }
+    if (Date.now() - since < UNKNOWN_RESEND_AFTER_MS) return false;
+    this.unknownSince.delete(hash);
+    return true;
   }
 
   /**
    * A transaction signed and never broadcast belongs to a running flush, which sends it in nonce
-   * order; only when no flush holds the signer (its worker died) does the watcher send it.
+   * order; only when no flush holds the signer (its worker died, or the node refused it) does the watcher send it.
    */
-  private async sendOrphaned(provider: JsonRpcProvider, wallet: ChainSigner, signed: OpenTransaction): Promise<void> {
-    const writer = await this.locks.tryAcquire(`writer:${wallet.address}`);
+  private async sendOrphaned(provider: JsonRpcProvider, slot: SignerSlot, signed: OpenTransaction): Promise<void> {
+    const writer = await this.locks.tryAcquire(`writer:${slot.wallet.address}`);
     if (!writer) return;
+    let result;
     try {
-      if (await broadcastRaw(provider, signed, this.logger, this.progress)) await this.sending.markBroadcast(signed.id);
+      result = await broadcastRaw(provider, signed, this.logger, this.progress);
+      if (result.accepted) await this.sending.markBroadcast(signed.id);
     } finally {
       await writer.release();
     }
-  }
-
-  private async replace(provider: JsonRpcProvider, wallet: ChainSigner, stuck: OpenTransaction): Promise<void> {
-    // The market as the writer reads it when it sends, so a replacement never undercuts a fresh batch.
-    const fees = bumpedFees(stuck, await currentFees(provider, this.config.chain.fees), this.config.chain.writer.feeBumpPercent);
-    // A replacement above MAX_FEE_PER_GAS_GWEI is not sent: the stuck transaction waits for fees to drop.
-    const cap = this.config.chain.fees.maxFeePerGasWei;
-    if (cap !== null && fees.maxFeePerGas > cap) return;
-    const replacement = await this.sending.commitReplacement(stuck, await signReplacement(wallet, stuck, fees));
-    this.metrics.transactionReplaced();
-    this.logger.warn(
-      { signer: stuck.signer, nonce: stuck.nonce.toString(), hash: stuck.hash, replacedBy: replacement.hash, maxFeePerGas: fees.maxFeePerGas.toString() },
-      `nonce ${stuck.nonce} stuck since ${(stuck.broadcastAt ?? stuck.createdAt).toISOString()}: replaced by ${replacement.hash} at ${fees.maxFeePerGas} wei/gas`,
-    );
-    if (await broadcastRaw(provider, replacement, this.logger, this.progress)) await this.sending.markBroadcast(replacement.id);
+    await this.refusals.respond(provider, slot, signed, result);
   }
 }
 

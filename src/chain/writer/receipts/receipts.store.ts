@@ -35,6 +35,25 @@ export class ReceiptsStore {
     return rows.map(toOpenTransaction);
   }
 
+  /** The attempt each of these nonces ended with (confirmed or reverted), by nonce: what was mined at that nonce. */
+  async finalAttempts(signer: string, fromNonce: bigint, toNonce: bigint): Promise<OpenTransaction[]> {
+    const rows = await this.dataSource.query<TransactionRow[]>(
+      `SELECT * FROM chain_transactions WHERE signer = $1 AND nonce >= $2 AND nonce < $3 AND status IN ('confirmed', 'reverted') ORDER BY nonce`,
+      [signer, fromNonce.toString(), toNonce.toString()],
+    );
+    return rows.map(toOpenTransaction);
+  }
+
+  /** The latest attempt of each open nonce that was never broadcast (refused, or its worker died first), oldest nonce first. */
+  async unsentTransactions(signer: string): Promise<OpenTransaction[]> {
+    const rows = await this.dataSource.query<TransactionRow[]>(
+      `SELECT * FROM (SELECT DISTINCT ON (nonce) * FROM chain_transactions WHERE signer = $1 AND status IN ('signed', 'broadcast', 'mined') ORDER BY nonce, attempt DESC) latest
+        WHERE status = 'signed' ORDER BY nonce`,
+      [signer],
+    );
+    return rows.map(toOpenTransaction);
+  }
+
   async markMined(id: string, blockNumber: number, blockHash: string): Promise<void> {
     await this.dataSource.query(
       `UPDATE chain_transactions SET status = 'mined', block_number = $2, block_hash = $3, updated_at = now() WHERE id = $1 AND status IN ('signed', 'broadcast', 'mined')`,

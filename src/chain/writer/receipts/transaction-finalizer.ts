@@ -2,17 +2,11 @@ import { Injectable } from "@nestjs/common";
 
 import type { AppConfig } from "../../../config/app-config";
 import { InjectConfig } from "../../../config/config.module";
-import { RegistryItemFailure } from "../../../registry";
+import { chainFailureCode, RegistryItemFailure } from "../../../registry";
 import type { ClosedAction } from "../closed-action";
 import type { OpenTransaction } from "../signed-transaction";
 import { FinalizationStore, type RefusedItem } from "./finalization.store";
 import type { BatchOutcome, MinedReceipt } from "./mined-receipt";
-
-/** `TicketCheckedIn` → `onchain_ticket_checked_in`: the stable code of an item the registry refused. */
-export function chainFailureCode(reason: RegistryItemFailure): string {
-  const name = RegistryItemFailure[reason] ?? `Reason${reason}`;
-  return "onchain_" + name.replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase();
-}
 
 /**
  * Closes a nonce once its receipt is deep enough: the actions it carried become confirmed or error,
@@ -44,6 +38,6 @@ function refusedItems(outcome: BatchOutcome): RefusedItem[] {
   return [...outcome.failures.entries()].map(([batchIndex, reason]) => ({
     batchIndex,
     code: chainFailureCode(reason),
-    message: `The registry refused the item: ${RegistryItemFailure[reason]}.`,
+    message: `The registry refused the item: ${RegistryItemFailure[reason] ?? `reason ${reason}`}.`,
   }));
 }

@@ -13,6 +13,12 @@ export const TRANSACTION_OVERHEAD_BYTES = 300;
 export interface BatchLimits {
   gas: number;
   bytes: number;
+  /**
+   * Gas added per byte of items, on top of the measured per-item figures (which already pay for
+   * their calldata): set once a node answered `intrinsic gas too low`, to cover a calldata price
+   * such as EIP-7623's floor. 0 unless learned.
+   */
+  calldataGasPerByte?: number;
 }
 
 export interface BatchPlan {
@@ -35,8 +41,8 @@ export function planBatch(waiting: readonly PendingAction[], limits: BatchLimits
   const touched = new Set<string>();
   for (const action of waiting) {
     const storage = storageGas(action.item, touched);
-    const cost = itemGas(action.item) + storage.gas;
     const size = encodedItemBytes(action.item);
+    const cost = itemGas(action.item) + storage.gas + size * (limits.calldataGasPerByte ?? 0);
     if (gas + cost > limits.gas || bytes + size > limits.bytes) {
       if (actions.length === 0) return { actions, gasLimit: 0, full: true, tooLarge: { action, reason: tooLargeReason(gas + cost, bytes + size, limits) } };
       break;

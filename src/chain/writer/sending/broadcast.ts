@@ -17,31 +17,34 @@ export interface BroadcastObserver {
 }
 
 /**
- * Sends raw bytes. True when the node has the transaction (now or already: `already known` counts
- * as broadcast); false when it could not be reached or refused it, in which case the receipt
- * watcher sends the same bytes again later. A refusal is classified (see classifyRefusal), logged
- * with its class and reported to the observer.
+ * Sends raw bytes. Accepted when the node has the transaction (now or already: `already known`
+ * counts as broadcast); otherwise it could not be reached or refused it, and the receipt watcher
+ * responds to the refusal (see RefusalResponder). A refusal is classified (see classifyRefusal),
+ * logged with its class and reported to the observer.
  */
-export async function broadcastRaw(provider: JsonRpcProvider, tx: SignedTransaction, logger: Logger, observer: BroadcastObserver): Promise<boolean> {
+export async function broadcastRaw(provider: JsonRpcProvider, tx: SignedTransaction, logger: Logger, observer: BroadcastObserver): Promise<BroadcastResult> {
   try {
     await provider.send("eth_sendRawTransaction", [tx.raw]);
-    observer.broadcastResult(tx, { accepted: true, refusal: null });
-    return true;
+    const result = { accepted: true, refusal: null };
+    observer.broadcastResult(tx, result);
+    return result;
   } catch (error) {
     const message = nodeErrorMessage(error);
     const refusal = message === null ? null : classifyRefusal(message);
     const context = { signer: tx.signer, nonce: tx.nonce.toString(), hash: tx.hash, refusal };
     if (refusal === "already known") {
       logger.log(context, `broadcast of ${tx.hash} (nonce ${tx.nonce}): the node already knows it`);
-      observer.broadcastResult(tx, { accepted: true, refusal });
-      return true;
+      const result = { accepted: true, refusal };
+      observer.broadcastResult(tx, result);
+      return result;
     }
     // The node may have it all the same (an answer lost on the way back, a refusal of bytes it already mined).
     const accepted = await provider.getTransaction(tx.hash).then(Boolean, () => false);
     observer.broadcastResult(tx, { accepted, refusal });
-    if (accepted) return true;
-    const why = refusal === null ? "failed" : `refused by the node (${refusal})`;
-    logger.warn(context, `broadcast of ${tx.hash} (nonce ${tx.nonce}) ${why}, will retry: ${message ?? (error as Error).message}`);
-    return false;
+    if (!accepted) {
+      const why = refusal === null ? "failed" : `refused by the node (${refusal})`;
+      logger.warn(context, `broadcast of ${tx.hash} (nonce ${tx.nonce}) ${why}: ${message ?? (error as Error).message}`);
+    }
+    return { accepted, refusal };
   }
 }

@@ -10,14 +10,28 @@ import { ChainWriterQueue } from "../../queue/chain-writer.queue";
 import type { Fees } from "../current-fees";
 import { FeeCapGuard } from "../fee-cap/fee-cap.guard";
 import { SignerProgress } from "../progress/signer-progress";
+import { ReceiptsStore } from "../receipts/receipts.store";
+import { LearnedLimits } from "../refusals/learned-limits";
+import { RefusalResponder } from "../refusals/refusal-responder";
+import { FundsGate } from "../signer-funds/funds-gate";
 import { SignerLocks } from "../signer-locks";
 import { logSent, logUnencodable } from "../transaction-log";
-import { type BatchPlan, planBatch } from "./batch-plan";
+import { type BatchLimits, type BatchPlan, planBatch } from "./batch-plan";
 import { broadcastRaw } from "./broadcast";
 import { CrashPoints } from "./crash-points";
 import type { PendingAction } from "./pending-action";
 import { SendingStore, type UnencodableAction } from "./sending.store";
 import { signBatch } from "./transaction-signer";
+
+/** The broadcasts of one flush: the latest (each waits for the one before), and whether the node refused one. */
+interface Sending {
+  previous: Promise<void>;
+  refused: boolean;
+}
+
+function shortOfFunds(balance: bigint, needed: bigint): string {
+  return `balance ${balance} wei, below the ${needed} wei its next transaction may cost (gas limit × max fee)`;
+}
 
 /** How many waiting actions one look at the ledger reads: more than any batch can carry. */
 const READ_LIMIT = 5_000;
@@ -31,6 +45,8 @@ const READ_LIMIT = 5_000;
 export class ChainWriter {
   private readonly logger = new Logger(ChainWriter.name);
   private readonly wallets: ChainSigner[];
+  /** The gas one transaction may use by the configuration and the latest block, as of the latest flush. */
+  private configuredGas = Number.POSITIVE_INFINITY;
 
   constructor(
     private readonly chain: ChainClient,
@@ -40,6 +56,10 @@ export class ChainWriter {
     private readonly crashPoints: CrashPoints,
     private readonly feeCap: FeeCapGuard,
     private readonly progress: SignerProgress,
+    private readonly funds: FundsGate,
+    private readonly learned: LearnedLimits,
+    private readonly refusals: RefusalResponder,
+    private readonly receipts: ReceiptsStore,
     @InjectConfig() private readonly config: AppConfig,
   ) {
     this.wallets = chain.signers();
@@ -73,35 +93,53 @@ export class ChainWriter {
       this.logger.warn("the registry is paused: actions wait until it is unpaused");
       return;
     }
-    const budget = await this.gasBudget(provider);
+    this.configuredGas = await this.gasBudget(provider);
+    const limits = this.learned.of(wallet.address, { gas: this.configuredGas, bytes: this.config.chain.writer.txMaxBytes });
     // Null while fees are over MAX_FEE_PER_GAS_GWEI: the guard wakes the writer again later.
     const fees = await this.feeCap.fees(provider);
-    if (!fees) return;
+    if (!fees) return this.funds.hold(wallet.address, shard, this.shardCount, "fees above MAX_FEE_PER_GAS_GWEI", null);
+    let balance = await provider.getBalance(wallet.address, "pending");
+    const needed = this.funds.neededWei(wallet.address);
+    if (needed !== null && balance < needed) return this.funds.hold(wallet.address, shard, this.shardCount, shortOfFunds(balance, needed), needed);
+    await this.funds.resume(wallet.address, shard, this.shardCount);
+    // Nonces refused before go first, in order: the lock this flush holds would keep the watcher from sending them.
+    if (!(await this.resendUnsent(wallet, provider))) return;
     // Broadcasts run while the next batch is prepared (a node may answer only once it has mined);
     // the lock is held until every one of them has returned.
     // Each broadcast starts once the one before it has returned, so nonces reach the node in order
-    // (an automining node refuses a nonce from the future).
-    let previous: Promise<void> = Promise.resolve();
+    // (an automining node refuses a nonce from the future). After a refusal nothing more is signed:
+    // the receipt watcher answers it first.
+    const sending: Sending = { previous: Promise.resolve(), refused: false };
     try {
-      while ((await this.store.countNoncesInFlight(wallet.address)) < this.config.chain.writer.maxInFlightPerSigner) {
-        const plan = await this.nextBatch(shard, budget, chainId);
+      while (!sending.refused && (await this.store.countNoncesInFlight(wallet.address)) < this.config.chain.writer.maxInFlightPerSigner) {
+        const plan = await this.nextBatch(shard, limits, chainId);
         if (!plan) return;
-        previous = (await this.send(wallet, provider, plan, chainId, fees, previous)).broadcast;
+        const cost = BigInt(plan.gasLimit) * fees.maxFeePerGas;
+        if (balance < cost) return await this.funds.hold(wallet.address, shard, this.shardCount, shortOfFunds(balance, cost), cost);
+        balance -= cost;
+        await this.send(wallet, provider, plan, chainId, fees, sending);
       }
     } finally {
-      await previous;
+      await sending.previous;
     }
   }
 
-  /** Signs and commits the batch; returns its broadcast, which follows `previous` and settles when the node has answered. */
-  private async send(
-    wallet: ChainSigner,
-    provider: JsonRpcProvider,
-    plan: BatchPlan,
-    chainId: bigint,
-    fees: Fees,
-    previous: Promise<void>,
-  ): Promise<{ broadcast: Promise<void> }> {
+  /** Broadcasts the signer's unsent nonces in order once their back-off allows; false when one is refused or still backing off. */
+  private async resendUnsent(wallet: ChainSigner, provider: JsonRpcProvider): Promise<boolean> {
+    for (const tx of await this.receipts.unsentTransactions(wallet.address)) {
+      if (!this.refusals.mayRetry(tx)) return false;
+      const result = await broadcastRaw(provider, tx, this.logger, this.progress);
+      if (!result.accepted) {
+        this.refusals.refusedToWriter(tx, result);
+        return false;
+      }
+      await this.store.markBroadcast(tx.id);
+    }
+    return true;
+  }
+
+  /** Signs and commits the batch; its broadcast follows the previous one's and settles when the node has answered. */
+  private async send(wallet: ChainSigner, provider: JsonRpcProvider, plan: BatchPlan, chainId: bigint, fees: Fees, sending: Sending): Promise<void> {
     const batch = {
       chainId,
       registryAddress: this.chain.registryAddress,
@@ -111,32 +149,40 @@ export class ChainWriter {
     const signed = await this.store.commitNewTransaction(wallet.address, plan.actions, (nonce) => signBatch(wallet, this.chain.registry, batch, nonce, fees));
     this.crashPoints.reach("after-persist");
     logSent(this.logger, signed);
-    const broadcast = previous.then(async () => {
-      if (await broadcastRaw(provider, signed, this.logger, this.progress)) await this.store.markBroadcast(signed.id);
+    sending.previous = sending.previous.then(async () => {
+      if (sending.refused) return;
+      const result = await broadcastRaw(provider, signed, this.logger, this.progress);
+      if (result.accepted) await this.store.markBroadcast(signed.id);
+      else {
+        sending.refused = true;
+        this.refusals.refusedToWriter(signed, result);
+      }
       this.crashPoints.reach("after-broadcast");
     });
-    return { broadcast };
   }
 
   /** The next batch of this shard, or null when nothing waits. Waits up to BATCH_MAX_WAIT_MS for a batch to fill. */
-  private async nextBatch(shard: number, budget: number, chainId: bigint): Promise<BatchPlan | null> {
-    let plan = await this.readBatch(shard, budget, chainId);
+  private async nextBatch(shard: number, limits: BatchLimits, chainId: bigint): Promise<BatchPlan | null> {
+    let plan = await this.readBatch(shard, limits, chainId);
     if (!plan || plan.full) return plan;
     const waited = Date.now() - plan.actions[0].acceptedAt.getTime();
     const remaining = this.config.chain.writer.maxWaitMs - waited;
     if (remaining <= 0) return plan;
     await new Promise((resolve) => setTimeout(resolve, remaining));
-    plan = await this.readBatch(shard, budget, chainId);
+    plan = await this.readBatch(shard, limits, chainId);
     return plan;
   }
 
-  private async readBatch(shard: number, budget: number, chainId: bigint): Promise<BatchPlan | null> {
+  private async readBatch(shard: number, limits: BatchLimits, chainId: bigint): Promise<BatchPlan | null> {
     for (;;) {
       const waiting = await this.store.waitingActions(this.shardCount, shard, READ_LIMIT);
       const encodable = await this.withoutUnencodable(waiting, chainId);
       if (encodable.length === 0) return null;
-      const plan = planBatch(encodable, { gas: budget, bytes: this.config.chain.writer.txMaxBytes });
+      const plan = planBatch(encodable, limits);
       if (!plan.tooLarge) return plan;
+      // Too large only for what a node taught (see LearnedLimits): it goes alone, and the node decides.
+      const alone = planBatch([plan.tooLarge.action], this.configuredLimits(limits));
+      if (!alone.tooLarge) return { ...alone, full: true };
       // An item no transaction can carry fails on its own instead of blocking its signer; the rest go on.
       const { action, reason } = plan.tooLarge;
       const failed = await this.store.failUnencodable([{ id: action.id, reason, code: "onchain_item_too_large" }], chainId, this.chain.registryAddress);
@@ -158,6 +204,11 @@ export class ChainWriter {
     });
     if (refused.length > 0) logUnencodable(this.logger, await this.store.failUnencodable(refused, chainId, this.chain.registryAddress), refused);
     return kept;
+  }
+
+  /** The limits before anything was learned: the configuration's (the gas budget is read per flush). */
+  private configuredLimits(limits: BatchLimits): BatchLimits {
+    return { gas: this.configuredGas, bytes: this.config.chain.writer.txMaxBytes, calldataGasPerByte: limits.calldataGasPerByte };
   }
 
   /** The chain's per-transaction cap, and a share of the block so other traffic still fits. */

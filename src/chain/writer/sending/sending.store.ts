@@ -8,6 +8,7 @@ import { registryItemFromJson } from "../../../registry";
 import { CLOSED_ACTION_COLUMNS, type ClosedAction, closedActionsOf, type ClosedActionsResult } from "../closed-action";
 import type { CarriedAction, NewlySignedTransaction, SignedTransaction } from "../signed-transaction";
 import type { PendingAction } from "./pending-action";
+import { insertTransaction, rowCount } from "../transaction-rows";
 
 /** An action the registry's codec refuses, and why. */
 /** An action that can never be sent (the codec refuses it, or it alone exceeds a transaction's limits). */
@@ -66,7 +67,12 @@ export class SendingStore {
   ): Promise<SignedTransaction & { carried: CarriedAction[] }> {
     return this.dataSource.transaction(async (manager) => {
       const [row] = await manager.query<{ next_nonce: string }[]>(`SELECT next_nonce FROM chain_signers WHERE address = $1 FOR UPDATE`, [signer]);
-      const signed: SignedTransaction = { ...(await sign(BigInt(row.next_nonce))), id: uuidv7(), attempt: 1 };
+      // A nonce taken back unsent (see RefusalsStore.withdrawLastNonce) keeps its dropped attempts: number after them.
+      const [{ attempts }] = await manager.query<{ attempts: number }[]>(
+        `SELECT count(*)::int AS attempts FROM chain_transactions WHERE signer = $1 AND nonce = $2`,
+        [signer, row.next_nonce],
+      );
+      const signed: SignedTransaction = { ...(await sign(BigInt(row.next_nonce))), id: uuidv7(), attempt: attempts + 1 };
       await insertTransaction(manager, signed);
       const carried = await claimActions(manager, signer, signed, actions);
       await manager.query(`UPDATE chain_signers SET next_nonce = next_nonce + 1, updated_at = now() WHERE address = $1`, [signer]);
@@ -126,29 +132,4 @@ async function claimActions(manager: EntityManager, signer: string, signed: Sign
   );
   if (rowCount(claimed) !== actions.length) throw new Error("actions changed while their transaction was signed");
   return claimed[0].map((row) => ({ id: row.id, requestId: row.request_id }));
-}
-
-async function insertTransaction(manager: EntityManager, tx: SignedTransaction): Promise<void> {
-  await manager.query(
-    `INSERT INTO chain_transactions (id, signer, chain_id, nonce, attempt, tx_hash, raw_tx, gas_limit, max_fee_per_gas, max_priority_fee_per_gas, item_count, status)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'signed')`,
-    [
-      tx.id,
-      tx.signer,
-      tx.chainId.toString(),
-      tx.nonce.toString(),
-      tx.attempt,
-      tx.hash,
-      tx.raw,
-      tx.gasLimit.toString(),
-      tx.maxFeePerGas.toString(),
-      tx.maxPriorityFeePerGas.toString(),
-      tx.itemCount,
-    ],
-  );
-}
-
-/** TypeORM answers an UPDATE ... RETURNING on PostgreSQL with [rows, count]. */
-function rowCount(result: unknown): number {
-  return Array.isArray(result) && typeof result[1] === "number" ? result[1] : Array.isArray(result) ? result.length : 0;
 }

@@ -1,0 +1,76 @@
+import type { HardhatRuntimeEnvironment } from "hardhat/types";
+import { type Contract, dataSlice, getAddress, id } from "ethers";
+
+import { registryPriceOf, ticketHashOf, tokenIdOf } from "../src/registry";
+
+/**
+ * Gas per ticket of the reference contracts (contracts/bench/ReferenceTickets.sol: OpenZeppelin's
+ * ERC721 and ERC721A with TicketRegistry's sale record) in batches of 100, measured as
+ * scripts/gas/measure-gas.ts measures TicketRegistry: the batch transaction's gasUsed (21,000 base
+ * included) divided by the tickets, each measurement from the same chain state, claims to distinct
+ * wallets that held nothing before, sales to distinct holders that held nothing before.
+ */
+export const REFERENCE_BATCH = 100;
+
+export interface ReferenceGas {
+  /** OpenZeppelin ERC721, each ticket minted to its own holder. */
+  ozSoldToHolders: number;
+  /** OpenZeppelin ERC721, minted to custody (the contract itself), as TicketRegistry sells. */
+  ozSoldToCustody: number;
+  /** ERC721A, one `_mint(holder, 1)` per ticket, each to its own holder. */
+  erc721aSoldToHolders: number;
+  /** ERC721A, the whole batch in one `_mint(custody, 100)`: its best case. */
+  erc721aSoldToCustody: number;
+  /** One BitMap bit and one log per ticket (on the OpenZeppelin reference). */
+  bitmapScanned: number;
+  bitmapInvalidated: number;
+  /** transferFrom(custody, new wallet) of tokens sold to custody. */
+  ozClaimed: number;
+  erc721aClaimed: number;
+}
+
+const ORDER_TIME = 1_750_000_000n;
+
+export async function measureReferenceGas(hre: HardhatRuntimeEnvironment): Promise<ReferenceGas> {
+  const oz = (await (await hre.ethers.getContractFactory("ReferenceOZTickets")).deploy()) as unknown as Contract;
+  const erc721a = (await (await hre.ethers.getContractFactory("ReferenceERC721ATickets")).deploy()) as unknown as Contract;
+  await oz.waitForDeployment();
+  await erc721a.waitForDeployment();
+
+  const tokenIds = Array.from({ length: REFERENCE_BATCH }, (_, i) => tokenIdOf(1n, BigInt(i + 1)));
+  const custodySales = tokenIds.map((_, i) => ({ ticketHash: ticketHashOf(`ticket-${i}`), price: registryPriceOf("49.95"), orderTime: ORDER_TIME }));
+  const holderSales = tokenIds.map((tokenId, i) => ({ to: wallet("holder", i), tokenId, ...custodySales[i] }));
+  const claimants = tokenIds.map((_, i) => wallet("claimant", i));
+  const erc721aIds = tokenIds.map((_, i) => BigInt(i + 1));
+  const perTicket = async (send: () => Promise<{ wait: () => Promise<{ gasUsed: bigint; status: number | null } | null> }>) => {
+    const receipt = await (await send()).wait();
+    if (!receipt || receipt.status !== 1) throw new Error("reference batch failed");
+    return Math.round(Number(receipt.gasUsed) / REFERENCE_BATCH);
+  };
+  const isolated = async (measure: () => Promise<number>) => {
+    const snapshotId = (await hre.network.provider.send("evm_snapshot")) as string;
+    try {
+      return await measure();
+    } finally {
+      await hre.network.provider.send("evm_revert", [snapshotId]);
+    }
+  };
+  const call = (contract: Contract, name: string, ...args: unknown[]) => contract.getFunction(name)(...args);
+  const ozCustody = () => call(oz, "sellToCustody", tokenIds[0], custodySales);
+  const erc721aCustody = () => call(erc721a, "sellToCustody", custodySales);
+  return {
+    ozSoldToHolders: await isolated(() => perTicket(() => call(oz, "sell", holderSales))),
+    ozSoldToCustody: await isolated(() => perTicket(ozCustody)),
+    erc721aSoldToHolders: await isolated(() => perTicket(() => call(erc721a, "sell", holderSales))),
+    erc721aSoldToCustody: await isolated(() => perTicket(erc721aCustody)),
+    bitmapScanned: await isolated(async () => (await perTicket(ozCustody), perTicket(() => call(oz, "checkIn", tokenIds, ORDER_TIME + 2n)))),
+    bitmapInvalidated: await isolated(async () => (await perTicket(ozCustody), perTicket(() => call(oz, "invalidate", tokenIds, ORDER_TIME + 2n)))),
+    ozClaimed: await isolated(async () => (await perTicket(ozCustody), perTicket(() => call(oz, "claim", tokenIds, claimants)))),
+    erc721aClaimed: await isolated(async () => (await perTicket(erc721aCustody), perTicket(() => call(erc721a, "claim", erc721aIds, claimants)))),
+  };
+}
+
+/** A distinct address per position that held nothing before, the same on every run. */
+function wallet(kind: string, position: number): string {
+  return getAddress(dataSlice(id(`${kind}-${position}`), 12));
+}

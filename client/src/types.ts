@@ -1,0 +1,48 @@
+import type { paths } from "./schema";
+
+/**
+ * Named types for the bodies integrators handle most, taken from the generated `paths` by endpoint
+ * rather than by schema name: an endpoint is the contract, the names of the document's schemas
+ * (`…Dto`) are the service's implementation and may change without the API changing.
+ */
+
+/** The JSON body of a content map (`{ "application/json": T }`). */
+type Json<T> = T extends { content: { "application/json": infer Body } } ? Body : never;
+
+/** The 200 answer's JSON body of an operation. */
+export type OkBody<Path extends keyof paths, Method extends keyof paths[Path]> = paths[Path][Method] extends { responses: { 200: infer Answer } }
+  ? Json<Answer>
+  : never;
+
+/** The JSON request body of an operation. */
+export type RequestBody<Path extends keyof paths, Method extends keyof paths[Path]> = paths[Path][Method] extends { requestBody?: infer Body }
+  ? Json<NonNullable<Body>>
+  : never;
+
+/** POST /api/v1/events: an event to register. */
+export type NewEvent = RequestBody<"/api/v1/events", "post">;
+/** Its answer: the txPromise of the registration. */
+export type EventAccepted = OkBody<"/api/v1/events", "post">;
+/** One item of POST /api/v1/sold. */
+export type SoldTicket = RequestBody<"/api/v1/sold", "post">[number];
+/** One item of the answer of the per-action ticket endpoints (/api/v1/sold, /resold, ...). */
+export type TicketResult = OkBody<"/api/v1/sold", "post">[number];
+/** One action of POST /api/v1/stream. */
+export type StreamAction = RequestBody<"/api/v1/stream", "post">[number];
+/** The answer of POST /api/v1/stream. */
+export type StreamResponse = OkBody<"/api/v1/stream", "post">;
+/** One entry of a stream answer's `data`. */
+export type StreamResult = StreamResponse["data"][number];
+/** GET /api/v1/actions/{promise}: an action's status. */
+export type ActionStatus = OkBody<"/api/v1/actions/{promise}", "get">;
+/** The status names of an action (waiting_broadcast, pending, confirmed, ...). */
+export type ActionState = ActionStatus["status"];
+/** GET /api/v1/events/{eventId}. */
+export type EventView = OkBody<"/api/v1/events/{eventId}", "get">;
+/** GET /api/v1/tickets/{ticketId}. */
+export type TicketView = OkBody<"/api/v1/tickets/{ticketId}", "get">;
+/** GET /api/v1/callbacks/{callbackId}: a callback with its delivery attempts. */
+export type CallbackView = OkBody<"/api/v1/callbacks/{callbackId}", "get">;
+
+/** The statuses an action ends in: it changes no more after one of them. */
+export const FINAL_ACTION_STATES = ["confirmed", "error", "no_broadcast_required"] as const satisfies readonly ActionState[];

@@ -1,0 +1,17 @@
+/**
+ * Preloaded (`node -r`) into the api and worker processes `npm start` runs. Their stdin is a pipe
+ * from `npm start`: however it ends — SIGKILL included, which runs no cleanup — the pipe closes and
+ * the process shuts down (SIGTERM to itself, so the service's shutdown hooks run; a hard exit after
+ * GRACE_MS if they hang) instead of lingering with its port and its database connections.
+ */
+const GRACE_MS = 10_000;
+
+if (!process.stdin.isTTY) {
+  const stop = () => {
+    setTimeout(() => process.exit(1), GRACE_MS).unref();
+    process.kill(process.pid, "SIGTERM");
+  };
+  process.stdin.once("end", stop);
+  process.stdin.once("error", stop);
+  process.stdin.resume();
+}

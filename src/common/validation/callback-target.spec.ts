@@ -1,0 +1,50 @@
+import { afterEach, describe, expect, it } from "vitest";
+
+import { allowPrivateCallbackHosts, callbackUrlProblem } from "./callback-target";
+
+afterEach(() => allowPrivateCallbackHosts([]));
+
+describe("callbackUrlProblem", () => {
+  it.each([
+    "https://integrator.example.com/callbacks",
+    "https://8.8.8.8/cb",
+    "https://[2606:4700:4700::1111]:8443/cb",
+    "https://integrator.example.com/cb?token=a%40b",
+  ])("takes %s", (url) => {
+    expect(callbackUrlProblem(url)).toBeNull();
+  });
+
+  it.each([
+    ["https://127.0.0.1/", "loopback"],
+    ["https://2130706433/", "loopback"], // the URL parser reads it as 127.0.0.1, as a connection would
+    ["https://0x7f.1/", "loopback"],
+    ["https://10.0.0.1/", "private"],
+    ["https://172.16.0.1/", "private"],
+    ["https://169.254.169.254/", "link local"],
+    ["https://100.64.0.1/", "carrier grade nat"],
+    ["https://239.1.1.1/", "multicast"],
+    ["https://255.255.255.255/", "broadcast"],
+    ["https://[::]/", "unspecified"],
+    ["https://[::ffff:127.0.0.1]/", "ipv4 mapped"],
+    ["https://[fd00:ec2::254]/", "unique local"],
+    ["https://[ff02::1]/", "multicast"],
+    ["https://[2001:db8::1]/", "reserved"],
+    ["https://[fe80::1%25eth0]/", "zone id"],
+    ["https://[fe80::1%eth0]/", "zone id"],
+    ["https://a:b@integrator.example.com/", "user information"],
+    ["https://a@integrator.example.com/", "user information"],
+    ["https://localhost/", "localhost"],
+    ["https://api.localhost/", "localhost"],
+  ])("refuses %s (%s)", (url, why) => {
+    expect(callbackUrlProblem(url)).toContain(why);
+  });
+
+  it("lets the hosts of CALLBACK_ALLOW_HOSTS be private, and nothing else", () => {
+    allowPrivateCallbackHosts(["LOCALHOST", "10.0.0.1"]);
+    expect(callbackUrlProblem("https://localhost:8443/cb")).toBeNull();
+    expect(callbackUrlProblem("https://10.0.0.1/cb")).toBeNull();
+    expect(callbackUrlProblem("https://10.0.0.2/cb")).toContain("private");
+    // user information and zone ids are refused whatever the host
+    expect(callbackUrlProblem("https://u:p@localhost/cb")).toContain("user information");
+  });
+});

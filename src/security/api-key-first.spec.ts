@@ -1,0 +1,62 @@
+import type { Response } from "express";
+import { describe, expect, it, vi } from "vitest";
+
+import type { AuthService } from "../auth/auth.service";
+import type { AuthenticatedRequest } from "../auth/authenticated-organization";
+import type { RateLimiter } from "../auth/rate-limiter";
+import { apiKeyFirst } from "./api-key-first";
+
+const ORGANIZATION = { id: "o", ticketeerId: "t", name: "n", keyPrefix: "p" };
+const ROUTES = [{ pattern: "/health/live", methods: new Set(["get"]) }];
+
+function run(options: { method?: string; url?: string; headers?: Record<string, string>; lookup?: () => Promise<unknown>; overLimit?: boolean }) {
+  const auth = { authenticate: vi.fn(options.lookup ?? (async () => null)) } as unknown as AuthService;
+  const limiter = {
+    consume: vi.fn(async () => (options.overLimit ? { code: "rate_limited", message: "slow down" } : null)),
+  } as unknown as RateLimiter;
+  const request = {
+    method: options.method ?? "POST",
+    originalUrl: options.url ?? "/api/v1/sold",
+    headers: options.headers ?? {},
+    complete: false,
+    readableLength: 0,
+  } as unknown as AuthenticatedRequest;
+  const headers: Record<string, unknown> = {};
+  return new Promise<{ next: boolean; status?: number; body?: unknown; headers: Record<string, unknown>; request: AuthenticatedRequest }>((resolve) => {
+    const response = {
+      setHeader: (name: string, value: unknown) => (headers[name.toLowerCase()] = value),
+      status: (status: number) => ({ json: (body: unknown) => resolve({ next: false, status, body, headers, request }) }),
+    } as unknown as Response;
+    apiKeyFirst(auth, limiter, () => ROUTES)(request, response, () => resolve({ next: true, headers, request }));
+  });
+}
+
+describe("apiKeyFirst", () => {
+  it("lets public routes and the docs through without a key", async () => {
+    expect((await run({ method: "GET", url: "/health/live" })).next).toBe(true);
+    expect((await run({ method: "GET", url: "/docs/swagger-ui.css" })).next).toBe(true);
+    expect((await run({ method: "GET", url: "/docs-json" })).next).toBe(true);
+    expect((await run({ method: "POST", url: "/health/live", headers: { "content-length": "10" } })).status).toBe(403);
+    expect((await run({ method: "GET", url: "/docsx" })).status).toBe(403);
+  });
+
+  it("refuses without a key with exactly 403 {message: Forbidden}, closing the connection when a body is on its way", async () => {
+    const refused = await run({ headers: { "content-length": "14000000" } });
+    expect(refused).toMatchObject({ next: false, status: 403, body: { message: "Forbidden" }, headers: { connection: "close" } });
+    expect((await run({ method: "GET", url: "/nothing" })).headers.connection).toBeUndefined();
+  });
+
+  it("answers a key over its limit with the 429, and a key that cannot be checked with a 500, both unread", async () => {
+    const key = { "x-api-key": "k".repeat(40), "transfer-encoding": "chunked" };
+    const limited = await run({ headers: key, lookup: async () => ORGANIZATION, overLimit: true });
+    expect(limited).toMatchObject({ status: 429, body: { status: "error", error: { code: "rate_limited" } }, headers: { connection: "close" } });
+    const failed = await run({ headers: key, lookup: () => Promise.reject(new Error("database away")) });
+    expect(failed).toMatchObject({ status: 500, body: { status: "error", error: { code: "internal_error" } }, headers: { connection: "close" } });
+  });
+
+  it("passes a valid key within its limit on, authenticated", async () => {
+    const passed = await run({ headers: { "x-api-key": "k".repeat(40) }, lookup: async () => ORGANIZATION });
+    expect(passed.next).toBe(true);
+    expect(passed.request.organization).toEqual(ORGANIZATION);
+  });
+});

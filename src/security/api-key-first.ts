@@ -1,0 +1,67 @@
+import { Logger } from "@nestjs/common";
+import type { NextFunction, Request, Response } from "express";
+
+import { API_KEY_HEADER } from "../auth/api-key.guard";
+import type { AuthService } from "../auth/auth.service";
+import type { AuthenticatedRequest } from "../auth/authenticated-organization";
+import type { RateLimiter } from "../auth/rate-limiter";
+import { errorDetail } from "../common/errors/error-detail";
+import { FORBIDDEN_BODY } from "../common/http/api-exception.filter";
+import { type KnownRoute, matchRoute, UNMATCHED_ROUTE } from "../metrics/http/route-label";
+
+const logger = new Logger("ApiKeyFirst");
+
+/** What the exception filter answers to a failure of ours. */
+const INTERNAL_ERROR = { status: "error", error: errorDetail("internal_error", "Something went wrong on our side; the request was not applied.") };
+
+/** The API docs: Swagger UI and its static files, and the document as JSON or YAML. */
+const DOCS_PATH = /^\/docs(?:[/?]|-json|-yaml|$)/i;
+
+/**
+ * The API key and the rate limit, before anything reads the body: Express middleware ordered
+ * before the body parsers. A request to anything but a public route (health, @Public()) or the docs,
+ * whatever its method and whether or not its path exists, without a valid key gets exactly
+ * 403 {"message":"Forbidden"}; a key over its limit gets the 429. Neither reads a byte of the body:
+ * the answer asks the client to close the connection, and Node closes it once the answer is out
+ * instead of reading the rest. A key that cannot be checked (the database away) gets a 500, unread
+ * too. The guards (ApiKeyGuard, RateLimitGuard) see the request as
+ * authenticated and counted and do not repeat either.
+ */
+export function apiKeyFirst(auth: AuthService, limiter: RateLimiter, routes: () => readonly KnownRoute[]) {
+  return (request: AuthenticatedRequest, response: Response, next: NextFunction): void => {
+    if (isPublic(request, routes())) return next();
+    const presented = request.headers[API_KEY_HEADER];
+    const checked = (typeof presented === "string" ? auth.authenticate(presented) : Promise.resolve(null)).then(async (organization) => {
+      if (!organization) return { status: 403, body: FORBIDDEN_BODY };
+      request.organization = organization;
+      const overLimit = await limiter.consume(request, response);
+      return overLimit ? { status: 429, body: { status: "error", error: overLimit } } : null;
+    });
+    checked.then(
+      (refusal) => (refusal ? refuse(request, response, refusal.status, refusal.body) : next()),
+      // A failed key lookup (the database away): nobody is authenticated, so the body stays unread here too.
+      (error: unknown) => {
+        logger.error(`API key not checked: ${error instanceof Error ? error.message : String(error)}`);
+        refuse(request, response, 500, INTERNAL_ERROR);
+      },
+    );
+  };
+}
+
+function isPublic(request: Request, routes: readonly KnownRoute[]): boolean {
+  const path = request.originalUrl;
+  if (DOCS_PATH.test(path) && (request.method === "GET" || request.method === "HEAD")) return true;
+  return matchRoute(routes, request.method, path) !== UNMATCHED_ROUTE;
+}
+
+/** Answers without reading the body; a body still on its way is not read (the connection closes after the answer). */
+function refuse(request: Request, response: Response, status: number, body: object): void {
+  if (hasUnreadBody(request)) response.setHeader("Connection", "close");
+  response.status(status).json(body);
+}
+
+function hasUnreadBody(request: Request): boolean {
+  if (request.complete && request.readableLength === 0) return false;
+  const length = request.headers["content-length"];
+  return request.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
+}

@@ -1,0 +1,239 @@
+import { Injectable } from "@nestjs/common";
+import { AbiCoder, getAddress, keccak256, type Log, ZeroAddress } from "ethers";
+
+import { type TicketRegistry, TicketRegistry__factory } from "../../typechain-types";
+import type { TicketSoldEvent } from "../../typechain-types/contracts/TicketRegistry";
+import { ChainClient } from "../chain/chain-client";
+import type { AppConfig } from "../config/app-config";
+import { InjectConfig } from "../config/config.module";
+import { eventKeyOf, splitTokenId, ticketHashOf } from "../registry";
+
+/** Where and when something happened on chain, and how deep it is now. */
+export interface ChainTx {
+  txHash: string;
+  blockNumber: number;
+  /** Blocks on top of (and including) its block: 1 = in the latest block. */
+  depth: number;
+}
+
+export interface EventDetailsOnChain {
+  name: string;
+  currency: string;
+  shopUrl: string;
+  imageUrl: string;
+  latitude: bigint;
+  longitude: bigint;
+  startTime: bigint;
+  endTime: bigint;
+}
+
+export interface VerifiedEvent {
+  eventIndex: bigint;
+  eventKey: string;
+  ticketeer: string;
+  custody: string;
+  ticketsSold: bigint;
+  ticketsInCustody: bigint;
+  /** The details of the last EventRegistered or EventUpdated log; null if no log was found. */
+  details: EventDetailsOnChain | null;
+  /** Whether those details hash to the registry's stored details hash. */
+  detailsMatchStorage: boolean;
+  registered: ChainTx | null;
+  updates: ChainTx[];
+}
+
+export type TransferKind = "sale" | "resale" | "claim" | "transfer";
+
+export interface VerifiedSale {
+  tokenId: bigint;
+  serial: bigint;
+  eventKey: string;
+  /** Whether the sale's event has the key of the eventId and ticketeerId the reader gave; null when not given. */
+  eventMatches: boolean | null;
+  sale: ChainTx & { price: bigint; orderTime: bigint };
+  holder: string;
+  checkedIn: boolean;
+  invalidated: boolean;
+  claimed: boolean;
+  resaleCount: number;
+  event: VerifiedEvent;
+  resales: (ChainTx & { resales: number; price: bigint; orderTime: bigint })[];
+  checkIns: (ChainTx & { orderTime: bigint })[];
+  invalidations: (ChainTx & { orderTime: bigint })[];
+  transfers: (ChainTx & { from: string; to: string; kind: TransferKind })[];
+}
+
+export interface TicketVerification {
+  ticketId: string;
+  ticketHash: string;
+  chainId: bigint;
+  registryAddress: string;
+  latestBlock: number;
+  /** The depth at which the service counts an action confirmed (CONFIRMATIONS). */
+  confirmations: number | "finalized";
+  /** Every sale recorded under the ticket id's hash (ticket ids are unique per organization, not globally). */
+  sales: VerifiedSale[];
+}
+
+/** The eventId and ticketeerId a reader may give to pick the sale of one event. */
+export interface EventFilter {
+  eventId: string;
+  ticketeerId: string;
+}
+
+/** `records` of TicketsCheckedIn and TicketsInvalidated: 24-byte (uint128 tokenId, uint64 orderTime) pairs. */
+const RECORD_BYTES = 24;
+
+/** Details as the registry hashes them: keccak256(abi.encode(details)). */
+const DETAILS_TUPLE = "tuple(string name, string currency, string shopUrl, string imageUrl, int32 latitude, int32 longitude, uint64 startTime, uint64 endTime)";
+
+/**
+ * Reads what the chain itself says about a ticket id, never the service's database: the sale found by
+ * the indexed `ticketHash = sha256(ticketId)` of TicketSold, the registry's `ticket` and `eventRecord`
+ * views, and the logs of the ticket's token (resales, transfers) and of its event (registration,
+ * updates). Check-ins and invalidations are packed records in unindexed logs: they are looked for
+ * only when the ticket's flag says there is one, from the sale's block on.
+ */
+@Injectable()
+export class TicketVerificationService {
+  constructor(
+    private readonly chain: ChainClient,
+    @InjectConfig() private readonly config: AppConfig,
+  ) {}
+
+  get configured(): boolean {
+    return this.chain.configured;
+  }
+
+  async verify(ticketId: string, filter: EventFilter | null): Promise<TicketVerification> {
+    const provider = await this.chain.connect();
+    const registryAddress = getAddress(this.chain.registryAddress);
+    const registry = TicketRegistry__factory.connect(registryAddress, provider);
+    const ticketHash = ticketHashOf(ticketId);
+    const [network, latestBlock, soldLogs] = await Promise.all([
+      provider.getNetwork(),
+      provider.getBlockNumber(),
+      registry.queryFilter(registry.filters.TicketSold(undefined, ticketHash), this.fromBlock, "latest"),
+    ]);
+    const depthOf = (blockNumber: number) => Math.max(0, latestBlock - blockNumber + 1);
+    const wantedKey = filter ? eventKeyOf(filter.ticketeerId, filter.eventId) : null;
+    const sales = await Promise.all(soldLogs.map((log) => this.sale(registry, log, depthOf, wantedKey)));
+    return {
+      ticketId,
+      ticketHash,
+      chainId: network.chainId,
+      registryAddress,
+      latestBlock,
+      confirmations: this.config.chain.confirmations,
+      sales: wantedKey ? sales.filter((sale) => sale.eventMatches) : sales,
+    };
+  }
+
+  private get fromBlock(): number {
+    return this.config.verifyPage.fromBlock;
+  }
+
+  private async sale(
+    registry: TicketRegistry,
+    log: TicketSoldEvent.Log,
+    depthOf: (blockNumber: number) => number,
+    wantedKey: string | null,
+  ): Promise<VerifiedSale> {
+    const tokenId = log.args.tokenId;
+    const { eventIndex } = splitTokenId(tokenId);
+    const saleBlock = log.blockNumber;
+    const tx = (entry: Log): ChainTx => ({ txHash: entry.transactionHash, blockNumber: entry.blockNumber, depth: depthOf(entry.blockNumber) });
+    const [view, event, resaleLogs, transferLogs] = await Promise.all([
+      registry.ticket(tokenId),
+      this.event(registry, eventIndex, tx),
+      registry.queryFilter(registry.filters.TicketResold(tokenId), saleBlock, "latest"),
+      registry.queryFilter(registry.filters.Transfer(undefined, undefined, tokenId), saleBlock, "latest"),
+    ]);
+    const [checkIns, invalidations] = await Promise.all([
+      view.checkedIn ? this.records(registry, "TicketsCheckedIn", tokenId, saleBlock, tx) : [],
+      view.invalidated ? this.records(registry, "TicketsInvalidated", tokenId, saleBlock, tx) : [],
+    ]);
+    const resaleTxs = new Set(resaleLogs.map((entry) => entry.transactionHash));
+    const transfers = await Promise.all(
+      transferLogs.map(async (entry) => {
+        const { from, to } = entry.args;
+        const kind: TransferKind =
+          from === ZeroAddress ? "sale" : resaleTxs.has(entry.transactionHash) ? "resale" : (await registry.isCustodial(from)) ? "claim" : "transfer";
+        return { ...tx(entry), from, to, kind };
+      }),
+    );
+    return {
+      tokenId,
+      serial: view.serial,
+      eventKey: view.eventKey,
+      eventMatches: wantedKey === null ? null : view.eventKey.toLowerCase() === wantedKey.toLowerCase(),
+      sale: { ...tx(log), price: log.args.price, orderTime: log.args.orderTime },
+      holder: view.holder,
+      checkedIn: view.checkedIn,
+      invalidated: view.invalidated,
+      claimed: view.claimed,
+      resaleCount: Number(view.resales),
+      event,
+      resales: resaleLogs.map((entry) => ({ ...tx(entry), resales: Number(entry.args.resales), price: entry.args.price, orderTime: entry.args.orderTime })),
+      checkIns,
+      invalidations,
+      transfers,
+    };
+  }
+
+  private async event(registry: TicketRegistry, eventIndex: bigint, tx: (entry: Log) => ChainTx): Promise<VerifiedEvent> {
+    const [record, registeredLogs, updatedLogs] = await Promise.all([
+      registry.eventRecord(eventIndex),
+      registry.queryFilter(registry.filters.EventRegistered(eventIndex), this.fromBlock, "latest"),
+      registry.queryFilter(registry.filters.EventUpdated(eventIndex), this.fromBlock, "latest"),
+    ]);
+    const registered = registeredLogs.at(-1) ?? null;
+    const last = updatedLogs.at(-1) ?? registered;
+    const details = last ? detailsOf(last.args.details) : null;
+    return {
+      eventIndex,
+      eventKey: record.eventKey,
+      ticketeer: record.ticketeer,
+      custody: record.custody,
+      ticketsSold: record.ticketsSold,
+      ticketsInCustody: record.ticketsInCustody,
+      details,
+      detailsMatchStorage: details !== null && detailsHashOf(details) === record.detailsHash.toLowerCase(),
+      registered: registered ? tx(registered) : null,
+      updates: updatedLogs.map(tx),
+    };
+  }
+
+  /** The ticket's records in the registry's packed check-in or invalidation logs, from `fromBlock` on. */
+  private async records(
+    registry: TicketRegistry,
+    name: "TicketsCheckedIn" | "TicketsInvalidated",
+    tokenId: bigint,
+    fromBlock: number,
+    tx: (entry: Log) => ChainTx,
+  ): Promise<(ChainTx & { orderTime: bigint })[]> {
+    const logs = await registry.queryFilter(
+      name === "TicketsCheckedIn" ? registry.filters.TicketsCheckedIn() : registry.filters.TicketsInvalidated(),
+      fromBlock,
+      "latest",
+    );
+    const found: (ChainTx & { orderTime: bigint })[] = [];
+    for (const entry of logs) {
+      const records = Buffer.from(entry.args.records.slice(2), "hex");
+      for (let offset = 0; offset + RECORD_BYTES <= records.length; offset += RECORD_BYTES) {
+        const recordTokenId = BigInt("0x" + records.subarray(offset, offset + 16).toString("hex"));
+        if (recordTokenId === tokenId) found.push({ ...tx(entry), orderTime: records.readBigUInt64BE(offset + 16) });
+      }
+    }
+    return found;
+  }
+}
+
+function detailsOf(details: EventDetailsOnChain): EventDetailsOnChain {
+  const { name, currency, shopUrl, imageUrl, latitude, longitude, startTime, endTime } = details;
+  return { name, currency, shopUrl, imageUrl, latitude, longitude, startTime, endTime };
+}
+
+function detailsHashOf(details: EventDetailsOnChain): string {
+  return keccak256(AbiCoder.defaultAbiCoder().encode([DETAILS_TUPLE], [details])).toLowerCase();
+}

@@ -1,0 +1,97 @@
+import { Controller, Get, Logger, Param, Query, Req, Res } from "@nestjs/common";
+import {
+  ApiBadRequestResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiProduces,
+  ApiQuery,
+  ApiServiceUnavailableResponse,
+  ApiTags,
+  ApiTooManyRequestsResponse,
+} from "@nestjs/swagger";
+import type { Request, Response } from "express";
+
+import { Public } from "../auth/authenticated-organization";
+import { VERIFY_PATH } from "./public-paths";
+import { messagePage, notFoundPage, PAGE_HEADERS, ticketPage } from "./ticket-page";
+import { type EventFilter, TicketVerificationService } from "./ticket-verification.service";
+import { VerifyRateLimit } from "./verify-rate-limit";
+
+/** Ticket ids are 1 to 255 characters (the API's rule for every string). */
+const MAX_TICKET_ID_LENGTH = 255;
+
+const HTML = (description: string) => ({ description, content: { "text/html": { schema: { type: "string" } } } });
+
+/**
+ * `GET /verify/{ticketId}`: a public HTML page with what the chain records for a ticket (sale,
+ * holder, flags, event, transaction hashes), for anyone holding a ticket id. No API key; limited per
+ * client IP; read from the chain, never from the database.
+ */
+@ApiTags("verify")
+@Controller(VERIFY_PATH)
+export class VerifyController {
+  private readonly logger = new Logger(VerifyController.name);
+
+  constructor(
+    private readonly verification: TicketVerificationService,
+    private readonly rateLimit: VerifyRateLimit,
+  ) {}
+
+  @Get(":ticketId")
+  @Public()
+  @ApiOperation({
+    operationId: "verifyTicketPage",
+    summary: "Public ticket page (HTML, no API key): the ticket's sale, holder, flags, event and transaction hashes, read from the chain",
+    description:
+      "Finds the sale by the indexed ticketHash (SHA-256 of the ticket id) of the registry's TicketSold logs, then reads the registry's ticket and " +
+      "eventRecord views and the token's and event's logs. Never reads the service's database. Ticket ids are unique per organization, so " +
+      "one id may have several sales; eventId with ticketeerId picks the one of that event. Limited per client IP (VERIFY_RATE_LIMIT_REQUESTS per " +
+      "VERIFY_RATE_LIMIT_WINDOW_SECONDS). Strict Content-Security-Policy: no scripts, no external assets.",
+  })
+  @ApiProduces("text/html")
+  @ApiParam({ name: "ticketId", description: "The ticket id as the organization sent it (URL-encoded)" })
+  @ApiQuery({ name: "ticketeerId", type: String, required: false, description: "With eventId: the organization of that event" })
+  @ApiQuery({ name: "eventId", type: String, required: false, description: "With ticketeerId: show only the sale of this event" })
+  @ApiOkResponse(HTML("The ticket as the chain records it"))
+  @ApiBadRequestResponse(HTML("Not a ticket id (over 255 characters), or only one of eventId and ticketeerId"))
+  @ApiNotFoundResponse(HTML("Not found on chain: no sale recorded under the id's hash (for that event, if named)"))
+  @ApiTooManyRequestsResponse(HTML("Too many pages from this client IP; see Retry-After"))
+  @ApiServiceUnavailableResponse(HTML("The chain cannot be read just now, or none is configured"))
+  async page(
+    @Param("ticketId") ticketId: string,
+    @Query("eventId") eventId: unknown,
+    @Query("ticketeerId") ticketeerId: unknown,
+    @Req() request: Request,
+    @Res() response: Response,
+  ): Promise<void> {
+    const send = (status: number, body: string) => response.status(status).set(PAGE_HEADERS).send(body);
+    if (!(await this.rateLimit.allow(request.ip ?? request.socket.remoteAddress ?? "unknown", response))) {
+      send(429, messagePage("Too many requests", `This page allows ${this.rateLimit.describe} from one address. Try again later.`));
+      return;
+    }
+    if (ticketId.length === 0 || ticketId.length > MAX_TICKET_ID_LENGTH) {
+      send(400, messagePage("Not a ticket id", `Ticket ids are 1 to ${MAX_TICKET_ID_LENGTH} characters.`));
+      return;
+    }
+    const named = [eventId, ticketeerId].filter((value) => value !== undefined);
+    if (named.length === 1 || named.some((value) => typeof value !== "string" || value.length === 0 || value.length > 255)) {
+      send(400, messagePage("Bad query", "Name an event with both eventId and ticketeerId (1 to 255 characters each), or neither."));
+      return;
+    }
+    const filter: EventFilter | null = named.length === 2 ? { eventId: eventId as string, ticketeerId: ticketeerId as string } : null;
+    if (!this.verification.configured) {
+      send(503, messagePage("Chain not configured", "This service has no chain configured, so there is nothing to verify against."));
+      return;
+    }
+    try {
+      const verification = await this.verification.verify(ticketId, filter);
+      if (verification.sales.length === 0) send(404, notFoundPage(verification, filter?.eventId));
+      else send(200, ticketPage(verification));
+    } catch (error) {
+      this.logger.warn(`verify page could not read the chain: ${(error as Error).message}`);
+      send(503, messagePage("Chain unavailable", "The chain could not be read just now. Try again in a moment."));
+    }
+  }
+}

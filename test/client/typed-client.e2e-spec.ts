@@ -1,0 +1,140 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+import {
+  type CallbackBody,
+  createRegistryClient,
+  type NewEvent,
+  type RegistryClient,
+  type SoldTicket,
+  verifyWebhook,
+  waitForFinalStatus,
+  WebhookVerificationError,
+} from "../../client/src";
+import { DELIVERY_ENV, eventually, uid } from "../support/callbacks-e2e";
+import { type HttpsReceiver, startHttpsReceiver } from "../support/https-receiver";
+import { startTestChain, type TestChain } from "../support/test-chain";
+import { startTestApp, type TestApp } from "../support/test-app";
+
+/**
+ * The integrator's typed client (client/src) against the real app on Postgres, Redis and a Hardhat
+ * chain: every request below is typed by the generated types of openapi.json, so a change of the
+ * document that breaks an integrator breaks the type check of this file. Callbacks go to a local
+ * HTTPS receiver and are verified with the client's webhook helper.
+ */
+
+let chain: TestChain;
+let receiver: HttpsReceiver;
+let testApp: TestApp;
+let registry: RegistryClient;
+let ticketeerId: string;
+let webhookSecret: string;
+
+beforeAll(async () => {
+  [chain, receiver] = await Promise.all([startTestChain(), startHttpsReceiver()]);
+  testApp = await startTestApp({ ...chain.env, ...DELIVERY_ENV });
+  const organization = await testApp.organization();
+  ({ ticketeerId, webhookSecret } = organization);
+  registry = createRegistryClient({ baseUrl: testApp.baseUrl, apiKey: organization.key });
+});
+
+afterAll(async () => {
+  await testApp?.close();
+  await Promise.all([chain?.stop(), receiver?.close()]);
+});
+
+describe("the typed client", () => {
+  it("registers an event, sells a ticket, reads their status and verifies the signed callbacks", async () => {
+    const path = "/typed-client";
+    const eventId = uid("event");
+    const ticketId = uid("ticket");
+
+    const event: NewEvent = { eventId, ticketeerId, eventName: "Concert", currency: "EUR", callbackUrl: receiver.url(path) };
+    const registered = await registry.POST("/api/v1/events", { body: event });
+    expect(registered.response.status).toBe(200);
+    if (!registered.data) throw new Error(`event refused: ${JSON.stringify(registered.error)}`);
+    expect(registered.data).toMatchObject({ eventId, status: "success" });
+    const eventPromise = registered.data.txPromise;
+
+    const sale: SoldTicket = { eventId, ticketId, price: "49.95", orderTime: 1_750_000_000 };
+    const sold = await registry.POST("/api/v1/sold", { body: [sale] });
+    expect(sold.response.status).toBe(200);
+    const [result] = sold.data ?? [];
+    expect(result).toMatchObject({ ticketId, status: "success" });
+    const salePromise = result.txPromise;
+    if (!salePromise) throw new Error(`sale refused: ${JSON.stringify(result)}`);
+
+    const [eventStatus, saleStatus] = await Promise.all([waitForFinalStatus(registry, eventPromise), waitForFinalStatus(registry, salePromise)]);
+    expect(eventStatus).toMatchObject({ actionPromise: eventPromise, action: "newEvent", status: "confirmed", eventId });
+    expect(saleStatus).toMatchObject({ actionPromise: salePromise, action: "sold", status: "confirmed", eventId, ticketId, error: null });
+    expect(saleStatus.txHash).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(saleStatus.blockHash).toMatch(/^0x[0-9a-f]{64}$/);
+
+    const action = await registry.GET("/api/v1/actions/{promise}", { params: { path: { promise: salePromise } } });
+    expect(action.data).toEqual(saleStatus);
+
+    const ticket = await registry.GET("/api/v1/tickets/{ticketId}", { params: { path: { ticketId } } });
+    if (!ticket.data) throw new Error(`GET ticket answered ${ticket.response.status}`);
+    expect(ticket.data).toMatchObject({ ticketId, eventId, price: "49.95" });
+    expect(ticket.data.chain.minted).toBe(true);
+    const tokenId = ticket.data.chain.tokenId;
+    expect(await chain.registry.ownerOf(BigInt(tokenId))).toMatch(/^0x[0-9a-fA-F]{40}$/);
+
+    // Both callbacks arrive at the receiver, signed with the organization's secret.
+    const requests = await receiver.waitForRequests(path, 2);
+    const callbacks = new Map<string, CallbackBody>();
+    for (const request of requests) {
+      expect(request.method).toBe("POST");
+      const body = verifyWebhook(request.body, request.headers, { secret: webhookSecret });
+      callbacks.set(body.actionPromise, body);
+    }
+    expect(callbacks.get(eventPromise)).toMatchObject({ transactionType: "event", action: "newEvent", eventId, ticketId: null, status: "confirmed" });
+    expect(callbacks.get(salePromise)).toEqual({
+      txHash: saleStatus.txHash,
+      transactionType: "ticket",
+      action: "sold",
+      eventId,
+      ticketId,
+      actionPromise: salePromise,
+      status: "confirmed",
+      error: null,
+      blockNumber: saleStatus.blockNumber,
+      blockHash: saleStatus.blockHash,
+      tokenId,
+      chainId: Number(chain.chainId),
+      registryAddress: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/),
+    });
+
+    // What a receiver must refuse: a changed body, another organization's secret.
+    const saleRequest = requests.find((request) => request.body.includes(salePromise))!;
+    const tampered = saleRequest.body.replace('"confirmed"', '"error"');
+    expect(() => verifyWebhook(tampered, saleRequest.headers, { secret: webhookSecret })).toThrow(WebhookVerificationError);
+    const other = await testApp.organization();
+    expect(() => verifyWebhook(saleRequest.body, saleRequest.headers, { secret: other.webhookSecret })).toThrow(/no webhook-signature matches/);
+
+    // The callback log, through the client: the webhook-id header is the callback's id.
+    const callbackId = String(saleRequest.headers["webhook-id"]);
+    const logged = await eventually(async () => {
+      const { data } = await registry.GET("/api/v1/callbacks/{callbackId}", { params: { path: { callbackId } } });
+      return data?.status === "delivered" ? data : undefined;
+    });
+    expect(logged).toMatchObject({ callbackId, actionPromise: salePromise, eventId, ticketId, status: "delivered", attempts: 1 });
+    const listed = await registry.GET("/api/v1/callbacks", { params: { query: { eventId, status: "delivered" } } });
+    expect(listed.data?.map((view) => view.actionPromise).sort()).toEqual([eventPromise, salePromise].sort());
+  });
+
+  it("answers errors as typed error bodies: an unknown action, a refused item, a wrong API key", async () => {
+    const missing = await registry.GET("/api/v1/actions/{promise}", { params: { path: { promise: "00000000-0000-4000-8000-000000000000" } } });
+    expect(missing.response.status).toBe(404);
+    expect(missing.data).toBeUndefined();
+    expect(missing.error).toMatchObject({ error: { code: "action_not_found" } });
+
+    const refused = await registry.POST("/api/v1/sold", { body: [{ eventId: uid("no-such-event"), ticketId: uid("ticket"), price: "1.00" }] });
+    expect(refused.response.status).toBe(200);
+    expect(refused.data?.[0]).toMatchObject({ status: "error", error: { code: expect.any(String) } });
+
+    const stranger = createRegistryClient({ baseUrl: `${testApp.baseUrl}/`, apiKey: "not-a-key" });
+    const forbidden = await stranger.GET("/api/v1/tickets/{ticketId}", { params: { path: { ticketId: "t" } } });
+    expect(forbidden.response.status).toBe(403);
+    expect(forbidden.error).toEqual({ message: "Forbidden" });
+  });
+});

@@ -1,0 +1,245 @@
+import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+import Redis from "ioredis";
+import { type Browser, chromium } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+import { type Api, allSettled, CALLBACK_URL, sqlOf, ticketView, tokenIds, txPromises, uid } from "../support/chain-e2e";
+import { startTestChain, type TestChain } from "../support/test-chain";
+import { startTestApp, type TestApp } from "../support/test-app";
+
+/**
+ * The public ticket page, GET /verify/{ticketId}: the app on a real chain sells a ticket, resells it
+ * and checks it in; once confirmed, Debian's Chromium (driven by playwright-core, no downloaded
+ * browser) opens the page without an API key and finds the chain's facts in the DOM.
+ */
+
+const CHROMIUM = "/usr/bin/chromium";
+/** Pages per client IP per window in this file: the rate-limit test counts from a cleared bucket. */
+const PAGE_LIMIT = 12;
+
+let chain: TestChain;
+let testApp: TestApp;
+let api: Api;
+let ticketeerId: string;
+let browser: Browser;
+const screenshotDir = mkdtempSync(join(tmpdir(), "verify-page-"));
+
+const eventId = uid("event");
+const ticketId = uid("ticket");
+/** Chain strings are escaped like ids: this name must show as text, never as an element. */
+const EVENT_NAME = `Concert <img src=x onerror="document.title='pwned'"> & "Friends"`;
+const facts: { saleTx?: string; resaleTx?: string; checkInTx?: string; eventTx?: string } = {};
+
+beforeAll(async () => {
+  chain = await startTestChain(1);
+  testApp = await startTestApp({ ...chain.env, VERIFY_RATE_LIMIT_REQUESTS: String(PAGE_LIMIT), VERIFY_RATE_LIMIT_WINDOW_SECONDS: "600" });
+  ({ ticketeerId, api } = await testApp.client());
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu"] });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await testApp?.close();
+  await chain?.stop();
+});
+
+const pageUrl = (id: string, query = "") => `${testApp.baseUrl}/verify/${encodeURIComponent(id)}${query}`;
+
+async function clearPageRateLimit(): Promise<void> {
+  const redis = new Redis(testApp.config.redis.url);
+  try {
+    const keys = await redis.keys(`${testApp.config.redis.keyPrefix}:verify-rate*`);
+    if (keys.length > 0) await redis.del(...keys);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+describe("GET /verify/{ticketId}", () => {
+  beforeAll(async () => {
+    const created = await api.post("/api/v1/events", {
+      eventId,
+      ticketeerId,
+      eventName: EVENT_NAME,
+      currency: "EUR",
+      callbackUrl: CALLBACK_URL,
+      latitude: 52.3731,
+      longitude: 4.8922,
+      startTime: 1_900_000_000,
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const [sold] = txPromises(await api.post("/api/v1/sold", [{ eventId, ticketId, price: "12.50", orderTime: 1_750_000_001 }]));
+    const [resold] = txPromises(await api.post("/api/v1/resold", [{ ticketId, price: "15.00", orderTime: 1_750_000_100 }]));
+    const [checkedIn] = txPromises(await api.post("/api/v1/checkedin", [{ ticketId, orderTime: 1_750_000_400 }]));
+    const statuses = await allSettled(api, [created.body.txPromise as string, sold, resold, checkedIn]);
+    expect(statuses.map((status) => status.status)).toEqual(["confirmed", "confirmed", "confirmed", "confirmed"]);
+    [facts.eventTx, facts.saleTx, facts.resaleTx, facts.checkInTx] = statuses.map((status) => status.txHash as string);
+    await clearPageRateLimit();
+  });
+
+  it("shows the ticket's event, sale, holder, flags and transaction hashes read from the chain, in a real browser, and screenshots it", async () => {
+    const tokenId = (await tokenIds(testApp, [ticketId])).get(ticketId)!;
+    const view = await ticketView(chain, tokenId);
+    const page = await browser.newPage({ viewport: { width: 1000, height: 900 } });
+    const cspViolations: string[] = [];
+    page.on("console", (message) => {
+      if (/Content.Security.Policy/i.test(message.text())) cspViolations.push(message.text());
+    });
+    const requests: string[] = [];
+    page.on("request", (request) => requests.push(request.url()));
+
+    const response = await page.goto(pageUrl(ticketId));
+    expect(response?.status()).toBe(200);
+    const headers = response!.headers();
+    expect(headers["content-type"]).toBe("text/html; charset=utf-8");
+    expect(headers["content-security-policy"]).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/=]+'; img-src 'none'; script-src 'none'/);
+    expect(headers["x-content-type-options"]).toBe("nosniff");
+
+    const fact = (name: string) => page.locator(`[data-fact="${name}"]`).first().textContent();
+    const factValue = (name: string) => page.locator(`[data-fact="${name}"]`).first().getAttribute("data-value");
+    expect(await fact("ticket-id")).toBe(ticketId);
+    expect(await fact("token-id")).toBe(tokenId.toString());
+    expect(await fact("verdict")).toBe("Valid ticket, already checked in.");
+    expect(await fact("price")).toBe("12.50 EUR");
+    expect(await fact("order-time")).toBe("2025-06-15 15:06:41 UTC");
+    expect(await factValue("checked-in")).toBe("yes");
+    expect(await factValue("invalidated")).toBe("no");
+    expect(await factValue("claimed")).toBe("no");
+    expect(await fact("resales")).toBe("Resales: 1");
+    expect(await fact("holder")).toBe(view.holder);
+    expect(view.checkedIn).toBe(true);
+    expect(await fact("sale-tx")).toBe(facts.saleTx);
+    expect(await fact("resale-tx")).toBe(facts.resaleTx);
+    expect(await fact("check-in-tx")).toBe(facts.checkInTx);
+    expect(await fact("event-tx")).toBe(facts.eventTx);
+    expect(await fact("event-name")).toBe(EVENT_NAME);
+    expect(await fact("event-currency")).toBe("EUR");
+    expect(await fact("event-details-check")).toBe("match the hash the registry stores");
+    expect(await fact("event-key")).toBe(view.eventKey);
+    expect(await fact("registry")).toBe(chain.registryAddress);
+    expect(await fact("chain-id")).toBe(String(chain.chainId));
+    expect(await page.locator('tr[data-transfer="sale"]').count()).toBe(1);
+    expect(await page.locator('tr[data-transfer="resale"]').count()).toBe(1);
+    // The event name's markup stayed text: no element came of it, and nothing ran.
+    expect(await page.locator("img, script, iframe, object").count()).toBe(0);
+    expect(await page.title()).toBe(`Ticket ${ticketId} on chain`);
+    // The inline style ran under the CSP (allowed by its hash), and nothing else was loaded or refused.
+    expect(cspViolations).toEqual([]);
+    expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe("rgb(246, 248, 250)");
+    expect(requests.filter((url) => !url.startsWith(testApp.baseUrl + "/verify/"))).toEqual([]);
+
+    const screenshotPath = join(screenshotDir, "ticket-page.png");
+    await page.screenshot({ path: screenshotPath, fullPage: true });
+    await page.close();
+    await expectRealScreenshot(screenshotPath);
+  });
+
+  it("answers 404 with a 'not found on chain' page for an id never sold, escaping the id", async () => {
+    const unknown = `<script>document.title="pwned"</script>&"' ${uid("nobody")}`;
+    const page = await browser.newPage();
+    const response = await page.goto(pageUrl(unknown));
+    expect(response?.status()).toBe(404);
+    expect(response!.headers()["content-type"]).toBe("text/html; charset=utf-8");
+    expect(response!.headers()["content-security-policy"]).toMatch(/^default-src 'none'/);
+    expect(await page.locator("h1").textContent()).toBe("Not found on chain");
+    expect(await page.locator('[data-fact="ticket-id"]').textContent()).toBe(unknown);
+    expect(await page.locator("script").count()).toBe(0);
+    expect(await page.title()).toBe(`Ticket ${unknown} not found on chain`);
+    await page.screenshot({ path: join(screenshotDir, "not-found-page.png") });
+    await page.close();
+
+    const raw = await (await fetch(pageUrl(unknown))).text();
+    expect(raw).not.toContain("<script>");
+    expect(raw).toContain("&lt;script&gt;document.title=&quot;pwned&quot;&lt;/script&gt;&amp;&quot;&#39;");
+  });
+
+  it("picks the sale of a named event (eventId and ticketeerId), and is not found for another event", async () => {
+    const named = await fetch(pageUrl(ticketId, `?eventId=${encodeURIComponent(eventId)}&ticketeerId=${encodeURIComponent(ticketeerId)}`));
+    expect(named.status).toBe(200);
+    expect(await named.text()).toContain("Sold for the event you named");
+    const other = await fetch(pageUrl(ticketId, `?eventId=another-event&ticketeerId=${encodeURIComponent(ticketeerId)}`));
+    expect(other.status).toBe(404);
+    expect(await other.text()).toContain("for event <code>another-event</code>");
+    const half = await fetch(pageUrl(ticketId, `?eventId=${encodeURIComponent(eventId)}`));
+    expect(half.status).toBe(400);
+  });
+
+  it("reads the chain, not the database: the page is the same after the ledger forgets the ticket's id", async () => {
+    await sqlOf(testApp)(`UPDATE tickets SET ticket_id = ticket_id || '-renamed' WHERE ticket_id = $1`, [ticketId]);
+    const answer = await fetch(pageUrl(ticketId));
+    expect(answer.status).toBe(200);
+    expect(await answer.text()).toContain(facts.checkInTx);
+    await sqlOf(testApp)(`UPDATE tickets SET ticket_id = $1 WHERE ticket_id = $2`, [ticketId, `${ticketId}-renamed`]);
+  });
+
+  it("needs no API key and limits pages per client IP: 429 with Retry-After past the limit", async () => {
+    await clearPageRateLimit();
+    for (let i = 0; i < PAGE_LIMIT; i++) {
+      const answer = await fetch(pageUrl(i % 2 === 0 ? ticketId : uid("nobody")));
+      expect(answer.status).not.toBe(429);
+      expect(Number(answer.headers.get("ratelimit-remaining"))).toBe(PAGE_LIMIT - i - 1);
+    }
+    const refused = await fetch(pageUrl(ticketId));
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(refused.headers.get("ratelimit-remaining")).toBe("0");
+    expect(refused.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(refused.headers.get("content-security-policy")).toMatch(/^default-src 'none'/);
+    expect(await refused.text()).toContain("Too many requests");
+    // The API's own limit is per key and untouched: an authenticated read still answers.
+    expect((await api.get(`/api/v1/tickets/${encodeURIComponent(ticketId)}`)).status).toBe(200);
+  });
+});
+
+/**
+ * The screenshot is a real PNG of a reasonable size and not blank: its signature and header, then the
+ * browser itself decodes it on a canvas and counts its colours and the pixels that are not background.
+ */
+async function expectRealScreenshot(path: string): Promise<void> {
+  const bytes = readFileSync(path);
+  expect(bytes.subarray(0, 8).toString("hex")).toBe("89504e470d0a1a0a");
+  expect(bytes.subarray(12, 16).toString("ascii")).toBe("IHDR");
+  const width = bytes.readUInt32BE(16);
+  const height = bytes.readUInt32BE(20);
+  expect(width).toBe(1000);
+  expect(height).toBeGreaterThanOrEqual(900);
+  expect(height).toBeLessThan(10_000);
+  const size = statSync(path).size;
+  expect(size).toBeGreaterThan(20_000);
+  expect(size).toBeLessThan(5_000_000);
+
+  const page = await browser.newPage();
+  try {
+    const stats = await page.evaluate(
+      async (dataUrl) => {
+        const image = new Image();
+        image.src = dataUrl;
+        await image.decode();
+        const canvas = document.createElement("canvas");
+        canvas.width = image.naturalWidth;
+        canvas.height = image.naturalHeight;
+        const context = canvas.getContext("2d")!;
+        context.drawImage(image, 0, 0);
+        const { data } = context.getImageData(0, 0, canvas.width, canvas.height);
+        const colours = new Map<number, number>();
+        for (let i = 0; i < data.length; i += 4) {
+          const colour = (data[i] << 16) | (data[i + 1] << 8) | data[i + 2];
+          colours.set(colour, (colours.get(colour) ?? 0) + 1);
+        }
+        const pixels = data.length / 4;
+        const background = Math.max(...colours.values());
+        return { width: canvas.width, colours: colours.size, notBackground: (pixels - background) / pixels };
+      },
+      `data:image/png;base64,${bytes.toString("base64")}`,
+    );
+    expect(stats.width).toBe(width);
+    expect(stats.colours).toBeGreaterThan(50);
+    expect(stats.notBackground).toBeGreaterThan(0.1);
+  } finally {
+    await page.close();
+  }
+  console.log(`ticket page screenshot: ${path} (${width}x${height}, ${size} bytes)`);
+}
