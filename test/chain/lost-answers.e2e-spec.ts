@@ -180,6 +180,30 @@ describe("lost and late JSON-RPC answers", () => {
     await expectNoNonceGap();
   });
 
+  it("a broadcast slow to return while the watcher looks on: the watcher, which read the transaction unsent, does not send it again", async () => {
+    const eventId = await registeredEvent(api, ticketeerId);
+    const sentBefore = node.sent.length;
+    // Each broadcast holds its flush for 1 s. A receipt is looked up at once and answered 1.5 s late:
+    // a watcher pass that read the transaction as signed learns it is unmined after its flush let go.
+    lifts.push(node.delayCalls("eth_sendRawTransaction", 1_000));
+    lifts.push(node.delayCalls("eth_getTransactionReceipt", 1_500, { afterForwarding: true }));
+    const ticketIds: string[] = [];
+    const promises: string[] = [];
+    for (let round = 0; round < 4; round++) {
+      const sale = [uid("t")];
+      ticketIds.push(...sale);
+      promises.push(...(await sell(eventId, sale)));
+      await waitForLedgerStatus(testApp, promises, "confirmed", 30_000);
+    }
+    lifts.splice(0).forEach((lift) => lift());
+
+    const raws = node.sent.slice(sentBefore).map((tx) => tx.raw);
+    expect(raws).toHaveLength(4);
+    expect(new Set(raws).size).toBe(4);
+    await expectMintedOnce(eventId, ticketIds, promises);
+    await expectNoNonceGap();
+  });
+
   it("eth_getTransactionReceipt dropped for a while: the mined actions stay pending, then confirm once it is lifted", async () => {
     const eventId = await registeredEvent(api, ticketeerId);
     const nonceBefore = Number((await sqlOf(testApp)(`SELECT next_nonce FROM chain_signers`))[0].next_nonce);

@@ -54,6 +54,12 @@ export class ReceiptsStore {
     return rows.map(toOpenTransaction);
   }
 
+  /** Whether this attempt is still signed and never broadcast. */
+  async stillUnsent(id: string): Promise<boolean> {
+    const rows = await this.dataSource.query<unknown[]>(`SELECT 1 FROM chain_transactions WHERE id = $1 AND status = 'signed'`, [id]);
+    return rows.length > 0;
+  }
+
   async markMined(id: string, blockNumber: number, blockHash: string): Promise<void> {
     await this.dataSource.query(
       `UPDATE chain_transactions SET status = 'mined', block_number = $2, block_hash = $3, updated_at = now() WHERE id = $1 AND status IN ('signed', 'broadcast', 'mined')`,
