@@ -10,7 +10,7 @@ import {ICustodialERC721} from "./token/ICustodialERC721.sol";
  * operator in batches, in the order the operator sends them.
  *
  * Identifiers chosen by the service make every id known before its transaction is mined:
- * - `eventIndex` (uint64, non-zero) numbers an event in this registry.
+ * - `eventIndex` (non-zero, at most 2^40 - 1) numbers an event in this registry.
  * - `tokenId = eventIndex << 64 | serial` where `serial` (uint64, non-zero) numbers a ticket in its event.
  * - `eventKey = sha256(abi.encode(ticketeerId, eventId))` and `ticketeer = sha256(ticketeerId)`:
  *   the raw ids never go on chain, yet anyone who knows them can find and verify their records.

@@ -82,6 +82,10 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
                 (offset, index) = _applyRecordRun(batch, offset, index, action);
                 continue;
             }
+            if (action == BatchReader.SOLD) {
+                (offset, index) = _applySaleRun(batch, offset, index);
+                continue;
+            }
             (uint256 next, uint256 subject, ItemFailure failure) = _applyItem(batch, offset, action);
             if (failure != ItemFailure.None) emit ItemFailed(index, subject, failure);
             offset = next;
@@ -91,12 +95,11 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
         }
     }
 
-    /// @dev Applies the event, sale, resale or claim item at `offset`; reverts on an unknown action code.
+    /// @dev Applies the event, resale or claim item at `offset`; reverts on an unknown action code.
     function _applyItem(bytes calldata batch, uint256 offset, uint8 action)
         private
         returns (uint256 next, uint256 subject, ItemFailure failure)
     {
-        if (action == BatchReader.SOLD) return _sold(batch, offset);
         if (action == BatchReader.RESOLD) return _resold(batch, offset);
         if (action == BatchReader.CLAIMED) return _claimed(batch, offset);
         if (action == BatchReader.REGISTER_EVENT) return _registerEvent(batch, offset);
@@ -120,7 +123,9 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
         EventDetails memory details;
         (details, next) = batch.details(offset + 73);
         subject = eventIndex;
-        if (eventIndex == 0 || eventKey == 0) return (next, subject, ItemFailure.InvalidEventIndex);
+        if (eventIndex == 0 || eventIndex > TicketIds.MAX_EVENT_INDEX || eventKey == 0) {
+            return (next, subject, ItemFailure.InvalidEventIndex);
+        }
         EventRecord storage record = _events[eventIndex];
         if (record.key != 0) return (next, subject, ItemFailure.EventExists);
         record.key = eventKey;
@@ -150,21 +155,66 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
     // Ticket items: minting (sales), resales and claims
     // ------------------------------------------------------------------------------------------
 
+    /// @dev The event the sales of a run are of, while consecutive sales share it.
+    struct SaleEvent {
+        uint64 eventIndex; // 0 before the run's first sale: no event has index 0
+        bool registered;
+        address custody;
+        uint64 sold; // minted in this run and not yet counted in the event's custody
+    }
+
+    /// @dev Applies the run of sales starting at `offset`; returns where the next run starts. The event's record
+    /// and the tickets' flag words are read and written once per run rather than once per ticket.
+    function _applySaleRun(bytes calldata batch, uint256 offset, uint256 index) private returns (uint256, uint256) {
+        SaleEvent memory sale;
+        FlagWord memory flags = _openFlagWord();
+        do {
+            batch.ensure(offset, BatchReader.SOLD_SIZE);
+            uint256 tokenId = batch.word(offset + 1, 16);
+            ItemFailure failure = _sold(batch, offset, tokenId, sale, flags);
+            if (failure != ItemFailure.None) emit ItemFailed(index, tokenId, failure);
+            unchecked {
+                offset += BatchReader.SOLD_SIZE;
+                ++index;
+            }
+        } while (offset < batch.length && batch.word(offset, 1) == BatchReader.SOLD);
+        _countSold(sale);
+        _closeFlagWord(flags);
+        return (offset, index);
+    }
+
     /// @dev A sale mints the ticket into its event's custody; its minted flag is its only per-ticket storage.
-    function _sold(bytes calldata batch, uint256 offset)
+    function _sold(bytes calldata batch, uint256 offset, uint256 tokenId, SaleEvent memory sale, FlagWord memory flags)
         private
-        returns (uint256 next, uint256 tokenId, ItemFailure failure)
+        returns (ItemFailure)
     {
-        batch.ensure(offset, BatchReader.SOLD_SIZE);
-        next = offset + BatchReader.SOLD_SIZE;
-        tokenId = batch.word(offset + 1, 16);
-        EventRecord storage record = _events[TicketIds.eventIndexOf(tokenId)];
-        if (record.key == 0) return (next, tokenId, ItemFailure.EventUnknown);
-        if (TicketIds.serialOf(tokenId) == 0) return (next, tokenId, ItemFailure.InvalidSerial);
+        uint64 eventIndex = TicketIds.eventIndexOf(tokenId);
+        if (eventIndex != sale.eventIndex) _switchSaleEvent(sale, eventIndex);
+        if (!sale.registered) return ItemFailure.EventUnknown;
+        if (TicketIds.serialOf(tokenId) == 0) return ItemFailure.InvalidSerial;
         (uint96 price, bool representable) = _price(batch.word(offset + 49, 16));
-        if (!representable) return (next, tokenId, ItemFailure.PriceNotRepresentable);
-        if (!_mintToCustody(tokenId, record.custody)) return (next, tokenId, ItemFailure.TicketExists);
+        if (!representable) return ItemFailure.PriceNotRepresentable;
+        if (!_mintToCustody(tokenId, sale.custody, flags)) return ItemFailure.TicketExists;
+        unchecked {
+            ++sale.sold;
+        }
         emit TicketSold(tokenId, bytes32(batch.word(offset + 17, 32)), price, uint64(batch.word(offset + 65, 8)));
+        return ItemFailure.None;
+    }
+
+    /// @dev Counts the sales of the event `sale` held, then holds event `eventIndex`.
+    function _switchSaleEvent(SaleEvent memory sale, uint64 eventIndex) private {
+        _countSold(sale);
+        sale.eventIndex = eventIndex;
+        sale.registered = _events[eventIndex].key != 0;
+        sale.custody = _custodyAddress(eventIndex);
+    }
+
+    /// @dev Counts the sales minted since the last count into their event's custody.
+    function _countSold(SaleEvent memory sale) private {
+        if (sale.sold == 0) return;
+        _countMinted(sale.eventIndex, sale.sold);
+        sale.sold = 0;
     }
 
     /// @dev A resale moves a ticket in custody to the fresh keyless holder of its next resale count.
@@ -226,16 +276,20 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
         bytes memory records = _allocateRecords(batch.length - offset);
         uint256 length;
         bool checkIn = action == BatchReader.CHECKED_IN;
+        FlagWord memory flags = _openFlagWord();
         do {
             batch.ensure(offset, BatchReader.RECORD_ITEM_SIZE);
             uint256 tokenId = batch.word(offset + 1, 16);
-            ItemFailure failure = _applyRecord(tokenId, checkIn);
+            ItemFailure failure = _applyRecord(tokenId, checkIn, flags);
             if (failure == ItemFailure.None) {
                 uint256 record = (tokenId << 128) | (batch.word(offset + 17, 8) << 64);
                 assembly ("memory-safe") {
                     mstore(add(add(records, 0x20), length), record)
                 }
-                length += BatchReader.RECORD_SIZE;
+                // Bounded by the records buffer, which _allocateRecords sized from the batch's length.
+                unchecked {
+                    length += BatchReader.RECORD_SIZE;
+                }
             } else {
                 emit ItemFailed(index, tokenId, failure);
             }
@@ -244,23 +298,24 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
                 ++index;
             }
         } while (offset < batch.length && batch.word(offset, 1) == action);
+        _closeFlagWord(flags);
         _emitRecords(records, length, checkIn);
         return (offset, index);
     }
 
-    /// @dev Checks in (`checkIn`) or invalidates `tokenId`: one read and at most one write of its flag word.
-    function _applyRecord(uint256 tokenId, bool checkIn) private returns (ItemFailure) {
-        (uint256 flags, uint256 word) = _loadFlags(tokenId);
-        if (flags & TicketFlags.BITMASK_MINTED == 0) return ItemFailure.TicketUnknown;
+    /// @dev Checks in (`checkIn`) or invalidates `tokenId`, through the run's flag word `flags`.
+    function _applyRecord(uint256 tokenId, bool checkIn, FlagWord memory flags) private returns (ItemFailure) {
+        uint256 ticketFlags = _flagsAt(flags, tokenId);
+        if (ticketFlags & TicketFlags.BITMASK_MINTED == 0) return ItemFailure.TicketUnknown;
         if (checkIn) {
             // A check-in of an invalid ticket fails; a repeated check-in succeeds and changes nothing.
-            if (flags & TicketFlags.BITMASK_INVALIDATED != 0) return ItemFailure.TicketInvalidated;
-            if (flags & TicketFlags.BITMASK_CHECKED_IN == 0) _addFlags(tokenId, word, TicketFlags.BITMASK_CHECKED_IN);
+            if (ticketFlags & TicketFlags.BITMASK_INVALIDATED != 0) return ItemFailure.TicketInvalidated;
+            if (ticketFlags & TicketFlags.BITMASK_CHECKED_IN == 0) _addFlagsAt(flags, tokenId, TicketFlags.BITMASK_CHECKED_IN);
         } else {
             // Only a ticket neither checked in nor invalidated before can be invalidated.
-            if (flags & TicketFlags.BITMASK_CHECKED_IN != 0) return ItemFailure.TicketCheckedIn;
-            if (flags & TicketFlags.BITMASK_INVALIDATED != 0) return ItemFailure.TicketInvalidated;
-            _addFlags(tokenId, word, TicketFlags.BITMASK_INVALIDATED);
+            if (ticketFlags & TicketFlags.BITMASK_CHECKED_IN != 0) return ItemFailure.TicketCheckedIn;
+            if (ticketFlags & TicketFlags.BITMASK_INVALIDATED != 0) return ItemFailure.TicketInvalidated;
+            _addFlagsAt(flags, tokenId, TicketFlags.BITMASK_INVALIDATED);
         }
         return ItemFailure.None;
     }

@@ -12,8 +12,15 @@ pragma solidity ^0.8.28;
  * the holder after a ticket's k-th resale is (eventIndex, serial, k). The mapping is reversible, so
  * balances of custodial addresses are computed rather than stored, and nobody holds their keys:
  * finding a private key for a chosen address is as hard as breaking the address scheme itself.
+ *
+ * Event indexes stay at or below MAX_EVENT_INDEX, so the top 24 bits of every custodial address are the
+ * mask's: an address that decodes to a larger index is a wallet, known without reading storage (a claim
+ * to a new wallet would otherwise pay a cold storage read to learn that no such event exists).
  */
 library TicketIds {
+    /// @notice The largest event index a registry accepts: 2^40 - 1.
+    uint64 internal constant MAX_EVENT_INDEX = (1 << 40) - 1;
+
     uint256 private constant _U64 = type(uint64).max;
     uint256 private constant _U32 = type(uint32).max;
 

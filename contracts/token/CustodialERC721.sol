@@ -45,6 +45,9 @@ abstract contract CustodialERC721 is Context, ERC165, IERC721Metadata, IERC721Er
     /// @dev Domain of the custody mask. Changing it changes every custodial address of a new deployment.
     string private constant _CUSTODY_DOMAIN = "TicketRegistry.custody";
 
+    /// @dev No flag word's key: token ids have 128 bits, so their keys have 122.
+    uint256 private constant _NO_BUCKET = type(uint256).max;
+
     // ------------------------------------------------------------------------------------------
     // Storage
     // ------------------------------------------------------------------------------------------
@@ -54,6 +57,14 @@ abstract contract CustodialERC721 is Context, ERC165, IERC721Metadata, IERC721Er
     struct EventCustody {
         uint64 minted; // tokens minted to the custody address: the event's tickets sold
         uint64 released; // tokens that left the custody address (first resale or claim)
+    }
+
+    /// @dev A flag word held in memory across a run of items (see {_openFlagWord}): consecutive serials share
+    /// a word, so a run reads and writes each of its words once instead of once per ticket.
+    struct FlagWord {
+        uint256 bucket; // the word's TicketFlags.flagBucketOf key; _NO_BUCKET before the first read
+        uint256 word;
+        bool dirty; // changed since it was read: {_closeFlagWord} stores it
     }
 
     /// @dev XOR mask of every custodial address, unique to this contract and chain (see TicketIds).
@@ -280,24 +291,27 @@ abstract contract CustodialERC721 is Context, ERC165, IERC721Metadata, IERC721Er
     // ------------------------------------------------------------------------------------------
 
     /**
-     * @dev Mints `tokenId` to its event's custody address and counts it in `custody`, the event's counters;
-     * returns false, changing nothing, if `tokenId` was minted before.
+     * @dev Mints `tokenId` to `custody`, its event's custody address, setting its minted flag in `flags`;
+     * returns false, changing nothing, if `tokenId` was minted before. The caller counts the tokens it mints
+     * into the event's custody with {_countMinted} and stores `flags` with {_closeFlagWord} before its run ends.
      *
-     * Requirements (the caller's): the event of `tokenId` exists, `custody` is its {_eventCustody}, and the
+     * Requirements (the caller's): the event of `tokenId` exists, `custody` is its custody address, and the
      * serial of `tokenId` is not zero.
      *
      * Emits a {Transfer} event from the zero address.
      */
-    function _mintToCustody(uint256 tokenId, EventCustody storage custody) internal returns (bool) {
-        uint256 bucket = TicketFlags.flagBucketOf(tokenId);
-        uint256 word = _ticketFlags[bucket];
-        if (TicketFlags.flagsIn(word, tokenId) & TicketFlags.BITMASK_MINTED != 0) return false;
-        _ticketFlags[bucket] = TicketFlags.withFlags(word, tokenId, TicketFlags.BITMASK_MINTED);
-        unchecked {
-            ++custody.minted;
-        }
-        emit Transfer(address(0), _custodyAddress(TicketIds.eventIndexOf(tokenId)), tokenId);
+    function _mintToCustody(uint256 tokenId, address custody, FlagWord memory flags) internal returns (bool) {
+        if (_flagsAt(flags, tokenId) & TicketFlags.BITMASK_MINTED != 0) return false;
+        _addFlagsAt(flags, tokenId, TicketFlags.BITMASK_MINTED);
+        emit Transfer(address(0), custody, tokenId);
         return true;
+    }
+
+    /// @dev Counts `count` tokens minted by {_mintToCustody} into event `eventIndex`'s custody.
+    function _countMinted(uint64 eventIndex, uint64 count) internal {
+        unchecked {
+            _eventCustody(eventIndex).minted += count;
+        }
     }
 
     /**
@@ -354,23 +368,38 @@ abstract contract CustodialERC721 is Context, ERC165, IERC721Metadata, IERC721Er
     // Ticket flags of the derived contract
     // ------------------------------------------------------------------------------------------
 
-    /**
-     * @dev `tokenId`'s flags and the word they share with 63 neighbours, for {_addFlags}: together they set a
-     * flag in one storage read and one write.
-     */
-    function _loadFlags(uint256 tokenId) internal view returns (uint256 flags, uint256 word) {
-        word = _ticketFlags[TicketFlags.flagBucketOf(tokenId)];
-        flags = TicketFlags.flagsIn(word, tokenId);
+    /// @dev A FlagWord holding no word yet, for a run to read its tickets' flags through.
+    function _openFlagWord() internal pure returns (FlagWord memory) {
+        return FlagWord({bucket: _NO_BUCKET, word: 0, dirty: false});
+    }
+
+    /// @dev `tokenId`'s flags, read through `flags`: a word other than the one held is read after the held one is stored.
+    function _flagsAt(FlagWord memory flags, uint256 tokenId) internal returns (uint256) {
+        uint256 bucket = TicketFlags.flagBucketOf(tokenId);
+        if (bucket != flags.bucket) {
+            _closeFlagWord(flags);
+            flags.bucket = bucket;
+            flags.word = _ticketFlags[bucket];
+        }
+        return TicketFlags.flagsIn(flags.word, tokenId);
     }
 
     /**
-     * @dev Stores `word`, as {_loadFlags} returned it for `tokenId`, with `flags` added to `tokenId`'s.
+     * @dev Adds `added` to `tokenId`'s flags in `flags`, which {_flagsAt} last read for `tokenId`.
      *
-     * Requirements (the caller's): `flags` holds neither TicketFlags.BITMASK_MINTED nor BITMASK_CLAIMED, which
-     * only the ownership changes above set.
+     * Requirements (the caller's): `added` holds no TicketFlags.BITMASK_CLAIMED, which only a claim sets, and
+     * BITMASK_MINTED only when {_mintToCustody} adds it.
      */
-    function _addFlags(uint256 tokenId, uint256 word, uint256 flags) internal {
-        _ticketFlags[TicketFlags.flagBucketOf(tokenId)] = TicketFlags.withFlags(word, tokenId, flags);
+    function _addFlagsAt(FlagWord memory flags, uint256 tokenId, uint256 added) internal pure {
+        flags.word = TicketFlags.withFlags(flags.word, tokenId, added);
+        flags.dirty = true;
+    }
+
+    /// @dev Stores the word `flags` holds if it changed; `flags` may go on being used.
+    function _closeFlagWord(FlagWord memory flags) internal {
+        if (!flags.dirty) return;
+        _ticketFlags[flags.bucket] = flags.word;
+        flags.dirty = false;
     }
 
     // ------------------------------------------------------------------------------------------
@@ -422,7 +451,7 @@ abstract contract CustodialERC721 is Context, ERC165, IERC721Metadata, IERC721Er
     /// @dev Tokens held by a custodial address: the event's tokens not yet released, or the one it holds after a resale.
     function _custodialBalance(address account) private view returns (uint256) {
         (uint64 eventIndex, uint64 serial, uint32 resales) = TicketIds.decode(_custodyMask, account);
-        if (!_eventExists(eventIndex)) return 0;
+        if (eventIndex > TicketIds.MAX_EVENT_INDEX || !_eventExists(eventIndex)) return 0;
         if (serial == 0) {
             if (resales != 0) return 0;
             EventCustody storage custody = _eventCustody(eventIndex);
@@ -437,7 +466,8 @@ abstract contract CustodialERC721 is Context, ERC165, IERC721Metadata, IERC721Er
     /// @dev Whether `account` is a custody or holder address of an existing event.
     function _isCustodial(address account) internal view returns (bool) {
         (uint64 eventIndex, uint64 serial, uint32 resales) = TicketIds.decode(_custodyMask, account);
-        if (!_eventExists(eventIndex)) return false;
+        // Most addresses decode to an index no event can have: told apart without reading storage.
+        if (eventIndex > TicketIds.MAX_EVENT_INDEX || !_eventExists(eventIndex)) return false;
         return (serial == 0) == (resales == 0);
     }
 

@@ -9,6 +9,7 @@ import { IdempotencyKeys1763790000000 } from "./migrations/1763790000000-Idempot
 import { ActionChanges1763800000000 } from "./migrations/1763800000000-ActionChanges";
 import { SerialReservations1763810000000 } from "./migrations/1763810000000-SerialReservations";
 import { EventSales1763820000000 } from "./migrations/1763820000000-EventSales";
+import { EventIndexLimit1763830000000 } from "./migrations/1763830000000-EventIndexLimit";
 
 export const MIGRATIONS = [
   InitialSchema1763740000000,
@@ -20,6 +21,7 @@ export const MIGRATIONS = [
   ActionChanges1763800000000,
   SerialReservations1763810000000,
   EventSales1763820000000,
+  EventIndexLimit1763830000000,
 ];
 
 /**

@@ -124,6 +124,21 @@ describe("TicketRegistry", () => {
       await expect(registry.eventRecord(2n)).to.be.revertedWithCustomError(registry, "TicketRegistryEventUnknown").withArgs(2n);
     });
 
+    it("accepts event indexes up to 2^40 - 1: every custodial address shares the mask's top 24 bits", async () => {
+      const { registry, execute, alice } = await loadFixture(deployRegistryFixture);
+      const largest = (1n << 40n) - 1n;
+      const tx = await execute([registerEventItem(largest, "largest"), registerEventItem(1n << 40n, "too-large")]);
+      expect(await itemFailures(registry, tx)).to.deep.equal([{ index: 1, subject: 1n << 40n, reason: Failure.InvalidEventIndex }]);
+      await execute([soldItem(tokenIdOf(largest, 1n), "at-the-limit")]);
+      const custody = await registry.custodyAddress(largest);
+      expect(await registry.isCustodial(custody)).to.equal(true);
+      expect(await registry.balanceOf(custody)).to.equal(1n);
+      expect(await registry.ownerOf(tokenIdOf(largest, 1n))).to.equal(custody);
+      // The address of index 2^40 is a wallet: no event can have it.
+      expect(await registry.isCustodial(await registry.custodyAddress(1n << 40n))).to.equal(false);
+      expect(await registry.isCustodial(alice.address)).to.equal(false);
+    });
+
     it("updates an event's details and refuses to update an unknown event", async () => {
       const { registry, execute } = await loadFixture(deployRegistryFixture);
       await execute([registerEventItem(1n, "event-1")]);

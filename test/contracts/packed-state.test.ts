@@ -3,7 +3,7 @@ import { expect } from "chai";
 import { AbiCoder, getAddress, keccak256, toBeHex } from "ethers";
 import { ethers } from "hardhat";
 
-import { tokenIdOf, type RegistryBatchItem } from "../../src/registry";
+import { RegistryItemFailure as Failure, tokenIdOf, type RegistryBatchItem } from "../../src/registry";
 import { itemFailures } from "./support/logs";
 import { deployRegistryFixture, registerEventItem, soldItem } from "./support/registry-fixture";
 
@@ -102,6 +102,70 @@ describe("TicketRegistry packed ticket state (TicketFlags)", () => {
     expect(await state(first8)).to.deep.equal([false, false, false, 1]);
     expect(await state(last63)).to.deep.equal([true, false, false, 0]);
     expect(await state(first64)).to.deep.equal([false, true, false, 0]);
+  });
+
+  it("keeps sales of one run apart across events and flag words, and counts each event's", async () => {
+    const { registry, execute } = await loadFixture(deployRegistryFixture);
+    await execute([registerEventItem(EVENT, "run-1"), registerEventItem(2n, "run-2")]);
+    const [s62, s63, s64, s65] = [62n, 63n, 64n, 65n].map((serial) => tokenIdOf(EVENT, serial));
+    const other = tokenIdOf(2n, 1n);
+    // One run of sales: a word boundary, another event and back, a repeat of a ticket sold earlier in the
+    // run (held in memory, not yet stored), an unknown event in between.
+    const tx = await execute([
+      soldItem(s62, "a"),
+      soldItem(s63, "b"),
+      soldItem(s64, "c"),
+      soldItem(other, "d"),
+      soldItem(s65, "e"),
+      soldItem(s63, "b-again"),
+      soldItem(tokenIdOf(3n, 1n), "unknown"),
+      soldItem(s62, "a-again"),
+    ]);
+    expect(await itemFailures(registry, tx)).to.deep.equal([
+      { index: 5, subject: s63, reason: Failure.TicketExists },
+      { index: 6, subject: tokenIdOf(3n, 1n), reason: Failure.EventUnknown },
+      { index: 7, subject: s62, reason: Failure.TicketExists },
+    ]);
+    expect((await registry.eventRecord(EVENT)).ticketsSold).to.equal(4n);
+    expect((await registry.eventRecord(2n)).ticketsSold).to.equal(1n);
+    expect(await registry.balanceOf(await registry.custodyAddress(EVENT))).to.equal(4n);
+    expect(await registry.balanceOf(await registry.custodyAddress(2n))).to.equal(1n);
+    for (const tokenId of [s62, s63, s64, s65]) expect(await registry.ownerOf(tokenId)).to.equal(await registry.custodyAddress(EVENT));
+    // Stored, not only logged: a later batch sees every one of them minted.
+    const again = await execute([s62, s63, s64, s65, other].map((tokenId) => soldItem(tokenId, `later-${tokenId}`)));
+    expect((await itemFailures(registry, again)).map((failure) => failure.reason)).to.deep.equal(Array(5).fill(Failure.TicketExists));
+  });
+
+  it("keeps the flags a run of check-ins or invalidations set when it leaves a flag word and comes back", async () => {
+    const { registry, execute } = await loadFixture(deployRegistryFixture);
+    const [s62, s63, s64, s65] = [62n, 63n, 64n, 65n].map((serial) => tokenIdOf(EVENT, serial));
+    await execute([registerEventItem(EVENT, "records"), ...[s62, s63, s64, s65].map((tokenId) => soldItem(tokenId, `r-${tokenId}`))]);
+    const checkIns = await execute([
+      { action: "checkedIn", tokenId: s62, orderTime: 1n },
+      { action: "checkedIn", tokenId: s64, orderTime: 2n },
+      { action: "checkedIn", tokenId: s62, orderTime: 3n },
+    ]);
+    expect(await itemFailures(registry, checkIns)).to.deep.equal([]);
+    const invalidations = await execute([
+      { action: "invalidated", tokenId: s63, orderTime: 4n },
+      { action: "invalidated", tokenId: s65, orderTime: 5n },
+      { action: "invalidated", tokenId: s62, orderTime: 6n },
+      { action: "invalidated", tokenId: s63, orderTime: 7n },
+    ]);
+    expect(await itemFailures(registry, invalidations)).to.deep.equal([
+      { index: 2, subject: s62, reason: Failure.TicketCheckedIn },
+      { index: 3, subject: s63, reason: Failure.TicketInvalidated },
+    ]);
+    const state = async (tokenId: bigint) => {
+      const view = await registry.ticket(tokenId);
+      return [view.checkedIn, view.invalidated];
+    };
+    expect(await Promise.all([s62, s63, s64, s65].map(state))).to.deep.equal([
+      [true, false],
+      [false, true],
+      [true, false],
+      [false, true],
+    ]);
   });
 
   it("derives custodial addresses from the documented mask, so that they can be computed off chain", async () => {
