@@ -22,7 +22,7 @@ export interface OwnedProcess {
 }
 
 /** `node` arguments that make a Node child stop when this process goes (see exit-with-parent.ts). */
-export const NODE_GUARD_ARGS = ["-r", "ts-node/register/transpile-only", "-r", join(__dirname, "exit-with-parent.ts")];
+export const NODE_GUARD_ARGS = ["-r", "ts-node/register/transpile-only", "-r", join(__dirname, "../../scripts/lib/exit-with-parent.ts")];
 
 const owned = new Set<OwnedProcess>();
 

@@ -1,8 +1,9 @@
 /**
- * Preloaded (`node -r`) into the api and worker processes `npm start` runs. Their stdin is a pipe
- * from `npm start`: however it ends — SIGKILL included, which runs no cleanup — the pipe closes and
- * the process shuts down (SIGTERM to itself, so the service's shutdown hooks run; a hard exit after
- * GRACE_MS if they hang) instead of lingering with its port and its database connections.
+ * Preloaded (`node -r`) into the api and worker processes `npm start` runs, and into every Node
+ * process a benchmark or soak run starts. Their stdin is a pipe from their parent: however it ends —
+ * SIGKILL included, which runs no cleanup — the pipe closes and the process shuts down (SIGTERM to
+ * itself, so shutdown hooks run; a hard exit after GRACE_MS if they hang) instead of lingering with
+ * its port and its database connections.
  */
 const GRACE_MS = 10_000;
 

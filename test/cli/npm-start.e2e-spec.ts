@@ -1,16 +1,13 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { connect } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-import { Client } from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { PID_FILE } from "../../scripts/lib/playground";
-import { apiClient, type ApiClient } from "../support/api-client";
-import { eventually, freePort } from "../support/test-chain";
+import type { ApiClient } from "../support/api-client";
+import { alive, type NpmStartPlayground, npmStartPlayground, type NpmStartRun, PLAYGROUND_TICKETEER as TICKETEER } from "../support/npm-start-run";
+import { eventually } from "../support/test-chain";
 
 /**
  * `npm start` runs the api and the worker as two processes: the real entry (scripts/start.ts
@@ -21,93 +18,27 @@ import { eventually, freePort } from "../support/test-chain";
  * itself leaves nothing running either; `--single-process` runs the service in one process as before.
  */
 
-const ROOT = join(__dirname, "..", "..");
-const TS_NODE = join(ROOT, "node_modules", "ts-node", "dist", "bin.js");
-const SERVER_URL = process.env.TEST_DATABASE_SERVER_URL ?? "postgres://postgres@127.0.0.1:5432";
-const TICKETEER = "playground";
 const FINAL = ["confirmed", "error", "no_broadcast_required"];
 const SPLIT_LINE = /\[start\] api \(pid (\d+), port \d+\) and worker \(pid (\d+), operations endpoints on port \d+\)/;
 
-interface Run {
-  child: ChildProcess;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  output: () => string;
-  /** Anvil's process id, read from the data folder while it runs. */
-  chainPid: number;
-}
+type Run = NpmStartRun;
 
-const dataDir = mkdtempSync(join(tmpdir(), "npm-start-"));
-const databaseName = `ticket_registry_test_${randomBytes(6).toString("hex")}`;
-const apiKey = `trk_starttest_${randomBytes(16).toString("hex")}`;
-const runs: Run[] = [];
-let env: Record<string, string>;
+let playground: NpmStartPlayground;
 let api: ApiClient;
-let ports: { api: number; worker: number; chain: number };
+let apiKey: string;
+let dataDir: string;
+let ports: NpmStartPlayground["ports"];
+const start = (...args: string[]) => playground.start(...args);
 
 beforeAll(async () => {
-  ports = { api: await freePort(), worker: await freePort(), chain: await freePort() };
-  api = apiClient(`http://127.0.0.1:${ports.api}`, apiKey);
-  env = {
-    PLAYGROUND_DATA_DIR: dataDir,
-    EMBEDDED_CHAIN_PORT: String(ports.chain),
-    PORT: String(ports.api),
-    WORKER_PORT: String(ports.worker),
-    DATABASE_URL: `${SERVER_URL}/${databaseName}`,
-    REDIS_KEY_PREFIX: `npm-start-test-${randomBytes(4).toString("hex")}`,
-    DEV_TICKETEER_ID: TICKETEER,
-    DEV_API_KEY: apiKey,
-    CALLBACK_DELIVERY: "false",
-    LOG_LEVEL: "info",
-  };
+  playground = await npmStartPlayground("npm-start", { LOG_LEVEL: "info" });
+  ({ api, apiKey, dataDir, ports } = playground);
 });
 
 afterAll(async () => {
-  for (const run of runs) {
-    if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill("SIGKILL");
-    for (const pid of [run.chainPid, ...servicePids(run)]) if (alive(pid)) process.kill(pid, "SIGKILL");
-  }
-  rmSync(dataDir, { recursive: true, force: true });
-  const client = new Client({ connectionString: `${SERVER_URL}/postgres` });
-  await client.connect();
-  await client.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
-  await client.end();
+  for (const run of playground?.runs ?? []) for (const pid of servicePids(run)) if (alive(pid)) process.kill(pid, "SIGKILL");
+  await playground?.dispose();
 }, 60_000);
-
-/** `npm start` (with `args`), answered once the API and, when split, the worker answer /health. */
-async function start(...args: string[]): Promise<Run> {
-  const child = spawn(process.execPath, [TS_NODE, "--transpile-only", "scripts/start.ts", ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once("exit", (code, signal) => resolve({ code, signal })),
-  );
-  const run: Run = { child, exited, output: () => output, chainPid: 0 };
-  runs.push(run);
-  const split = !args.includes("--single-process");
-  await eventually(
-    async () => {
-      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`npm start exited early:\n${output}`);
-      const healthy = (await answersHealth(ports.api)) && (!split || (await answersHealth(ports.worker)));
-      return healthy ? true : undefined;
-    },
-    120_000,
-    "npm start to serve",
-  );
-  run.chainPid = Number(readFileSync(join(dataDir, PID_FILE), "utf8"));
-  return run;
-}
-
-async function answersHealth(port: number): Promise<boolean> {
-  return fetch(`http://127.0.0.1:${port}/health`).then(
-    (answer) => answer.status === 200,
-    () => false,
-  );
-}
 
 /** The api's and the worker's process ids as `npm start` printed them (none with --single-process). */
 function servicePids(run: Run): number[] {
@@ -122,16 +53,6 @@ function logLines(run: Run): { pid: number; role: string; msg: string }[] {
     .split("\n")
     .filter((line) => line.startsWith("{"))
     .map((line) => JSON.parse(line) as { pid: number; role: string; msg: string });
-}
-
-function alive(pid: number): boolean {
-  if (!pid) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function listening(port: number): Promise<boolean> {

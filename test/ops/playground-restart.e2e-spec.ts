@@ -1,15 +1,12 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
-import { Client } from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { PID_FILE } from "../../scripts/lib/playground";
-import { apiClient, type ApiClient } from "../support/api-client";
-import { eventually, freePort } from "../support/test-chain";
+import type { ApiClient } from "../support/api-client";
+import { type NpmStartPlayground, npmStartPlayground, PLAYGROUND_TICKETEER as TICKETEER, stopRun as stop } from "../support/npm-start-run";
+import { eventually } from "../support/test-chain";
 
 /**
  * `npm start`'s playground keeps its state: the real entry (scripts/start.ts through ts-node, as the
@@ -19,93 +16,29 @@ import { eventually, freePort } from "../support/test-chain";
  * chain with an empty ledger.
  */
 
-const ROOT = join(__dirname, "..", "..");
-const TS_NODE = join(ROOT, "node_modules", "ts-node", "dist", "bin.js");
-const SERVER_URL = process.env.TEST_DATABASE_SERVER_URL ?? "postgres://postgres@127.0.0.1:5432";
-const TICKETEER = "playground";
 const FINAL = ["confirmed", "error", "no_broadcast_required"];
 
-interface Run {
-  child: ChildProcess;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  output: () => string;
-}
-
-const dataDir = mkdtempSync(join(tmpdir(), "playground-restart-"));
-const databaseName = `ticket_registry_test_${randomBytes(6).toString("hex")}`;
-const apiKey = `trk_pgtest_${randomBytes(16).toString("hex")}`;
-const runs: Run[] = [];
-let env: Record<string, string>;
+let playground: NpmStartPlayground;
 let api: ApiClient;
+let dataDir: string;
 let chainUrl: string;
+const start = (...args: string[]) => playground.start(...args);
 
 beforeAll(async () => {
-  const [port, workerPort, chainPort] = [await freePort(), await freePort(), await freePort()];
-  chainUrl = `http://127.0.0.1:${chainPort}`;
-  api = apiClient(`http://127.0.0.1:${port}`, apiKey);
-  env = {
-    PLAYGROUND_DATA_DIR: dataDir,
-    EMBEDDED_CHAIN_PORT: String(chainPort),
-    PORT: String(port),
-    WORKER_PORT: String(workerPort),
-    DATABASE_URL: `${SERVER_URL}/${databaseName}`,
-    REDIS_KEY_PREFIX: `playground-test-${randomBytes(4).toString("hex")}`,
-    DEV_TICKETEER_ID: TICKETEER,
-    DEV_API_KEY: apiKey,
-    CALLBACK_DELIVERY: "false",
-    LOG_LEVEL: "warn",
-  };
+  playground = await npmStartPlayground("playground-restart");
+  ({ api, dataDir } = playground);
+  chainUrl = `http://127.0.0.1:${playground.ports.chain}`;
 });
 
 afterAll(async () => {
-  for (const run of runs) await stop(run, "SIGKILL");
+  for (const run of playground?.runs ?? []) await stop(run, "SIGKILL");
   // A chain left behind by a run that was killed: its process id is in the data folder.
   const pidFile = join(dataDir, PID_FILE);
   if (existsSync(pidFile) && (await rpc("eth_chainId", []).catch(() => undefined)) !== undefined) {
     process.kill(Number(readFileSync(pidFile, "utf8")), "SIGKILL");
   }
-  rmSync(dataDir, { recursive: true, force: true });
-  const client = new Client({ connectionString: `${SERVER_URL}/postgres` });
-  await client.connect();
-  await client.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
-  await client.end();
+  await playground?.dispose();
 }, 60_000);
-
-/** `npm start` (with `args`), answered once it serves the API. */
-async function start(...args: string[]): Promise<Run> {
-  const child = spawn(process.execPath, [TS_NODE, "--transpile-only", "scripts/start.ts", ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once("exit", (code, signal) => resolve({ code, signal })),
-  );
-  const run = { child, exited, output: () => output };
-  runs.push(run);
-  await eventually(
-    async () => {
-      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`npm start exited early:\n${output}`);
-      const healthy = await api.get("/health").then(
-        (answer) => answer.status === 200,
-        () => false,
-      );
-      return healthy ? true : undefined;
-    },
-    90_000,
-    "npm start to serve",
-  );
-  return run;
-}
-
-/** Sends `signal` and waits for the exit. */
-async function stop(run: Run, signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill(signal);
-  return run.exited;
-}
 
 async function rpc<T>(method: string, params: unknown[]): Promise<T> {
   const response = await fetch(chainUrl, {

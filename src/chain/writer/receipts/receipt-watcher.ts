@@ -161,7 +161,11 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
   ): Promise<"finalized" | "mined" | "unmined"> {
     const receipts = await Promise.all(attempts.map((attempt) => fetchReceipt(provider, attempt.hash)));
     const minedAt = receipts.findIndex((receipt) => receipt !== null);
-    if (minedAt >= 0) return (await this.onMined(provider, attempts[minedAt], receipts[minedAt] as MinedReceipt, confirmedThrough)) ? "finalized" : "mined";
+    if (minedAt >= 0) {
+      // Mined: none of its bytes is waited on as unknown any more.
+      for (const attempt of attempts) this.unknownSince.delete(attempt.hash);
+      return (await this.onMined(provider, attempts[minedAt], receipts[minedAt] as MinedReceipt, confirmedThrough)) ? "finalized" : "mined";
+    }
     if (await this.refusals.takenByAnother(provider, slot, attempts, await countConfirmed())) return "finalized";
     await this.onUnmined(provider, slot, attempts);
     return "unmined";
