@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { PID_FILE } from "../../scripts/lib/playground";
 import type { ApiClient } from "../support/api-client";
+import { settled as settledAction } from "../support/chain-e2e";
 import { alive, type NpmStartPlayground, npmStartPlayground, type NpmStartRun, PLAYGROUND_TICKETEER as TICKETEER } from "../support/npm-start-run";
 import { eventually } from "../support/test-chain";
 
@@ -18,7 +19,6 @@ import { eventually } from "../support/test-chain";
  * itself leaves nothing running either; `--single-process` runs the service in one process as before.
  */
 
-const FINAL = ["confirmed", "error", "no_broadcast_required"];
 const SPLIT_LINE = /\[start\] api \(pid (\d+), port \d+\) and worker \(pid (\d+), operations endpoints on port \d+\)/;
 
 type Run = NpmStartRun;
@@ -76,15 +76,9 @@ async function expectNothingLeft(pids: number[], { stoppedByNpmStart = true } = 
   if (stoppedByNpmStart) expect(existsSync(join(dataDir, PID_FILE))).toBe(false);
 }
 
-async function settled(promise: string): Promise<{ status: string; txHash: string | null; blockNumber: number | null }> {
-  return eventually(
-    async () => {
-      const answer = await api.get(`/api/v1/actions/${promise}`);
-      return FINAL.includes(answer.body?.status) ? answer.body : undefined;
-    },
-    30_000,
-    `action ${promise} to be final`,
-  );
+/** The action's status once final (30 s at most). */
+function settled(promise: string): Promise<{ status: string; txHash: string | null; blockNumber: number | null }> {
+  return settledAction(api, promise, 30_000);
 }
 
 /** Creates an event and sells a ticket of it; expects both to confirm on chain. */

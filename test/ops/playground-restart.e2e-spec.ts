@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { PID_FILE } from "../../scripts/lib/playground";
 import type { ApiClient } from "../support/api-client";
+import { settled as settledAction } from "../support/chain-e2e";
 import { type NpmStartPlayground, npmStartPlayground, PLAYGROUND_TICKETEER as TICKETEER, stopRun as stop } from "../support/npm-start-run";
-import { eventually } from "../support/test-chain";
 
 /**
  * `npm start`'s playground keeps its state: the real entry (scripts/start.ts through ts-node, as the
@@ -15,8 +15,6 @@ import { eventually } from "../support/test-chain";
  * with the same transactions on the same registry, and new sales confirm; `--fresh` starts a new
  * chain with an empty ledger.
  */
-
-const FINAL = ["confirmed", "error", "no_broadcast_required"];
 
 let playground: NpmStartPlayground;
 let api: ApiClient;
@@ -49,15 +47,9 @@ async function rpc<T>(method: string, params: unknown[]): Promise<T> {
   return ((await response.json()) as { result: T }).result;
 }
 
-async function settled(promise: string): Promise<{ status: string; txHash: string | null; blockNumber: number | null }> {
-  return eventually(
-    async () => {
-      const answer = await api.get(`/api/v1/actions/${promise}`);
-      return FINAL.includes(answer.body?.status) ? answer.body : undefined;
-    },
-    30_000,
-    `action ${promise} to be final`,
-  );
+/** The action's status once final (30 s at most). */
+function settled(promise: string): Promise<{ status: string; txHash: string | null; blockNumber: number | null }> {
+  return settledAction(api, promise, 30_000);
 }
 
 /** Creates an event and sells a ticket of it; both promises once confirmed. */
