@@ -21,8 +21,9 @@ import {ICustodialERC721} from "./token/ICustodialERC721.sol";
  * After a claim the token belongs to the claimant's wallet like any ERC-721 token.
  */
 interface ITicketRegistry is ICustodialERC721 {
-    /// @notice The event details the service records on chain.
-    /// @dev Latitude and longitude are fixed-point with COORDINATE_DECIMALS (7) decimals.
+    /// @notice The event details the service records on chain: what a ticket's metadata shows of its event.
+    /// @dev Latitude and longitude are fixed-point with COORDINATE_DECIMALS (7) decimals. `organizer` is the
+    /// organizing company's public name.
     struct EventDetails {
         string name;
         string currency;
@@ -32,6 +33,7 @@ interface ITicketRegistry is ICustodialERC721 {
         int32 longitude;
         uint64 startTime;
         uint64 endTime;
+        string organizer;
     }
 
     /// @notice What the registry holds for one event.
@@ -44,7 +46,7 @@ interface ITicketRegistry is ICustodialERC721 {
         uint64 ticketsInCustody;
     }
 
-    /// @notice What anyone can verify about one ticket.
+    /// @notice What anyone can verify about one ticket. In `tickets`, a token never minted has a zero `holder`.
     struct TicketView {
         uint64 eventIndex;
         uint64 serial;
@@ -114,6 +116,9 @@ interface ITicketRegistry is ICustodialERC721 {
     /// @notice The base of every tokenURI changed.
     event BaseURIChanged(string baseURI);
 
+    /// @notice The collection's metadata URI changed (ERC-7572): indexers read `contractURI` again.
+    event ContractURIUpdated();
+
     /**
      * @notice Applies a batch of actions in the order given. An item that cannot be applied is
      * skipped and reported by `ItemFailed`; the others apply.
@@ -127,6 +132,12 @@ interface ITicketRegistry is ICustodialERC721 {
      * Emits EventRegistered, EventUpdated, Transfer, TicketSold, TicketResold, TicketsCheckedIn,
      * TicketsInvalidated and ItemFailed as the items require. A claim is the Transfer from a
      * custodial address (see isCustodial) to the claimant's wallet.
+     *
+     * Emits ERC-4906 BatchMetadataUpdate(fromTokenId, toTokenId) for what changes a token's metadata:
+     * once for each stretch of consecutive items of one event, over the lowest to the highest token its
+     * sales, resales, check-ins, invalidations and claims changed (an item that changes nothing, such as
+     * a repeated check-in or a skipped item, is left out); and once per event update, over every token
+     * the event can have (serials 1 to 2^64 - 1).
      */
     function execute(bytes calldata batch) external;
 
@@ -165,6 +176,18 @@ interface ITicketRegistry is ICustodialERC721 {
     function baseURI() external view returns (string memory);
 
     /**
+     * @notice Sets the address of the collection's metadata JSON (ERC-7572).
+     *
+     * Requirements: the caller has DEFAULT_ADMIN_ROLE (AccessControlUnauthorizedAccount).
+     *
+     * Emits ContractURIUpdated.
+     */
+    function setContractURI(string calldata newContractURI) external;
+
+    /// @notice The address of the collection's metadata JSON (ERC-7572): name, description, image, external_link.
+    function contractURI() external view returns (string memory);
+
+    /**
      * @notice The event registered under `eventIndex`.
      *
      * Requirements: the event is registered (TicketRegistryEventUnknown).
@@ -177,4 +200,11 @@ interface ITicketRegistry is ICustodialERC721 {
      * Requirements: the ticket was sold (ERC721NonexistentToken).
      */
     function ticket(uint256 tokenId) external view returns (TicketView memory);
+
+    /**
+     * @notice The state of each of `tokenIds`, in order, in one call (a metadata server reads a
+     * neighbourhood of tokens at once). A token never minted is not an error here: its view has the
+     * zero address as `holder`, no flags and no resales.
+     */
+    function tickets(uint256[] calldata tokenIds) external view returns (TicketView[] memory);
 }

@@ -46,6 +46,11 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
     /// @dev A wire price's top byte is its decimal places, the low 120 bits its digits (see BatchReader).
     uint256 private constant _PRICE_DIGITS_MASK = (1 << 120) - 1;
 
+    /// @dev 10^k for k = 0 to PRICE_DECIMALS, 24 bits each from the lowest: a shift and a mask scale a price where a
+    /// checked EXP cost a sale or resale about 40 gas more.
+    uint256 private constant _POWERS_OF_TEN = 0x0F4240_0186A0_002710_0003E8_000064_00000A_000001;
+    uint256 private constant _POWER_OF_TEN_MASK = 0xFFFFFF;
+
     // ------------------------------------------------------------------------------------------
     // Storage
     // ------------------------------------------------------------------------------------------
@@ -59,13 +64,20 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
 
     string private _baseTokenURI;
 
+    string private _contractURI;
+
     mapping(uint64 eventIndex => EventRecord) private _events;
 
-    constructor(address admin, string memory name_, string memory symbol_, string memory baseURI_)
-        CustodialERC721(name_, symbol_)
-    {
+    constructor(
+        address admin,
+        string memory name_,
+        string memory symbol_,
+        string memory baseURI_,
+        string memory contractURI_
+    ) CustodialERC721(name_, symbol_) {
         _grantRole(DEFAULT_ADMIN_ROLE, admin);
         _baseTokenURI = baseURI_;
+        _contractURI = contractURI_;
     }
 
     // ------------------------------------------------------------------------------------------
@@ -73,35 +85,39 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
     // ------------------------------------------------------------------------------------------
 
     /// @inheritdoc ITicketRegistry
+    /// @dev Every ticket's flags are read and written through one FlagWord for the whole batch, which also
+    /// collects the changed tokens for the ERC-4906 signals (see CustodialERC721.FlagWord).
     function execute(bytes calldata batch) external onlyRole(OPERATOR_ROLE) whenNotPaused {
+        FlagWord memory flags = _openFlagWord();
         uint256 offset;
         uint256 index;
         while (offset < batch.length) {
             uint8 action = uint8(batch.word(offset, 1));
             if (action == BatchReader.CHECKED_IN || action == BatchReader.INVALIDATED) {
-                (offset, index) = _applyRecordRun(batch, offset, index, action);
+                (offset, index) = _applyRecordRun(batch, offset, index, action, flags);
                 continue;
             }
             if (action == BatchReader.SOLD) {
-                (offset, index) = _applySaleRun(batch, offset, index);
+                (offset, index) = _applySaleRun(batch, offset, index, flags);
                 continue;
             }
-            (uint256 next, uint256 subject, ItemFailure failure) = _applyItem(batch, offset, action);
+            (uint256 next, uint256 subject, ItemFailure failure) = _applyItem(batch, offset, action, flags);
             if (failure != ItemFailure.None) emit ItemFailed(index, subject, failure);
             offset = next;
             unchecked {
                 ++index;
             }
         }
+        _closeFlagWord(flags);
     }
 
     /// @dev Applies the event, resale or claim item at `offset`; reverts on an unknown action code.
-    function _applyItem(bytes calldata batch, uint256 offset, uint8 action)
+    function _applyItem(bytes calldata batch, uint256 offset, uint8 action, FlagWord memory flags)
         private
         returns (uint256 next, uint256 subject, ItemFailure failure)
     {
-        if (action == BatchReader.RESOLD) return _resold(batch, offset);
-        if (action == BatchReader.CLAIMED) return _claimed(batch, offset);
+        if (action == BatchReader.RESOLD) return _resold(batch, offset, flags);
+        if (action == BatchReader.CLAIMED) return _claimed(batch, offset, flags);
         if (action == BatchReader.REGISTER_EVENT) return _registerEvent(batch, offset);
         if (action == BatchReader.UPDATE_EVENT) return _updateEvent(batch, offset);
         revert TicketRegistryMalformedBatch(offset);
@@ -134,7 +150,7 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
         emit EventRegistered(eventIndex, eventKey, ticketeer, _custodyAddress(eventIndex), details);
     }
 
-    /// @dev Replaces the details of a registered event.
+    /// @dev Replaces the details of a registered event, which every one of its tokens shows.
     function _updateEvent(bytes calldata batch, uint256 offset)
         private
         returns (uint256 next, uint256 subject, ItemFailure failure)
@@ -149,6 +165,7 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
         if (eventKey == 0) return (next, subject, ItemFailure.EventUnknown);
         record.detailsHash = keccak256(abi.encode(details));
         emit EventUpdated(eventIndex, eventKey, details);
+        emit BatchMetadataUpdate(TicketIds.tokenId(eventIndex, 1), TicketIds.tokenId(eventIndex, type(uint64).max));
     }
 
     // ------------------------------------------------------------------------------------------
@@ -164,10 +181,12 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
     }
 
     /// @dev Applies the run of sales starting at `offset`; returns where the next run starts. The event's record
-    /// and the tickets' flag words are read and written once per run rather than once per ticket.
-    function _applySaleRun(bytes calldata batch, uint256 offset, uint256 index) private returns (uint256, uint256) {
+    /// is read and written once per run, the tickets' flag words once per batch, rather than once per ticket.
+    function _applySaleRun(bytes calldata batch, uint256 offset, uint256 index, FlagWord memory flags)
+        private
+        returns (uint256, uint256)
+    {
         SaleEvent memory sale;
-        FlagWord memory flags = _openFlagWord();
         do {
             batch.ensure(offset, BatchReader.SOLD_SIZE);
             uint256 tokenId = batch.word(offset + 1, 16);
@@ -179,7 +198,6 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
             }
         } while (offset < batch.length && batch.word(offset, 1) == BatchReader.SOLD);
         _countSold(sale);
-        _closeFlagWord(flags);
         return (offset, index);
     }
 
@@ -218,26 +236,26 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
     }
 
     /// @dev A resale moves a ticket in custody to the fresh keyless holder of its next resale count.
-    function _resold(bytes calldata batch, uint256 offset)
+    function _resold(bytes calldata batch, uint256 offset, FlagWord memory flags)
         private
         returns (uint256 next, uint256 tokenId, ItemFailure failure)
     {
         batch.ensure(offset, BatchReader.RESOLD_SIZE);
         next = offset + BatchReader.RESOLD_SIZE;
         tokenId = batch.word(offset + 1, 16);
-        failure = _movableByOperator(tokenId);
+        failure = _movableByOperator(_flagsAt(flags, tokenId));
         if (failure != ItemFailure.None) return (next, tokenId, failure);
         (uint96 price, bool representable) = _price(batch.word(offset + 17, 16));
         if (!representable) return (next, tokenId, ItemFailure.PriceNotRepresentable);
         uint256 resales = _resalesOf(tokenId);
         if (resales == TicketFlags.BITMASK_RESALES) return (next, tokenId, ItemFailure.ResaleLimitReached);
 
-        _moveToNextHolder(tokenId, resales);
+        _moveToNextHolder(tokenId, resales, flags);
         emit TicketResold(tokenId, uint32(resales + 1), price, uint64(batch.word(offset + 33, 8)));
     }
 
     /// @dev A claim hands a checked-in ticket from custody to the claimant's wallet.
-    function _claimed(bytes calldata batch, uint256 offset)
+    function _claimed(bytes calldata batch, uint256 offset, FlagWord memory flags)
         private
         returns (uint256 next, uint256 tokenId, ItemFailure failure)
     {
@@ -245,18 +263,17 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
         next = offset + BatchReader.CLAIMED_SIZE;
         tokenId = batch.word(offset + 1, 16);
         address to = address(uint160(batch.word(offset + 17, 20)));
-        uint256 flags = _flagsOf(tokenId);
-        if (flags & TicketFlags.BITMASK_MINTED == 0) return (next, tokenId, ItemFailure.TicketUnknown);
-        if (flags & TicketFlags.BITMASK_INVALIDATED != 0) return (next, tokenId, ItemFailure.TicketInvalidated);
-        if (flags & TicketFlags.BITMASK_CLAIMED != 0) return (next, tokenId, ItemFailure.TicketClaimed);
-        if (flags & TicketFlags.BITMASK_CHECKED_IN == 0) return (next, tokenId, ItemFailure.TicketNotCheckedIn);
+        uint256 ticketFlags = _flagsAt(flags, tokenId);
+        if (ticketFlags & TicketFlags.BITMASK_MINTED == 0) return (next, tokenId, ItemFailure.TicketUnknown);
+        if (ticketFlags & TicketFlags.BITMASK_INVALIDATED != 0) return (next, tokenId, ItemFailure.TicketInvalidated);
+        if (ticketFlags & TicketFlags.BITMASK_CLAIMED != 0) return (next, tokenId, ItemFailure.TicketClaimed);
+        if (ticketFlags & TicketFlags.BITMASK_CHECKED_IN == 0) return (next, tokenId, ItemFailure.TicketNotCheckedIn);
         if (!_isWallet(to)) return (next, tokenId, ItemFailure.InvalidReceiver);
-        _releaseToWallet(tokenId, to);
+        _releaseToWallet(tokenId, to, flags);
     }
 
-    /// @dev Why an operator may not move `tokenId` now, or None.
-    function _movableByOperator(uint256 tokenId) private view returns (ItemFailure) {
-        uint256 flags = _flagsOf(tokenId);
+    /// @dev Why an operator may not move a ticket with flags `flags` now, or None.
+    function _movableByOperator(uint256 flags) private pure returns (ItemFailure) {
         if (flags & TicketFlags.BITMASK_MINTED == 0) return ItemFailure.TicketUnknown;
         if (flags & TicketFlags.BITMASK_INVALIDATED != 0) return ItemFailure.TicketInvalidated;
         if (flags & TicketFlags.BITMASK_CLAIMED != 0) return ItemFailure.TicketClaimed;
@@ -269,14 +286,13 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
     // ------------------------------------------------------------------------------------------
 
     /// @dev Applies the run of `action` items starting at `offset`; returns where the next run starts.
-    function _applyRecordRun(bytes calldata batch, uint256 offset, uint256 index, uint8 action)
+    function _applyRecordRun(bytes calldata batch, uint256 offset, uint256 index, uint8 action, FlagWord memory flags)
         private
         returns (uint256, uint256)
     {
         bytes memory records = _allocateRecords(batch.length - offset);
         uint256 length;
         bool checkIn = action == BatchReader.CHECKED_IN;
-        FlagWord memory flags = _openFlagWord();
         do {
             batch.ensure(offset, BatchReader.RECORD_ITEM_SIZE);
             uint256 tokenId = batch.word(offset + 1, 16);
@@ -298,7 +314,6 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
                 ++index;
             }
         } while (offset < batch.length && batch.word(offset, 1) == action);
-        _closeFlagWord(flags);
         _emitRecords(records, length, checkIn);
         return (offset, index);
     }
@@ -353,6 +368,11 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
     }
 
     /// @inheritdoc ITicketRegistry
+    function contractURI() external view returns (string memory) {
+        return _contractURI;
+    }
+
+    /// @inheritdoc ITicketRegistry
     function eventRecord(uint64 eventIndex) external view returns (EventView memory) {
         EventRecord storage record = _events[eventIndex];
         if (record.key == 0) revert TicketRegistryEventUnknown(eventIndex);
@@ -368,7 +388,20 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
 
     /// @inheritdoc ITicketRegistry
     function ticket(uint256 tokenId) external view returns (TicketView memory) {
-        address holder = _requireOwned(tokenId);
+        return _ticketView(tokenId, _requireOwned(tokenId));
+    }
+
+    /// @inheritdoc ITicketRegistry
+    function tickets(uint256[] calldata tokenIds) external view returns (TicketView[] memory views) {
+        views = new TicketView[](tokenIds.length);
+        for (uint256 i; i < tokenIds.length; ++i) {
+            uint256 tokenId = tokenIds[i];
+            views[i] = _ticketView(tokenId, _ownerOf(tokenId));
+        }
+    }
+
+    /// @dev What anyone can verify about `tokenId`, owned by `holder` (zero if never minted).
+    function _ticketView(uint256 tokenId, address holder) private view returns (TicketView memory) {
         uint256 flags = _flagsOf(tokenId);
         uint64 eventIndex = TicketIds.eventIndexOf(tokenId);
         return TicketView({
@@ -414,6 +447,12 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
         emit BatchMetadataUpdate(0, type(uint256).max);
     }
 
+    /// @inheritdoc ITicketRegistry
+    function setContractURI(string calldata newContractURI) external onlyRole(DEFAULT_ADMIN_ROLE) {
+        _contractURI = newContractURI;
+        emit ContractURIUpdated();
+    }
+
     // ------------------------------------------------------------------------------------------
     // Hooks of CustodialERC721
     // ------------------------------------------------------------------------------------------
@@ -433,6 +472,11 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
         return _baseTokenURI;
     }
 
+    /// @dev What tokens show changed: marketplaces and wallets read their metadata again (ERC-4906).
+    function _tokensChanged(uint256 fromTokenId, uint256 toTokenId) internal override {
+        emit BatchMetadataUpdate(fromTokenId, toTokenId);
+    }
+
     // ------------------------------------------------------------------------------------------
     // Helpers
     // ------------------------------------------------------------------------------------------
@@ -443,7 +487,10 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
         uint256 digits = encoded & _PRICE_DIGITS_MASK;
         uint256 value;
         if (scale <= PRICE_DECIMALS) {
-            value = digits * 10 ** (PRICE_DECIMALS - scale);
+            // digits < 2^120 and the factor <= 10^6: no overflow.
+            unchecked {
+                value = digits * ((_POWERS_OF_TEN >> (24 * (PRICE_DECIMALS - scale))) & _POWER_OF_TEN_MASK);
+            }
         } else if (scale - PRICE_DECIMALS > 36) {
             // 10**37 exceeds any 120-bit digits: only a zero survives the division exactly.
             value = digits;

@@ -7,13 +7,18 @@
  *   REGISTRY_ADMIN      holder of DEFAULT_ADMIN_ROLE (default: the deployer)
  *   REGISTRY_NAME       ERC-721 name (default "Ticket Registry")
  *   REGISTRY_SYMBOL     ERC-721 symbol (default "TICKET")
- *   REGISTRY_BASE_URI   tokenURI prefix (default "")
+ *   PUBLIC_BASE_URL     the service's public address: the token metadata it serves there becomes the
+ *                       registry's base URI ({PUBLIC_BASE_URL}/tokens/) and contractURI
+ *                       ({PUBLIC_BASE_URL}/tokens/collection)
+ *   REGISTRY_BASE_URI   tokenURI prefix, instead of the one PUBLIC_BASE_URL gives (default "")
+ *   REGISTRY_CONTRACT_URI  collection metadata URI (ERC-7572), instead of the one PUBLIC_BASE_URL gives (default "")
  *   REGISTRY_OPERATORS  comma-separated addresses granted OPERATOR_ROLE right after the deployment
  *   DEPLOYMENTS_DIR     where the record is written (default "deployments")
  */
 import hre from "hardhat";
 import type { HardhatEthersSigner } from "@nomicfoundation/hardhat-ethers/signers";
 import { TicketRegistry__factory, type TicketRegistry } from "../typechain-types";
+import { collectionUri, publicBaseUrlProblem, tokenBaseUri } from "../src/tokens/token-urls";
 import { type DeploymentRecord, parseAddress, parseAddressList, UsageError, writeDeployment } from "./lib/deployment";
 
 const CONTRACT = "contracts/TicketRegistry.sol:TicketRegistry";
@@ -23,6 +28,7 @@ interface DeployParams {
   name: string;
   symbol: string;
   baseURI: string;
+  contractURI: string;
   operators: string[];
 }
 
@@ -35,13 +41,22 @@ interface Deployed {
 
 function readParams(deployer: string): DeployParams {
   const env = process.env;
+  const publicBaseUrl = readPublicBaseUrl(env.PUBLIC_BASE_URL);
   return {
     admin: env.REGISTRY_ADMIN ? parseAddress(env.REGISTRY_ADMIN, "REGISTRY_ADMIN") : deployer,
     name: env.REGISTRY_NAME ?? "Ticket Registry",
     symbol: env.REGISTRY_SYMBOL ?? "TICKET",
-    baseURI: env.REGISTRY_BASE_URI ?? "",
+    baseURI: env.REGISTRY_BASE_URI ?? (publicBaseUrl ? tokenBaseUri(publicBaseUrl) : ""),
+    contractURI: env.REGISTRY_CONTRACT_URI ?? (publicBaseUrl ? collectionUri(publicBaseUrl) : ""),
     operators: parseAddressList(env.REGISTRY_OPERATORS, "REGISTRY_OPERATORS"),
   };
+}
+
+function readPublicBaseUrl(value: string | undefined): string | null {
+  if (!value) return null;
+  const problem = publicBaseUrlProblem(value);
+  if (problem) throw new UsageError(`PUBLIC_BASE_URL: ${problem}`);
+  return value;
 }
 
 /** Operators are granted by the admin, so its key must be at hand; checked before anything is sent. */
@@ -60,7 +75,7 @@ async function findAdminSigner(params: DeployParams): Promise<HardhatEthersSigne
 }
 
 async function deployRegistry(deployer: HardhatEthersSigner, params: DeployParams): Promise<Deployed> {
-  const registry = await new TicketRegistry__factory(deployer).deploy(params.admin, params.name, params.symbol, params.baseURI);
+  const registry = await new TicketRegistry__factory(deployer).deploy(params.admin, params.name, params.symbol, params.baseURI, params.contractURI);
   const tx = registry.deploymentTransaction();
   const receipt = await tx?.wait();
   if (!tx || !receipt) throw new Error("The deployment transaction has no receipt");
@@ -103,6 +118,7 @@ async function buildRecord(deployer: string, params: DeployParams, build: Build,
     name: params.name,
     symbol: params.symbol,
     baseURI: params.baseURI,
+    contractURI: params.contractURI,
     compilerVersion: build.compilerVersion,
     deployedAt: new Date().toISOString(),
     abi: build.abi,
@@ -122,7 +138,7 @@ async function main(): Promise<void> {
   if (adminSigner) await grantOperators(deployed.registry, adminSigner, params.operators);
 
   const file = writeDeployment(hre.config.paths.root, await buildRecord(deployer.address, params, build, deployed));
-  console.log(`  admin ${params.admin}, ${params.operators.length} operator(s), base URI "${params.baseURI}"`);
+  console.log(`  admin ${params.admin}, ${params.operators.length} operator(s), base URI "${params.baseURI}", contract URI "${params.contractURI}"`);
   console.log(`  recorded in ${file}`);
 }
 

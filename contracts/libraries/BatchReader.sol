@@ -20,7 +20,7 @@ import {ITicketRegistry} from "../ITicketRegistry.sol";
  * | 0x06 | invalidated    | tokenId u128, orderTime u64                                             |
  * | 0x07 | claimed        | tokenId u128, to address                                                |
  *
- * details: latitude i32, longitude i32, startTime u64, endTime u64, currency, name, shopUrl, imageUrl.
+ * details: latitude i32, longitude i32, startTime u64, endTime u64, currency, name, shopUrl, imageUrl, organizer.
  *
  * A price is sent as the decimal string it came from: the top byte is the number of decimal places,
  * the low 120 bits the digits ("12.50" is 2 << 120 | 1250). The registry stores prices with
@@ -73,6 +73,7 @@ library BatchReader {
         (result.name, next) = text(batch, next);
         (result.shopUrl, next) = text(batch, next);
         (result.imageUrl, next) = text(batch, next);
+        (result.organizer, next) = text(batch, next);
     }
 
     /// @dev Reads a uint16-length-prefixed string.

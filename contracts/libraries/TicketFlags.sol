@@ -107,6 +107,16 @@ library TicketFlags {
         return word | (flags << flagShiftOf(tokenId));
     }
 
+    /// @dev The token whose flags hold bit `bit` (0 to 255) of the word keyed `bucket`.
+    function tokenIdAt(uint256 bucket, uint256 bit) internal pure returns (uint256) {
+        return (bucket << _FLAG_TICKETS_PER_WORD_LOG2) | (bit >> _FLAGS_BITS_LOG2);
+    }
+
+    /// @dev The event index of every token whose flags the word keyed `bucket` holds: a word never spans two events.
+    function eventIndexOfBucket(uint256 bucket) internal pure returns (uint256) {
+        return bucket >> (64 - _FLAG_TICKETS_PER_WORD_LOG2);
+    }
+
     // ------------------------------------------------------------------------------------------
     // Resale counter helpers
     // ------------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 pragma solidity ^0.8.28;
 
 import {Context} from "@openzeppelin/contracts/utils/Context.sol";
+import {Math} from "@openzeppelin/contracts/utils/math/Math.sol";
 import {Strings} from "@openzeppelin/contracts/utils/Strings.sol";
 import {ERC165} from "@openzeppelin/contracts/utils/introspection/ERC165.sol";
 import {IERC165} from "@openzeppelin/contracts/utils/introspection/IERC165.sol";
@@ -28,8 +29,11 @@ import {TicketIds} from "../libraries/TicketIds.sol";
  * A derived contract decides when tokens move: it calls the ownership changes ({_mintToCustody},
  * {_moveToNextHolder}, {_releaseToWallet}), each of which updates ownership and emits the Transfer log.
  * It implements {_eventExists}, {_eventCustody} (an event's counters live with its other records, so
- * that a sale reads and writes one event slot) and {_baseURI}. Wallets move claimed tokens with the
- * ERC-721 functions.
+ * that a sale reads and writes one event slot), {_baseURI} and {_tokensChanged} (told which tokens a batch
+ * changed, once per stretch of one event's tokens). Wallets move claimed tokens with the ERC-721 functions.
+ *
+ * No ERC-721 transfer sends a token into custody: every address of the custodial address space (see
+ * {_inCustodialSpace}) is refused as a receiver, whether its event is registered yet or not.
  */
 abstract contract CustodialERC721 is Context, ERC165, IERC721Metadata, IERC721Errors, ICustodialERC721 {
     // ------------------------------------------------------------------------------------------
@@ -59,12 +63,22 @@ abstract contract CustodialERC721 is Context, ERC165, IERC721Metadata, IERC721Er
         uint64 released; // tokens that left the custody address (first resale or claim)
     }
 
-    /// @dev A flag word held in memory across a run of items (see {_openFlagWord}): consecutive serials share
-    /// a word, so a run reads and writes each of its words once instead of once per ticket.
+    /**
+     * @dev A flag word held in memory across a batch (see {_openFlagWord}): consecutive serials share a word, so a
+     * batch reads and writes each of its words once instead of once per ticket. It also collects which tokens
+     * changed (flags or owner) since the last signal, for {_tokensChanged}: the lowest and highest flag words
+     * with a change, and the flags that changed in each, all of one event. Finding the exact lowest and highest
+     * token from those two words at signal time costs a few hundred gas per event, where comparing every ticket
+     * against a running minimum and maximum would cost about 50 gas per ticket.
+     */
     struct FlagWord {
         uint256 bucket; // the word's TicketFlags.flagBucketOf key; _NO_BUCKET before the first read
-        uint256 word;
-        bool dirty; // changed since it was read: {_closeFlagWord} stores it
+        uint256 word; // the word as the batch has changed it
+        uint256 stored; // the word as storage holds it
+        uint256 lowBucket; // the lowest word with an unsignalled change; _NO_BUCKET when there is none
+        uint256 lowChanges; // its changed bits
+        uint256 highBucket; // the highest word with an unsignalled change; _NO_BUCKET when there is none
+        uint256 highChanges; // its changed bits
     }
 
     /// @dev XOR mask of every custodial address, unique to this contract and chain (see TicketIds).
@@ -211,7 +225,8 @@ abstract contract CustodialERC721 is Context, ERC165, IERC721Metadata, IERC721Er
      * @dev Moves the claimed token `tokenId` from the wallet `from` to the wallet `to`, and clears its approval.
      *
      * Requirements:
-     * - `to` is a wallet: not zero, not this contract, not a custodial address (ERC721InvalidReceiver);
+     * - `to` is a wallet: not zero, not this contract, not in the custodial address space, whether its event is
+     *   registered yet or not (ERC721InvalidReceiver);
      * - `tokenId` was minted (ERC721NonexistentToken) and claimed (TicketRegistryTicketInCustody);
      * - `from` owns `tokenId` (ERC721IncorrectOwner);
      * - the caller is `from`, an operator of `from` or approved for `tokenId` (ERC721InsufficientApproval).
@@ -286,6 +301,9 @@ abstract contract CustodialERC721 is Context, ERC165, IERC721Metadata, IERC721Er
     /// @dev The prefix of every tokenURI; empty for no token URIs.
     function _baseURI() internal view virtual returns (string memory);
 
+    /// @dev Tokens `fromTokenId` to `toTokenId` (of one event) changed flags or owner in the running batch.
+    function _tokensChanged(uint256 fromTokenId, uint256 toTokenId) internal virtual;
+
     // ------------------------------------------------------------------------------------------
     // Ownership changes: minting, resales and claims (the derived contract's), wallet transfers
     // ------------------------------------------------------------------------------------------
@@ -293,7 +311,7 @@ abstract contract CustodialERC721 is Context, ERC165, IERC721Metadata, IERC721Er
     /**
      * @dev Mints `tokenId` to `custody`, its event's custody address, setting its minted flag in `flags`;
      * returns false, changing nothing, if `tokenId` was minted before. The caller counts the tokens it mints
-     * into the event's custody with {_countMinted} and stores `flags` with {_closeFlagWord} before its run ends.
+     * into the event's custody with {_countMinted}; the batch stores `flags` with {_closeFlagWord} before it ends.
      *
      * Requirements (the caller's): the event of `tokenId` exists, `custody` is its custody address, and the
      * serial of `tokenId` is not zero.
@@ -323,24 +341,25 @@ abstract contract CustodialERC721 is Context, ERC165, IERC721Metadata, IERC721Er
      *
      * Emits a {Transfer} event.
      */
-    function _moveToNextHolder(uint256 tokenId, uint256 resales) internal {
+    function _moveToNextHolder(uint256 tokenId, uint256 resales, FlagWord memory flags) internal {
         address from = _leaveCustody(tokenId, resales);
         uint256 bucket = TicketFlags.resaleBucketOf(tokenId);
         _resaleCounters[bucket] = TicketFlags.withResales(_resaleCounters[bucket], tokenId, resales + 1);
+        _noteChanges(flags, TicketFlags.flagBucketOf(tokenId), TicketFlags.BITMASK_MINTED << TicketFlags.flagShiftOf(tokenId));
         emit Transfer(from, _holderAddress(tokenId, resales + 1), tokenId);
     }
 
     /**
      * @dev A claim: hands `tokenId` from its custodial address to the wallet `to`, which owns it from then on.
      *
-     * Requirements (the caller's): `tokenId` is in custody (minted, not claimed) and `to` is a wallet
-     * (see {_isWallet}).
+     * Requirements (the caller's): `tokenId` is in custody (minted, not claimed), {_flagsAt} last read it
+     * through `flags`, and `to` is a wallet (see {_isWallet}).
      *
      * Emits a {Transfer} event.
      */
-    function _releaseToWallet(uint256 tokenId, address to) internal {
+    function _releaseToWallet(uint256 tokenId, address to, FlagWord memory flags) internal {
         address from = _leaveCustody(tokenId, _resalesOf(tokenId));
-        _ticketFlags[TicketFlags.flagBucketOf(tokenId)] |= TicketFlags.BITMASK_CLAIMED << TicketFlags.flagShiftOf(tokenId);
+        flags.word = TicketFlags.withFlags(flags.word, tokenId, TicketFlags.BITMASK_CLAIMED);
         _owners[tokenId] = to;
         unchecked {
             ++_balances[to];
@@ -368,18 +387,28 @@ abstract contract CustodialERC721 is Context, ERC165, IERC721Metadata, IERC721Er
     // Ticket flags of the derived contract
     // ------------------------------------------------------------------------------------------
 
-    /// @dev A FlagWord holding no word yet, for a run to read its tickets' flags through.
+    /// @dev A FlagWord holding no word and no change yet, for a batch to read its tickets' flags through.
     function _openFlagWord() internal pure returns (FlagWord memory) {
-        return FlagWord({bucket: _NO_BUCKET, word: 0, dirty: false});
+        return FlagWord({
+            bucket: _NO_BUCKET,
+            word: 0,
+            stored: 0,
+            lowBucket: _NO_BUCKET,
+            lowChanges: 0,
+            highBucket: _NO_BUCKET,
+            highChanges: 0
+        });
     }
 
     /// @dev `tokenId`'s flags, read through `flags`: a word other than the one held is read after the held one is stored.
     function _flagsAt(FlagWord memory flags, uint256 tokenId) internal returns (uint256) {
         uint256 bucket = TicketFlags.flagBucketOf(tokenId);
         if (bucket != flags.bucket) {
-            _closeFlagWord(flags);
+            _storeFlagWord(flags);
+            uint256 word = _ticketFlags[bucket];
             flags.bucket = bucket;
-            flags.word = _ticketFlags[bucket];
+            flags.word = word;
+            flags.stored = word;
         }
         return TicketFlags.flagsIn(flags.word, tokenId);
     }
@@ -387,19 +416,72 @@ abstract contract CustodialERC721 is Context, ERC165, IERC721Metadata, IERC721Er
     /**
      * @dev Adds `added` to `tokenId`'s flags in `flags`, which {_flagsAt} last read for `tokenId`.
      *
-     * Requirements (the caller's): `added` holds no TicketFlags.BITMASK_CLAIMED, which only a claim sets, and
-     * BITMASK_MINTED only when {_mintToCustody} adds it.
+     * Requirements (the caller's): `added` holds no TicketFlags.BITMASK_CLAIMED, which only {_releaseToWallet}
+     * sets, and BITMASK_MINTED only when {_mintToCustody} adds it.
      */
     function _addFlagsAt(FlagWord memory flags, uint256 tokenId, uint256 added) internal pure {
         flags.word = TicketFlags.withFlags(flags.word, tokenId, added);
-        flags.dirty = true;
     }
 
-    /// @dev Stores the word `flags` holds if it changed; `flags` may go on being used.
+    /// @dev Stores the held word and signals every change still pending: the end of a batch.
     function _closeFlagWord(FlagWord memory flags) internal {
-        if (!flags.dirty) return;
+        _storeFlagWord(flags);
+        _signalChanges(flags);
+    }
+
+    /// @dev Stores the held word if the batch changed it, and notes which of its tokens changed.
+    function _storeFlagWord(FlagWord memory flags) private {
+        uint256 changes = flags.word ^ flags.stored;
+        if (changes == 0) return;
         _ticketFlags[flags.bucket] = flags.word;
-        flags.dirty = false;
+        flags.stored = flags.word;
+        _noteChanges(flags, flags.bucket, changes);
+    }
+
+    /**
+     * @dev Notes that the tokens of flag word `bucket` whose flag bits are set in `changes` changed. A change of
+     * another event than the ones pending signals those first: a signal covers one event's tokens.
+     */
+    function _noteChanges(FlagWord memory flags, uint256 bucket, uint256 changes) private {
+        uint256 high = flags.highBucket;
+        // The common case first: consecutive tokens share the highest word noted so far.
+        if (bucket == high) {
+            flags.highChanges |= changes;
+            if (bucket == flags.lowBucket) flags.lowChanges |= changes;
+            return;
+        }
+        uint256 low = flags.lowBucket;
+        if (low == _NO_BUCKET || TicketFlags.eventIndexOfBucket(bucket) != TicketFlags.eventIndexOfBucket(low)) {
+            _signalChanges(flags);
+            flags.lowBucket = bucket;
+            flags.lowChanges = changes;
+            flags.highBucket = bucket;
+            flags.highChanges = changes;
+        } else if (bucket > high) {
+            flags.highBucket = bucket;
+            flags.highChanges = changes;
+        } else if (bucket < low) {
+            flags.lowBucket = bucket;
+            flags.lowChanges = changes;
+        } else if (bucket == low) {
+            flags.lowChanges |= changes;
+        }
+    }
+
+    /// @dev Tells {_tokensChanged} the lowest and highest token of the pending changes, and forgets them.
+    function _signalChanges(FlagWord memory flags) private {
+        uint256 low = flags.lowBucket;
+        if (low == _NO_BUCKET) return;
+        flags.lowBucket = _NO_BUCKET;
+        uint256 high = flags.highBucket;
+        flags.highBucket = _NO_BUCKET;
+        uint256 lowChanges = flags.lowChanges;
+        uint256 lowestBit;
+        unchecked {
+            lowestBit = Math.log2(lowChanges & (0 - lowChanges));
+        }
+        uint256 highestBit = Math.log2(flags.highChanges);
+        _tokensChanged(TicketFlags.tokenIdAt(low, lowestBit), TicketFlags.tokenIdAt(high, highestBit));
     }
 
     // ------------------------------------------------------------------------------------------
@@ -471,9 +553,21 @@ abstract contract CustodialERC721 is Context, ERC165, IERC721Metadata, IERC721Er
         return (serial == 0) == (resales == 0);
     }
 
-    /// @dev A wallet can receive tokens: not zero, not this contract, not one of its custodial addresses.
+    /**
+     * @dev Whether `account` is in the custodial address space: the custody address of any event index this
+     * contract can register (0 to TicketIds.MAX_EVENT_INDEX), or the holder address of any ticket of such an
+     * event after any number of resales, registered or not. Custody and holder addresses of events to come are
+     * public (custodyAddress, holderAddress), so a token sent to one would later sit among custodial tokens.
+     * A wallet falls in this space only if its top 24 bits equal the mask's: 1 in 2^24 (about 6e-8) of addresses.
+     */
+    function _inCustodialSpace(address account) internal view returns (bool) {
+        (uint64 eventIndex, uint64 serial, uint32 resales) = TicketIds.decode(_custodyMask, account);
+        return eventIndex <= TicketIds.MAX_EVENT_INDEX && (serial == 0) == (resales == 0);
+    }
+
+    /// @dev A wallet can receive tokens: not zero, not this contract, not in its custodial address space.
     function _isWallet(address account) internal view returns (bool) {
-        return account != address(0) && account != address(this) && !_isCustodial(account);
+        return account != address(0) && account != address(this) && !_inCustodialSpace(account);
     }
 
     /// @dev The keyless custody address of event `eventIndex`.

@@ -30,6 +30,7 @@ const FULL_EVENT: RegistryEventDetails = {
   longitude: 4.8922,
   startTime: 1_900_000_000n,
   endTime: 1_900_010_800n,
+  organizer: "O".repeat(255),
 };
 
 const ORDER_TIME = 1_750_000_000n;
@@ -56,7 +57,7 @@ export async function measureGas(hre: HardhatRuntimeEnvironment): Promise<GasSna
 async function deployForMeasuring(hre: HardhatRuntimeEnvironment): Promise<TicketRegistry> {
   const [admin] = await hre.ethers.getSigners();
   const factory = await hre.ethers.getContractFactory("TicketRegistry");
-  const registry = (await factory.deploy(admin.address, "Ticket Registry", "TICKET", "")) as unknown as TicketRegistry;
+  const registry = (await factory.deploy(admin.address, "Ticket Registry", "TICKET", "", "")) as unknown as TicketRegistry;
   await registry.grantRole(await registry.OPERATOR_ROLE(), admin.address);
   await (await registry.execute(encodeBatch([registerEvent(EVENT_INDEX, "event")]))).wait();
   return registry;

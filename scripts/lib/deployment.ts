@@ -22,6 +22,7 @@ export interface DeploymentRecord {
   name: string;
   symbol: string;
   baseURI: string;
+  contractURI: string;
   compilerVersion: string;
   deployedAt: string;
   abi: unknown[];

@@ -4,6 +4,7 @@ import type { ActionType, ConfigurableTaskDefinition, HardhatRuntimeEnvironment 
 import type { ContractTransactionResponse } from "ethers";
 // Types only: this file is loaded with the config, before compilation generates typechain-types.
 import type { TicketRegistry } from "../../typechain-types";
+import { collectionUri, publicBaseUrlProblem, tokenBaseUri } from "../../src/tokens/token-urls";
 import { parseAddress, parseAddressList, readDeployment, resolveRegistryAddress, UsageError } from "../lib/deployment";
 
 interface RegistryArgs {
@@ -16,6 +17,12 @@ interface AccountArgs extends RegistryArgs {
 
 interface StatusArgs extends RegistryArgs {
   accounts?: string;
+}
+
+interface UriArgs extends RegistryArgs {
+  publicBaseUrl?: string;
+  baseUri?: string;
+  contractUri?: string;
 }
 
 interface ConnectedRegistry {
@@ -136,6 +143,48 @@ registryTask("registry:unpause", "Lets operators write again").setAction(
   }),
 );
 
+/** The base URI and contract URI a registry:set-uris call asks for: explicit ones win over those of --public-base-url. */
+function wantedUris({ publicBaseUrl, baseUri, contractUri }: UriArgs): { baseURI?: string; contractURI?: string } {
+  if (publicBaseUrl === undefined && baseUri === undefined && contractUri === undefined) {
+    throw new UsageError("Give --public-base-url (the service's public address), or --base-uri and/or --contract-uri");
+  }
+  if (publicBaseUrl !== undefined) {
+    const problem = publicBaseUrlProblem(publicBaseUrl);
+    if (problem) throw new UsageError(`--public-base-url: ${problem}`);
+  }
+  return {
+    baseURI: baseUri ?? (publicBaseUrl === undefined ? undefined : tokenBaseUri(publicBaseUrl)),
+    contractURI: contractUri ?? (publicBaseUrl === undefined ? undefined : collectionUri(publicBaseUrl)),
+  };
+}
+
+registryTask("registry:set-uris", "Points the tokens' metadata (base URI) and the collection's (contractURI, ERC-7572) at the service")
+  .addOptionalParam("publicBaseUrl", "The service's PUBLIC_BASE_URL: base URI {url}/tokens/, contract URI {url}/tokens/collection", undefined, types.string)
+  .addOptionalParam("baseUri", "The tokenURI prefix, instead of the one --public-base-url gives", undefined, types.string)
+  .addOptionalParam("contractUri", "The collection metadata URI, instead of the one --public-base-url gives", undefined, types.string)
+  .setAction(
+    reportingUsageErrors(async (args: UriArgs, hre) => {
+      const wanted = wantedUris(args);
+      const connected = await connectRegistry(hre, args.registry);
+      const { registry, address } = connected;
+      const changes: [label: string, current: string, next: string | undefined, send: (uri: string) => Promise<ContractTransactionResponse>][] = [
+        ["base URI", await registry.baseURI(), wanted.baseURI, (uri) => registry.setBaseURI(uri)],
+        ["contract URI", await registry.contractURI(), wanted.contractURI, (uri) => registry.setContractURI(uri)],
+      ];
+      const due = changes.filter(([, current, next]) => next !== undefined && next !== current);
+      if (due.length > 0) await requireAdmin(connected);
+      for (const [label, current, next, send] of changes) {
+        if (next === undefined) continue;
+        if (next === current) {
+          console.log(`The ${label} of ${address} is already "${current}"; nothing sent`);
+          continue;
+        }
+        const result = await confirm(await send(next));
+        console.log(`Set the ${label} of ${address} to "${next}" (${result})`);
+      }
+    }),
+  );
+
 registryTask("registry:status", "Prints the registry's state and the roles of the given accounts")
   .addOptionalParam("accounts", "Comma-separated addresses to check for OPERATOR_ROLE", undefined, types.string)
   .setAction(
@@ -150,6 +199,7 @@ registryTask("registry:status", "Prints the registry's state and the roles of th
       console.log(`Registry  ${address} on ${hre.network.name} (chainId ${chainId})`);
       console.log(`Paused    ${yesNo(await registry.paused())}`);
       console.log(`Base URI  "${await registry.baseURI()}"`);
+      console.log(`Contract URI  "${await registry.contractURI()}"`);
       console.log(`Admin     ${signer} (signer): ${yesNo(await registry.hasRole(adminRole, signer))}`);
       if (record && record.admin !== signer) {
         console.log(`Admin     ${record.admin} (recorded): ${yesNo(await registry.hasRole(adminRole, record.admin))}`);

@@ -1,22 +1,35 @@
+import type { AuthenticatedOrganization } from "../auth/authenticated-organization";
 import { eventKeyOf, type RegistryBatchItem, type RegistryEventDetails, ticketeerKeyOf } from "../registry";
 import type { EventEntity } from "./entities/event.entity";
 
-/** The registry items that mirror an event: its fields marked "on blockchain" in the spec. */
-export function registerEventItem(event: EventEntity, ticketeerId: string): RegistryBatchItem {
+/** Who organizes an event, as it is shown on chain. */
+type Organizer = Pick<AuthenticatedOrganization, "ticketeerId" | "name">;
+
+/** The registry items that mirror an event: its fields marked "on blockchain" in the spec, and its organizer. */
+export function registerEventItem(event: EventEntity, organization: Organizer): RegistryBatchItem {
   return {
     action: "registerEvent",
     eventIndex: event.eventIndex,
-    eventKey: eventKeyOf(ticketeerId, event.eventId),
-    ticketeer: ticketeerKeyOf(ticketeerId),
-    details: detailsOf(event),
+    eventKey: eventKeyOf(organization.ticketeerId, event.eventId),
+    ticketeer: ticketeerKeyOf(organization.ticketeerId),
+    details: detailsOf(event, organization),
   };
 }
 
-export function updateEventItem(event: EventEntity): RegistryBatchItem {
-  return { action: "updateEvent", eventIndex: event.eventIndex, details: detailsOf(event) };
+export function updateEventItem(event: EventEntity, organization: Organizer): RegistryBatchItem {
+  return { action: "updateEvent", eventIndex: event.eventIndex, details: detailsOf(event, organization) };
 }
 
-function detailsOf(event: EventEntity): RegistryEventDetails {
+/**
+ * The organizer a token's metadata shows is the event's ticketeerName, or the organization's own name
+ * when the event gives none: never blank for a fan, and a public name, unlike the ticketeerId, which
+ * the chain holds only as a hash.
+ */
+export function organizerOf(event: Pick<EventEntity, "ticketeerName">, organization: Pick<Organizer, "name">): string {
+  return event.ticketeerName === "" ? organization.name : event.ticketeerName;
+}
+
+function detailsOf(event: EventEntity, organization: Organizer): RegistryEventDetails {
   return {
     name: event.name,
     currency: event.currency,
@@ -26,5 +39,6 @@ function detailsOf(event: EventEntity): RegistryEventDetails {
     longitude: event.longitude,
     startTime: event.startTime,
     endTime: event.endTime,
+    organizer: organizerOf(event, organization),
   };
 }

@@ -91,6 +91,7 @@ describe("registerEvent", () => {
         longitude: 151.2093,
         startTime: 10n,
         endTime: 20n,
+        organizer: ORGANIZATION.name,
       },
     });
     expect(() => encodeItem(recorded[0].onChain!)).not.toThrow();
@@ -125,13 +126,18 @@ describe("registerEvent", () => {
     });
   });
 
-  it("keeps ticketeerName and callbackUrl off chain", async () => {
+  it("puts the ticketeerName on chain as the organizer and keeps the callbackUrl off chain", async () => {
     const { context, recorded } = await acceptanceFixture();
-    registerEvent(context, newEvent({ ticketeerName: "Example Tickets B.V." }), "newEvent");
-    expect(context.events.find("event-1")?.ticketeerName).toBe("Example Tickets B.V.");
-    expect(JSON.stringify(recorded[0].onChain, (_key, value) => (typeof value === "bigint" ? value.toString() : value))).not.toMatch(
-      /Example Tickets|callbacks/,
-    );
+    registerEvent(context, newEvent({ ticketeerName: "Stage Events B.V." }), "newEvent");
+    expect(context.events.find("event-1")?.ticketeerName).toBe("Stage Events B.V.");
+    expect(recorded[0].onChain).toMatchObject({ details: { organizer: "Stage Events B.V." } });
+    expect(JSON.stringify(recorded[0].onChain, (_key, value) => (typeof value === "bigint" ? value.toString() : value))).not.toMatch(/callbacks/);
+  });
+
+  it("names the organization as the organizer when the event gives no ticketeerName", async () => {
+    const { context, recorded } = await acceptanceFixture();
+    registerEvent(context, newEvent(), "newEvent");
+    expect(recorded[0].onChain).toMatchObject({ details: { organizer: ORGANIZATION.name } });
   });
 
   it("takes uint64 times sent as decimal strings up to 2^64 - 1", async () => {
@@ -283,6 +289,7 @@ describe("updateEvent", () => {
             longitude: 4.8922,
             startTime: 100n,
             endTime: 300n,
+            organizer: ORGANIZATION.name,
           },
         },
       },
@@ -290,32 +297,32 @@ describe("updateEvent", () => {
     expect(() => encodeItem(recorded[0].onChain!)).not.toThrow();
   });
 
-  it.each([
-    ["callbackUrl", { callbackUrl: "https://integrator.example.com/v2/callbacks" }],
-    ["ticketeerName", { ticketeerName: "Renamed B.V." }],
-    ["callbackUrl and ticketeerName", { callbackUrl: "https://integrator.example.com/v2/callbacks", ticketeerName: "Renamed B.V." }],
-  ])("records no on-chain item for a change of only %s", async (_fields, fields) => {
-    const event = anEvent();
-    const { context, recorded, touchedEvents } = await acceptanceFixture({ events: [event] });
-    const outcome = updateEvent(context, update(fields), "updateEvent");
-    expect(outcome.error).toBeUndefined();
-    expect(event).toMatchObject(fields);
-    expect(touchedEvents).toEqual([event]);
-    expect(recorded).toEqual([
-      {
-        id: outcome.actionId,
-        kind: "updateEvent",
-        requestedAs: "updateEvent",
-        eventRef: event.id,
-        eventIndex: event.eventIndex,
-        ticketRef: null,
-        onChain: null,
-      },
-    ]);
-  });
+  it.each([["callbackUrl", { callbackUrl: "https://integrator.example.com/v2/callbacks" }]])(
+    "records no on-chain item for a change of only %s",
+    async (_fields, fields) => {
+      const event = anEvent();
+      const { context, recorded, touchedEvents } = await acceptanceFixture({ events: [event] });
+      const outcome = updateEvent(context, update(fields), "updateEvent");
+      expect(outcome.error).toBeUndefined();
+      expect(event).toMatchObject(fields);
+      expect(touchedEvents).toEqual([event]);
+      expect(recorded).toEqual([
+        {
+          id: outcome.actionId,
+          kind: "updateEvent",
+          requestedAs: "updateEvent",
+          eventRef: event.id,
+          eventIndex: event.eventIndex,
+          ticketRef: null,
+          onChain: null,
+        },
+      ]);
+    },
+  );
 
   it.each([
     ["eventName", "x"],
+    ["ticketeerName", "Renamed B.V."],
     ["currency", "USD"],
     ["shopUrl", "https://s.example.com"],
     ["imageUrl", "https://i.example.com"],

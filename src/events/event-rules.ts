@@ -37,7 +37,7 @@ export function registerEvent(context: AcceptanceContext<EventParts>, input: New
     eventRef: event.id,
     eventIndex: event.eventIndex,
     ticketRef: null,
-    onChain: registerEventItem(event, organization.ticketeerId),
+    onChain: registerEventItem(event, organization),
   });
   return { actionId };
 }
@@ -65,8 +65,8 @@ export function updateEvent(context: AcceptanceContext<EventParts>, input: Updat
 
   applyUpdate(event, input, startTime, endTime);
   context.events.touch(event);
-  // Only a change of on-chain fields needs a transaction; callbackUrl and ticketeerName stay here.
-  const onChain = touchesChain(input) ? updateEventItem(event) : null;
+  // Only a change of on-chain fields needs a transaction; the callbackUrl stays here.
+  const onChain = touchesChain(input) ? updateEventItem(event, context.organization) : null;
   const actionId = context.actions.record({ kind: "updateEvent", requestedAs, eventRef: event.id, eventIndex: event.eventIndex, ticketRef: null, onChain });
   return { actionId };
 }
@@ -85,7 +85,7 @@ function applyUpdate(event: EventEntity, input: UpdateEventDto, startTime: bigin
 }
 
 function touchesChain(input: UpdateEventDto): boolean {
-  return ["eventName", "currency", "shopUrl", "imageUrl", "latitude", "longitude", "startTime", "endTime"].some(
+  return ["eventName", "ticketeerName", "currency", "shopUrl", "imageUrl", "latitude", "longitude", "startTime", "endTime"].some(
     (field) => input[field as keyof UpdateEventDto] !== undefined,
   );
 }

@@ -24,6 +24,8 @@ export interface RegistryEventDetails {
   longitude: number;
   startTime: bigint;
   endTime: bigint;
+  /** The organizing company's public name: what a ticket's metadata shows as its organizer. */
+  organizer: string;
 }
 
 export type RegistryBatchItem =
@@ -75,6 +77,7 @@ function details(value: RegistryEventDetails): string {
     text(value.name),
     text(value.shopUrl),
     text(value.imageUrl),
+    text(value.organizer),
   ]);
 }
 

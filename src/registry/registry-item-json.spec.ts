@@ -11,7 +11,7 @@ const items: RegistryBatchItem[] = [
     eventIndex: 3n,
     eventKey: "0x" + "01".repeat(32),
     ticketeer: "0x" + "02".repeat(32),
-    details: { name: "n", currency: "EUR", shopUrl: "", imageUrl: "", latitude: 1.5, longitude: -2, startTime: 1n, endTime: 2n },
+    details: { name: "n", currency: "EUR", shopUrl: "", imageUrl: "", latitude: 1.5, longitude: -2, startTime: 1n, endTime: 2n, organizer: "o" },
   },
 ];
 
@@ -20,5 +20,11 @@ describe("registry item JSON", () => {
     const json = registryItemToJson(item);
     expect(json).not.toMatch(/\d+n/);
     expect(registryItemFromJson(JSON.parse(json))).toEqual(item);
+  });
+
+  it("reads an event item stored before events carried their organizer as one with a blank organizer", () => {
+    const stored = JSON.parse(registryItemToJson(items[2]));
+    delete stored.details.organizer;
+    expect(registryItemFromJson(stored)).toEqual({ ...items[2], details: { ...(items[2] as { details: object }).details, organizer: "" } });
   });
 });

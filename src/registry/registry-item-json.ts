@@ -17,6 +17,8 @@ export function registryItemFromJson(payload: Record<string, unknown>): Registry
   if (item.details && typeof item.details === "object") {
     const details: Record<string, unknown> = { ...(item.details as Record<string, unknown>) };
     for (const field of BIGINT_FIELDS) if (typeof details[field] === "string") details[field] = BigInt(details[field]);
+    // Items accepted before events carried their organizer on chain go out with none.
+    details.organizer ??= "";
     item.details = details;
   }
   return item as unknown as RegistryBatchItem;

@@ -259,7 +259,13 @@ function eventPart(event: VerifiedEvent, verification: TicketVerification): Safe
 }
 
 function detailRows(details: EventDetailsOnChain): SafeHtml {
-  return html`<dt>Currency</dt>
+  return html`${
+      details.organizer
+        ? html`<dt>Organizer</dt>
+            <dd data-fact="event-organizer">${details.organizer}</dd>`
+        : ""
+    }
+    <dt>Currency</dt>
     <dd data-fact="event-currency">${details.currency}</dd>
     <dt>Starts</dt>
     <dd>${details.startTime === 0n ? html`<span class="none">not set</span>` : time(details.startTime)}</dd>

@@ -25,6 +25,7 @@ export interface EventDetailsOnChain {
   longitude: bigint;
   startTime: bigint;
   endTime: bigint;
+  organizer: string;
 }
 
 export interface VerifiedEvent {
@@ -85,7 +86,8 @@ export interface EventFilter {
 const RECORD_BYTES = 24;
 
 /** Details as the registry hashes them: keccak256(abi.encode(details)). */
-const DETAILS_TUPLE = "tuple(string name, string currency, string shopUrl, string imageUrl, int32 latitude, int32 longitude, uint64 startTime, uint64 endTime)";
+const DETAILS_TUPLE =
+  "tuple(string name, string currency, string shopUrl, string imageUrl, int32 latitude, int32 longitude, uint64 startTime, uint64 endTime, string organizer)";
 
 /**
  * Reads what the chain itself says about a ticket id, never the service's database: the sale found by
@@ -230,8 +232,8 @@ export class TicketVerificationService {
 }
 
 function detailsOf(details: EventDetailsOnChain): EventDetailsOnChain {
-  const { name, currency, shopUrl, imageUrl, latitude, longitude, startTime, endTime } = details;
-  return { name, currency, shopUrl, imageUrl, latitude, longitude, startTime, endTime };
+  const { name, currency, shopUrl, imageUrl, latitude, longitude, startTime, endTime, organizer } = details;
+  return { name, currency, shopUrl, imageUrl, latitude, longitude, startTime, endTime, organizer };
 }
 
 function detailsHashOf(details: EventDetailsOnChain): string {

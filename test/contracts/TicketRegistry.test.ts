@@ -21,7 +21,7 @@ import {
   TICKETEER_ID,
 } from "./support/registry-fixture";
 
-const DETAILS_TUPLE = "tuple(string,string,string,string,int32,int32,uint64,uint64)";
+const DETAILS_TUPLE = "tuple(string,string,string,string,int32,int32,uint64,uint64,string)";
 
 function detailsTuple(details = sampleDetails) {
   return [
@@ -33,6 +33,7 @@ function detailsTuple(details = sampleDetails) {
     BigInt(Math.round(details.longitude * 1e7)),
     details.startTime,
     details.endTime,
+    details.organizer,
   ];
 }
 
@@ -285,7 +286,7 @@ describe("TicketRegistry", () => {
         { action: "checkedIn", tokenId: tokenIds[0], orderTime: 102n },
       ]);
       const logs = await registryLogs(registry, tx);
-      expect(logs.map((log) => log.name)).to.deep.equal(["TicketsCheckedIn"]);
+      expect(logs.map((log) => log.name)).to.deep.equal(["TicketsCheckedIn", "BatchMetadataUpdate"]);
       expect(decodeRecords(logs[0].args.records)).to.deep.equal([
         { tokenId: tokenIds[0], orderTime: 100n },
         { tokenId: tokenIds[1], orderTime: 101n },
@@ -424,6 +425,7 @@ describe("TicketRegistry", () => {
         "TicketsCheckedIn",
         "ItemFailed",
         "Transfer",
+        "BatchMetadataUpdate",
       ]);
       expect(await itemFailures(registry, tx)).to.deep.equal([{ index: 3, subject: tokenId, reason: Failure.TicketCheckedIn }]);
       expect(logs[5].args.toArray()).to.deep.equal([custody, alice.address, tokenId]);
@@ -439,7 +441,7 @@ describe("TicketRegistry", () => {
         { action: "invalidated", tokenId: tokenIds[2], orderTime: 3n },
         { action: "checkedIn", tokenId: tokenIds[3], orderTime: 4n },
       ]);
-      const logs = await registryLogs(registry, tx);
+      const logs = (await registryLogs(registry, tx)).filter((log) => log.name !== "BatchMetadataUpdate");
       expect(logs.map((log) => [log.name, decodeRecords(log.args.records).map((r) => r.tokenId)])).to.deep.equal([
         ["TicketsCheckedIn", [tokenIds[0]]],
         ["TicketsInvalidated", [tokenIds[1], tokenIds[2]]],
@@ -584,7 +586,7 @@ describe("TicketRegistry", () => {
       const { registry, admin, tokenId } = await loadFixture(claimedByAlice);
       expect(await registry.name()).to.equal("Ticket Registry");
       expect(await registry.symbol()).to.equal("TICKET");
-      expect(await registry.tokenURI(tokenId)).to.equal(`https://tickets.example.com/${tokenId}`);
+      expect(await registry.tokenURI(tokenId)).to.equal(`https://tickets.example.com/tokens/${tokenId}`);
       const tx = registry.connect(admin).setBaseURI("ipfs://base/");
       await expect(tx).to.emit(registry, "BaseURIChanged").withArgs("ipfs://base/");
       await expect(tx).to.emit(registry, "BatchMetadataUpdate").withArgs(0n, ethers.MaxUint256);

@@ -127,7 +127,9 @@ describe("scripts/deploy.ts and the registry tasks against a Hardhat node", func
   let deployRun: RunResult;
   let record: Record<string, unknown>;
   let registry: Contract;
-  const baseURI = "https://tickets.example/metadata/";
+  const publicBaseUrl = "https://tickets.example/registry/";
+  const baseURI = "https://tickets.example/registry/tokens/";
+  const contractURI = "https://tickets.example/registry/tokens/collection";
 
   before(async function () {
     this.timeout(180_000);
@@ -144,7 +146,7 @@ describe("scripts/deploy.ts and the registry tasks against a Hardhat node", func
     deployRun = await runHardhat(["run", "scripts/deploy.ts", "--network", "localhost"], {
       ...env,
       REGISTRY_OPERATORS: operator.toLowerCase(),
-      REGISTRY_BASE_URI: baseURI,
+      PUBLIC_BASE_URL: publicBaseUrl,
     });
     expectSuccess(deployRun);
     const file = path.join(deploymentsDir, "localhost.json");
@@ -173,6 +175,7 @@ describe("scripts/deploy.ts and the registry tasks against a Hardhat node", func
           "blockNumber",
           "chainId",
           "compilerVersion",
+          "contractURI",
           "deployedAt",
           "deployer",
           "name",
@@ -191,6 +194,7 @@ describe("scripts/deploy.ts and the registry tasks against a Hardhat node", func
       expect(record.name).to.equal("Ticket Registry");
       expect(record.symbol).to.equal("TICKET");
       expect(record.baseURI).to.equal(baseURI);
+      expect(record.contractURI).to.equal(contractURI);
       // The configured compiler (hardhat.config.ts pins one), not a version copied into this test.
       const [{ version: solcVersion }] = hre.config.solidity.compilers;
       expect(record.compilerVersion).to.match(new RegExp(`^${solcVersion.replaceAll(".", "\\.")}\\+commit\\.[0-9a-f]{8}$`));
@@ -227,10 +231,33 @@ describe("scripts/deploy.ts and the registry tasks against a Hardhat node", func
       expect(await registry.paused()).to.be.false;
     });
 
+    it("points the tokens and the collection at the service's PUBLIC_BASE_URL", async function () {
+      expect(await registry.baseURI()).to.equal(baseURI);
+      expect(await registry.contractURI()).to.equal(contractURI);
+    });
+
     it("prints what it did", function () {
       expect(deployRun.stdout).to.include(record.address);
       expect(deployRun.stdout).to.include(record.txHash);
       expect(deployRun.stdout).to.include(operator);
+    });
+
+    it("refuses a PUBLIC_BASE_URL that is not an http(s) address before sending anything", async function () {
+      const otherDir = fs.mkdtempSync(path.join(os.tmpdir(), "registry-deployments-"));
+      try {
+        const blockBefore = await provider.getBlockNumber();
+        const result = await runHardhat(["run", "scripts/deploy.ts", "--network", "localhost"], {
+          ...env,
+          DEPLOYMENTS_DIR: otherDir,
+          PUBLIC_BASE_URL: "ftp://tickets.example",
+        });
+        expect(result.code, describeRun(result)).to.not.equal(0);
+        expect(result.stderr).to.include("PUBLIC_BASE_URL").and.to.include("http");
+        expect(fs.readdirSync(otherDir)).to.be.empty;
+        expect(await provider.getBlockNumber()).to.equal(blockBefore);
+      } finally {
+        fs.rmSync(otherDir, { recursive: true, force: true });
+      }
     });
 
     it("refuses an invalid operator address before sending anything", async function () {
@@ -301,6 +328,7 @@ describe("scripts/deploy.ts and the registry tasks against a Hardhat node", func
       expect(result.stdout).to.include(record.address);
       expect(lines).to.include("Paused    no");
       expect(lines).to.include(`Base URI  "${baseURI}"`);
+      expect(lines).to.include(`Contract URI  "${contractURI}"`);
       expect(lines).to.include(`Admin     ${deployer} (signer): yes`);
       expect(lines).to.include(`Operator  ${accounts[2]}: yes`);
       expect(lines).to.include(`Operator  ${operator}: no`);
@@ -314,6 +342,19 @@ describe("scripts/deploy.ts and the registry tasks against a Hardhat node", func
       await tx.wait();
       const result = await runTask("registry:status");
       expect(result.stdout.split("\n")).to.include(`Base URI  "${newBaseURI}"`);
+    });
+
+    it("registry:set-uris points base URI and contract URI at another public address, and sends nothing when they are there", async function () {
+      const result = await runTask("registry:set-uris", "--public-base-url", "https://moved.example");
+      await expectMinedTx(result);
+      expect(await registry.baseURI()).to.equal("https://moved.example/tokens/");
+      expect(await registry.contractURI()).to.equal("https://moved.example/tokens/collection");
+      const again = await runTask("registry:set-uris", "--public-base-url", "https://moved.example", "--contract-uri", "ipfs://collection");
+      expect(again.stdout).to.include('already "https://moved.example/tokens/"; nothing sent');
+      expect(await registry.contractURI()).to.equal("ipfs://collection");
+      const refused = await runHardhat(["registry:set-uris", "--network", "localhost"], env);
+      expect(refused.code, describeRun(refused)).to.not.equal(0);
+      expect(refused.stderr).to.include("--public-base-url");
     });
 
     it("refuses to send from an account without DEFAULT_ADMIN_ROLE", async function () {

@@ -81,7 +81,7 @@ async function deployed(node: ChildProcess, url: string, signers: number, kill: 
   // A plain network: ethers' named networks carry plugins that reach third-party services (chain 137's gas station).
   const provider = new JsonRpcProvider(url, new Network("test", chainId), { staticNetwork: true, cacheTimeout: -1 });
   const admin = new Wallet(HARDHAT_KEYS[0], provider);
-  const registry = await new TicketRegistry__factory(admin).deploy(admin.address, "Ticket Registry", "TICKET", "");
+  const registry = await new TicketRegistry__factory(admin).deploy(admin.address, "Ticket Registry", "TICKET", "", "");
   await registry.waitForDeployment();
   const signerKeys = HARDHAT_KEYS.slice(1, 1 + signers);
   for (const key of signerKeys) await (await registry.grantRole(await registry.OPERATOR_ROLE(), new Wallet(key).address)).wait();

@@ -22,12 +22,19 @@ export const sampleDetails: RegistryEventDetails = {
   longitude: 4.8922,
   startTime: 1_900_000_000n,
   endTime: 1_900_010_800n,
+  organizer: "Example Tickets B.V.",
 };
 
 export async function deployRegistryFixture() {
   const [admin, operator, outsider, alice, bob] = await ethers.getSigners();
   const factory = await ethers.getContractFactory("TicketRegistry");
-  const registry = (await factory.deploy(admin.address, "Ticket Registry", "TICKET", "https://tickets.example.com/")) as unknown as TicketRegistry;
+  const registry = (await factory.deploy(
+    admin.address,
+    "Ticket Registry",
+    "TICKET",
+    "https://tickets.example.com/tokens/",
+    "https://tickets.example.com/tokens/collection",
+  )) as unknown as TicketRegistry;
   await registry.waitForDeployment();
   await registry.connect(admin).grantRole(await registry.OPERATOR_ROLE(), operator.address);
   const asOperator = registry.connect(operator);

@@ -46,6 +46,7 @@ const largestEvent = (seq: number): PendingAction => ({
       longitude: 0,
       startTime: 0n,
       endTime: 0n,
+      organizer: "𝄞".repeat(255),
     },
   },
 });

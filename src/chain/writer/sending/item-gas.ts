@@ -3,7 +3,7 @@ import type { RegistryBatchItem } from "../../../registry";
 /**
  * Upper bounds of the gas one item costs inside a batch, above the worst cases measured by
  * `npm run gas` (gas-snapshot.json): a sale 7,600, a resale of a ticket far from others about
- * 27,000, a claim to a new wallet 51,600, an event with 255-character strings 125,000.
+ * 27,000, a claim to a new wallet 51,600, an event with 255-character strings 133,400.
  */
 const ITEM_GAS: Record<RegistryBatchItem["action"], number> = {
   registerEvent: 190_000,
