@@ -18,7 +18,7 @@
 import hre from "hardhat";
 import type { HardhatEthersSigner } from "@nomicfoundation/hardhat-ethers/signers";
 import { TicketRegistry__factory, type TicketRegistry } from "../typechain-types";
-import { collectionUri, publicBaseUrlProblem, tokenBaseUri } from "../src/tokens/token-urls";
+import { collectionUri, publicBaseUrlProblem, tokenBaseUri } from "../src/common/public-urls";
 import { type DeploymentRecord, parseAddress, parseAddressList, UsageError, writeDeployment } from "./lib/deployment";
 
 const CONTRACT = "contracts/TicketRegistry.sol:TicketRegistry";

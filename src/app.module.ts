@@ -6,6 +6,7 @@ import { AuthModule } from "./auth/auth.module";
 import { CallbacksModule } from "./callbacks/callbacks.module";
 import { ChainInfoModule } from "./chain/chain-info.module";
 import { ChainModule } from "./chain/chain.module";
+import { TransferFollowerModule } from "./chain/transfers/transfer-follower.module";
 import { ChainWriterModule } from "./chain/writer/chain-writer.module";
 import type { AppConfig } from "./config/app-config";
 import { APP_CONFIG, ConfigModule } from "./config/config.module";
@@ -20,6 +21,7 @@ import { MetricsModule } from "./metrics/metrics.module";
 import { RedisModule } from "./redis/redis.module";
 import { StreamModule } from "./stream/stream.module";
 import { TicketsModule } from "./tickets/tickets.module";
+import { TokensModule } from "./tokens/tokens.module";
 import { VerifyModule } from "./verify/verify.module";
 
 @Module({})
@@ -27,10 +29,10 @@ export class AppModule {
   static forConfig(config: AppConfig): DynamicModule {
     const servesApi = config.app.role !== "worker";
     const runsWorker = config.app.role !== "api";
-    // The chain writer runs where the role asks for background work and a chain is configured.
-    const writer = runsWorker && config.chain.rpcUrl !== null ? [ChainWriterModule] : [];
+    // The chain writer and the transfer follower run where the role asks for background work and a chain is configured.
+    const writer = runsWorker && config.chain.rpcUrl !== null ? [ChainWriterModule, TransferFollowerModule] : [];
     // A worker serves the operations endpoints (health, metrics, queue dashboard) and no API.
-    const api = servesApi ? [EventsModule, TicketsModule, StreamModule, ActionsModule, ChainInfoModule, VerifyModule] : [];
+    const api = servesApi ? [EventsModule, TicketsModule, StreamModule, ActionsModule, ChainInfoModule, VerifyModule, TokensModule] : [];
     // Every API request: text checks of path and query parameters, Idempotency-Key on every POST.
     const requestChecks = servesApi ? [HttpInputModule, IdempotencyModule] : [];
     return {

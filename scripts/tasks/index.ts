@@ -4,7 +4,7 @@ import type { ActionType, ConfigurableTaskDefinition, HardhatRuntimeEnvironment 
 import type { ContractTransactionResponse } from "ethers";
 // Types only: this file is loaded with the config, before compilation generates typechain-types.
 import type { TicketRegistry } from "../../typechain-types";
-import { collectionUri, publicBaseUrlProblem, tokenBaseUri } from "../../src/tokens/token-urls";
+import { collectionUri, publicBaseUrlProblem, tokenBaseUri } from "../../src/common/public-urls";
 import { parseAddress, parseAddressList, readDeployment, resolveRegistryAddress, UsageError } from "../lib/deployment";
 
 interface RegistryArgs {

@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
 
+import { publicBaseUrlProblem } from "../common/public-urls";
 import type { AppConfig } from "./config-types";
 
 const MIN_ADMIN_PASSWORD_LENGTH = 16;
@@ -16,6 +17,9 @@ export function configProblems(config: AppConfig): string[] {
   checkCallbacks(config, problems);
   checkSecretsKey(config, problems);
   checkHttp(config, problems);
+  const publicBaseUrl = config.app.publicBaseUrl;
+  const publicUrlProblem = publicBaseUrl === null ? null : publicBaseUrlProblem(publicBaseUrl);
+  if (publicUrlProblem) problems.push(`PUBLIC_BASE_URL: ${publicUrlProblem}`);
   if (config.admin.password !== null && config.admin.password.length < MIN_ADMIN_PASSWORD_LENGTH) {
     problems.push(`ADMIN_PASSWORD must be at least ${MIN_ADMIN_PASSWORD_LENGTH} characters`);
   }

@@ -23,6 +23,7 @@ export function readConfig(parse: VariableParser): AppConfig {
       port: parse.integer("PORT", 3000, 0, 65_535),
       logLevel: parse.oneOf("LOG_LEVEL", ["fatal", "error", "warn", "info", "debug", "verbose"], "info"),
       shutdownGraceMs: parse.integer("SHUTDOWN_GRACE_MS", production ? 5_000 : 0, 0, 120_000),
+      publicBaseUrl: parse.url("PUBLIC_BASE_URL", null, ["http:", "https:"]),
     },
     http: {
       tlsCertFile: parse.optional("TLS_CERT_FILE"),
@@ -53,7 +54,17 @@ export function readConfig(parse: VariableParser): AppConfig {
     verifyPage: {
       points: parse.integer("VERIFY_RATE_LIMIT_REQUESTS", 30, 1),
       durationSeconds: parse.integer("VERIFY_RATE_LIMIT_WINDOW_SECONDS", 60, 1),
-      fromBlock: parse.integer("VERIFY_FROM_BLOCK", 0, 0),
+    },
+    tokenMetadata: {
+      points: parse.integer("METADATA_RATE_LIMIT_REQUESTS", 1_200, 1),
+      durationSeconds: parse.integer("METADATA_RATE_LIMIT_WINDOW_SECONDS", 60, 1),
+      headMaxAgeMs: parse.integer("METADATA_HEAD_MAX_AGE_MS", 1_000, 50, 60_000),
+      cacheWindows: parse.integer("METADATA_CACHE_WINDOWS", 4_096, 16, 1_000_000),
+      collection: {
+        description: parse.string("COLLECTION_DESCRIPTION", "Event tickets, each mirrored on chain as it is sold, resold, checked in, invalidated or claimed."),
+        imageUrl: parse.string("COLLECTION_IMAGE_URL", ""),
+        externalLink: parse.url("COLLECTION_EXTERNAL_LINK", null, ["http:", "https:"]),
+      },
     },
     queue: {
       sweepIntervalMs: parse.integer("SWEEP_INTERVAL_MS", 30_000, 100),
@@ -81,6 +92,12 @@ function readChain(parse: VariableParser): AppConfig["chain"] {
     rpcUrls,
     rpcHeaders: parse.headers("CHAIN_RPC_HEADERS"),
     registryAddress: parse.optional("REGISTRY_ADDRESS"),
+    // VERIFY_FROM_BLOCK is its name from before the token metadata and the transfer follower read logs too.
+    fromBlock: parse.integer("REGISTRY_FROM_BLOCK", parse.integer("VERIFY_FROM_BLOCK", 0, 0), 0),
+    transfers: {
+      pollIntervalMs: parse.integer("TRANSFER_POLL_MS", 2_000, 20, 600_000),
+      maxBlockRange: parse.integer("TRANSFER_MAX_BLOCK_RANGE", 2_000, 1, 1_000_000),
+    },
     embedded: parse.boolean("CHAIN_EMBEDDED", false),
     signerKeys: parse.list("SIGNER_PRIVATE_KEYS"),
     signerRemoteUrl: parse.url("SIGNER_REMOTE_URL", null, ["http:", "https:"]),

@@ -2,7 +2,19 @@ export type AppRole = "all" | "api" | "worker";
 export type AppMode = "development" | "production" | "test";
 
 export interface AppConfig {
-  app: { mode: AppMode; role: AppRole; port: number; logLevel: string; shutdownGraceMs: number };
+  app: {
+    mode: AppMode;
+    role: AppRole;
+    port: number;
+    logLevel: string;
+    shutdownGraceMs: number;
+    /**
+     * The service's public address (PUBLIC_BASE_URL), under which wallets read the tokens' metadata:
+     * the registry's tokenURI and contractURI point here, and every token's external_url. Null: the
+     * address a request came to stands in for it.
+     */
+    publicBaseUrl: string | null;
+  };
   /** Transport security: TLS served directly (certificate and key files, picked up again when they change), or behind a TLS-terminating proxy. */
   http: {
     tlsCertFile: string | null;
@@ -16,8 +28,20 @@ export interface AppConfig {
   redis: { url: string; keyPrefix: string };
   limits: { ticketItems: number; streamActions: number; ticketBodyBytes: number; streamBodyBytes: number };
   rateLimit: { points: number; durationSeconds: number };
-  /** The public ticket page (GET /verify/{ticketId}): requests per client IP per window, and the first block its log queries read. */
-  verifyPage: { points: number; durationSeconds: number; fromBlock: number };
+  /** The public ticket pages (GET /verify/{ticketId}, /verify/tokens/{tokenId}): requests per client IP per window. */
+  verifyPage: { points: number; durationSeconds: number };
+  /** The public token metadata (GET /tokens/{tokenId}, /tokens/collection). */
+  tokenMetadata: {
+    /** Requests per client IP per window: a marketplace crawls, but cannot spend the node's quota. */
+    points: number;
+    durationSeconds: number;
+    /** How old the chain head the metadata is read at may get before a request looks again. */
+    headMaxAgeMs: number;
+    /** Windows of 64 consecutive tokens kept in memory. */
+    cacheWindows: number;
+    /** The collection's metadata (ERC-7572) beside the registry's name and symbol. */
+    collection: { description: string; imageUrl: string; externalLink: string | null };
+  };
   queue: { sweepIntervalMs: number; sweepMinAgeMs: number };
   chain: ChainConfig;
   callbacks: {
@@ -46,6 +70,10 @@ export interface ChainConfig {
   /** Extra headers sent with every JSON-RPC request (CHAIN_RPC_HEADERS): a provider's API key, say. */
   rpcHeaders: Record<string, string>;
   registryAddress: string | null;
+  /** The registry's deployment block (REGISTRY_FROM_BLOCK): where every reading of its logs starts. */
+  fromBlock: number;
+  /** How the worker follows the registry's Transfer logs of claimed tokens. */
+  transfers: { pollIntervalMs: number; maxBlockRange: number };
   /** Set by the embedded development start: its RPC URL may be shown to integrators. */
   embedded: boolean;
   signerKeys: string[];

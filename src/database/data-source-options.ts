@@ -10,6 +10,7 @@ import { ActionChanges1763800000000 } from "./migrations/1763800000000-ActionCha
 import { SerialReservations1763810000000 } from "./migrations/1763810000000-SerialReservations";
 import { EventSales1763820000000 } from "./migrations/1763820000000-EventSales";
 import { EventIndexLimit1763830000000 } from "./migrations/1763830000000-EventIndexLimit";
+import { TokenTransfers1763840000000 } from "./migrations/1763840000000-TokenTransfers";
 
 export const MIGRATIONS = [
   InitialSchema1763740000000,
@@ -22,6 +23,7 @@ export const MIGRATIONS = [
   SerialReservations1763810000000,
   EventSales1763820000000,
   EventIndexLimit1763830000000,
+  TokenTransfers1763840000000,
 ];
 
 /**

@@ -23,6 +23,11 @@ export class EventsRepository {
     return this.manager.getRepository(EventEntity).findOneByOrFail({ id });
   }
 
+  findByIds(ids: readonly string[]): Promise<EventEntity[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.manager.getRepository(EventEntity).createQueryBuilder("event").where("event.id = ANY(:ids)", { ids }).getMany();
+  }
+
   /** The organization's events among `eventIds`, locked for update in id order (no deadlocks between acceptances). */
   lockForAcceptance(organizationId: string, eventIds: readonly string[]): Promise<EventEntity[]> {
     if (eventIds.length === 0) return Promise.resolve([]);

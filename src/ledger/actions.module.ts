@@ -3,16 +3,16 @@ import { Module } from "@nestjs/common";
 import { ActionsController } from "./actions.controller";
 import { ActionsService } from "./actions.service";
 import { LedgerModule } from "./ledger.module";
-import { ActionChangesListener } from "./live/action-changes.listener";
 import { ActionChangesStore } from "./live/action-changes.store";
 import { ActionEventsController } from "./live/action-events.controller";
 import { ActionEventsService } from "./live/action-events.service";
+import { LiveChangesModule } from "./live/live-changes.module";
 
 /** `GET /api/v1/actions/{promise}` and the live status stream `GET /api/v1/actions/events`: part of the API role only. */
 @Module({
-  imports: [LedgerModule],
+  imports: [LedgerModule, LiveChangesModule],
   // ActionEventsController first: its `events` route must come before `:promise`.
   controllers: [ActionEventsController, ActionsController],
-  providers: [ActionsService, ActionChangesStore, ActionChangesListener, ActionEventsService],
+  providers: [ActionsService, ActionChangesStore, ActionEventsService],
 })
 export class ActionsModule {}

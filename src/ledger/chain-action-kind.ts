@@ -1,5 +1,8 @@
-/** What an accepted action does on chain. Names are those of the spec's callbacks. */
-export const CHAIN_ACTION_KINDS = ["newEvent", "updateEvent", "sold", "resold", "scanned", "invalidated", "updateTicket", "claimed"] as const;
+/**
+ * What an action does on chain. Names are those of the spec's callbacks. All are accepted from the
+ * integrator but `transferred`: a claimed token's move between wallets, found in the registry's logs.
+ */
+export const CHAIN_ACTION_KINDS = ["newEvent", "updateEvent", "sold", "resold", "scanned", "invalidated", "updateTicket", "claimed", "transferred"] as const;
 export type ChainActionKind = (typeof CHAIN_ACTION_KINDS)[number];
 
 /**

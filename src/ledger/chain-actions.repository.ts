@@ -34,6 +34,19 @@ export class ChainActionsRepository {
     return this.repository.find({ where: { ticketRef }, order: { seq: "ASC" } });
   }
 
+  /** The actions of each of these tickets, in acceptance order. */
+  async listForTickets(ticketRefs: readonly string[]): Promise<Map<string, ChainAction[]>> {
+    const byTicket = new Map<string, ChainAction[]>(ticketRefs.map((ref) => [ref, []]));
+    if (ticketRefs.length === 0) return byTicket;
+    const actions = await this.repository
+      .createQueryBuilder("action")
+      .where("action.ticket_ref = ANY(:ticketRefs)", { ticketRefs })
+      .orderBy("action.seq", "ASC")
+      .getMany();
+    for (const action of actions) byTicket.get(action.ticketRef as string)?.push(action);
+    return byTicket;
+  }
+
   /** The event's own actions (registration and updates), without its tickets'. */
   async listForEvent(eventRef: string): Promise<ChainAction[]> {
     return this.repository

@@ -3,7 +3,8 @@ import type { EntityManager } from "typeorm";
 /**
  * Writes one callback per finalized action into the outbox, inside the caller's transaction: the
  * interface's fields (txHash, transactionType, action, eventId, ticketId) plus the promise, the
- * status ("confirmed" or "error") and the chain facts. Delivery reads the event's callbackUrl when it sends.
+ * status ("confirmed" or "error") and the chain facts; a transferred action adds the wallets it moved
+ * between (from, to). Delivery reads the event's callbackUrl when it sends.
  */
 export async function insertCallbacks(
   manager: EntityManager,
@@ -30,6 +31,7 @@ export async function insertCallbacks(
               'tokenId', t.token_id::text,
               'chainId', $2::bigint,
               'registryAddress', $3::text)
+            || CASE WHEN a.kind = 'transferred' THEN jsonb_build_object('from', a.payload->>'from', 'to', a.payload->>'to') ELSE '{}'::jsonb END
        FROM chain_actions a
        JOIN events e ON e.id = a.event_ref
        LEFT JOIN tickets t ON t.id = a.ticket_ref

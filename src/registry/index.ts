@@ -4,3 +4,4 @@ export * from "./registry-ids";
 export * from "./registry-price";
 export * from "./registry-failures";
 export * from "./registry-item-json";
+export * from "./registry-custody";

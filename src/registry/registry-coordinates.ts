@@ -10,3 +10,8 @@ export function toFixedCoordinate(degrees: number, limit: 90 | 180): number {
   }
   return Math.sign(degrees) * Math.round(Math.abs(degrees) * SCALE) || 0;
 }
+
+/** The registry's int32 fixed point as degrees. */
+export function fromFixedCoordinate(fixed: bigint | number): number {
+  return Number(fixed) / SCALE;
+}

@@ -1,7 +1,7 @@
 import { AbiCoder, sha256, toUtf8Bytes } from "ethers";
 import { describe, expect, it } from "vitest";
 
-import { eventKeyOf, splitTokenId, ticketHashOf, ticketeerKeyOf, tokenIdOf } from "./registry-ids";
+import { eventKeyOf, isTicketTokenId, splitTokenId, ticketHashOf, ticketeerKeyOf, tokenIdOf } from "./registry-ids";
 
 describe("tokenIdOf", () => {
   it("packs the event index above the serial", () => {
@@ -28,5 +28,17 @@ describe("on-chain keys", () => {
     expect(eventKeyOf("org-2", "event-1")).not.toBe(expected);
     expect(eventKeyOf("org-1e", "vent-1")).not.toBe(expected);
     expect(ticketeerKeyOf("org-1")).toBe(sha256(toUtf8Bytes("org-1")));
+  });
+});
+
+describe("isTicketTokenId", () => {
+  it.each([
+    [(1n << 64n) | 1n, true],
+    [(((1n << 40n) - 1n) << 64n) | ((1n << 64n) - 1n), true],
+    [1n, false],
+    [1n << 64n, false],
+    [((1n << 40n) << 64n) | 1n, false],
+  ])("%s: %s", (tokenId, expected) => {
+    expect(isTicketTokenId(tokenId)).toBe(expected);
   });
 });

@@ -11,6 +11,12 @@ export function tokenIdOf(eventIndex: bigint, serial: bigint): bigint {
   return (eventIndex << 64n) | serial;
 }
 
+/** Whether `tokenId` can name a ticket of a registry: an event index from 1 to 2^40 - 1 and a serial from 1. */
+export function isTicketTokenId(tokenId: bigint): boolean {
+  const eventIndex = tokenId >> 64n;
+  return eventIndex >= 1n && eventIndex <= (1n << 40n) - 1n && (tokenId & UINT64_MAX) !== 0n;
+}
+
 export function splitTokenId(tokenId: bigint): { eventIndex: bigint; serial: bigint } {
   return { eventIndex: tokenId >> 64n, serial: tokenId & UINT64_MAX };
 }

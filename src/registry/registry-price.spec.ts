@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { encodePrice, PriceFormatError, priceProblem, registryPriceOf } from "./registry-price";
+import { encodePrice, PriceFormatError, priceProblem, registryPriceOf, registryPriceText } from "./registry-price";
 
 describe("registryPriceOf", () => {
   it.each([
@@ -68,5 +68,18 @@ describe("priceProblem", () => {
 
   it.each([[12.5], [0], [null], [undefined], [["1"]]])("asks for a decimal string instead of %j", (price) => {
     expect(priceProblem(price)).toBe('must be a decimal string such as "12.50"');
+  });
+});
+
+describe("registryPriceText", () => {
+  it.each([
+    [12_500_000n, "12.50"],
+    [1n, "0.000001"],
+    [0n, "0.00"],
+    [49_950_000n, "49.95"],
+    [(1n << 96n) - 1n, "79228162514264337593543.950335"],
+  ])("writes %s micro-units as %s", (units, text) => {
+    expect(registryPriceText(units)).toBe(text);
+    expect(registryPriceOf(text)).toBe(units);
   });
 });

@@ -45,6 +45,13 @@ export function registryPriceOf(price: string): bigint {
   return units;
 }
 
+/** A registry price (10^-6 units) as a decimal string with two to six decimal places: "12.50", "0.000001". */
+export function registryPriceText(units: bigint): string {
+  const scale = 10n ** BigInt(PRICE_DECIMALS);
+  const fraction = (units % scale).toString().padStart(PRICE_DECIMALS, "0").replace(/0+$/, "");
+  return `${units / scale}.${fraction.padEnd(2, "0")}`;
+}
+
 function parsePrice(price: string): { digits: bigint; scale: number } {
   const match = PRICE_PATTERN.exec(price);
   if (!match) throw new PriceFormatError(price, "is not a non-negative decimal number such as 12.50");

@@ -1,5 +1,5 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Req } from "@nestjs/common";
-import { ApiBody, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from "@nestjs/swagger";
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from "@nestjs/common";
+import { ApiBadRequestResponse, ApiBody, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from "@nestjs/swagger";
 import type { Request } from "express";
 
 import { type AuthenticatedOrganization, CurrentOrganization } from "../auth/authenticated-organization";
@@ -16,7 +16,8 @@ import { ResoldTicketDto } from "./dto/resold-ticket.dto";
 import { SoldTicketDto } from "./dto/sold-ticket.dto";
 import { TicketMomentDto } from "./dto/ticket-moment.dto";
 import { TicketResultDto } from "./dto/ticket-result.dto";
-import { TicketViewDto } from "./dto/ticket-view.dto";
+import { TicketPageDto, TicketViewDto } from "./dto/ticket-view.dto";
+import { HolderQuery, MAX_PAGE_SIZE } from "./holder-query";
 import { TICKET_ACCEPTANCE, type TicketParts, type TicketPlan } from "./ticket-acceptance";
 import { TicketActions } from "./ticket-actions";
 import { TicketsService } from "./tickets.service";
@@ -102,6 +103,35 @@ export class TicketsController {
   @ApiCommonWriteResponses()
   invalidated(@CurrentOrganization() organization: AuthenticatedOrganization, @Body() body: unknown, @Req() request: Request) {
     return this.accept(organization, body, TicketActions.invalidated, "invalidated", request);
+  }
+
+  @Get("tickets")
+  @ApiOperation({
+    operationId: "listTicketsByHolder",
+    summary: "Your tickets whose token an address holds (entry by wallet, support, resale checks)",
+    description:
+      "The holder is the token's owner on chain as confirmed, as each ticket view's holder says: a wallet after the claim and after every " +
+      "transfer between wallets, a custody or holder address while in custody. Only your organization's tickets. Pages of at most " +
+      `${MAX_PAGE_SIZE}, in tokenId order: pass nextCursor as cursor for the next.`,
+  })
+  @ApiQuery({
+    name: "holder",
+    required: true,
+    description: "An address, lower case or with its EIP-55 checksum.",
+    example: "0x52908400098527886E0F7030069857D2E4169EE7",
+  })
+  @ApiQuery({ name: "cursor", required: false, description: "The nextCursor of the page before." })
+  @ApiQuery({ name: "limit", required: false, schema: { type: "integer", minimum: 1, maximum: MAX_PAGE_SIZE, default: MAX_PAGE_SIZE } })
+  @ApiOkResponse({ type: TicketPageDto })
+  @ApiBadRequestResponse({ type: ErrorBodyDto, description: "invalid_field naming holder (missing or not an address), cursor or limit." })
+  @ApiCommonReadResponses()
+  byHolder(
+    @CurrentOrganization() organization: AuthenticatedOrganization,
+    @Query("holder") holder: unknown,
+    @Query("cursor") cursor: unknown,
+    @Query("limit") limit: unknown,
+  ): Promise<TicketPageDto> {
+    return this.tickets.byHolder(organization.id, HolderQuery.parse(holder, cursor, limit));
   }
 
   @Get("tickets/:ticketId")

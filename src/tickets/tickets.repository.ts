@@ -14,6 +14,21 @@ export class TicketsRepository {
     return this.manager.getRepository(TicketEntity).findOneBy({ organizationId, ticketId });
   }
 
+  /** Up to `limit` of the organization's tickets held by `holder` (checksummed), in tokenId order after `afterTokenId`. */
+  pageByHolder(organizationId: string, holder: string, afterTokenId: bigint, limit: number): Promise<TicketEntity[]> {
+    return this.manager
+      .getRepository(TicketEntity)
+      .createQueryBuilder("ticket")
+      .where("ticket.organization_id = :organizationId AND ticket.holder = :holder AND ticket.token_id > :after", {
+        organizationId,
+        holder,
+        after: afterTokenId.toString(),
+      })
+      .orderBy("ticket.token_id", "ASC")
+      .limit(limit)
+      .getMany();
+  }
+
   /** The organization's tickets among `ticketIds`, locked for update in id order (no deadlocks between acceptances). */
   lockForAcceptance(organizationId: string, ticketIds: readonly string[]): Promise<TicketEntity[]> {
     if (ticketIds.length === 0) return Promise.resolve([]);

@@ -7,9 +7,11 @@ import { toActionView } from "../ledger/dto/action-view.dto";
 import type { ChainAction } from "../ledger/entities/chain-action.entity";
 import { ApiError } from "../common/errors/api-error";
 import { uint64Json } from "../common/validation/uint64";
+import type { EventEntity } from "../events/entities/event.entity";
 import { EventsRepository } from "../events/events.repository";
-import type { TicketViewDto } from "./dto/ticket-view.dto";
+import type { TicketPageDto, TicketViewDto } from "./dto/ticket-view.dto";
 import type { TicketEntity } from "./entities/ticket.entity";
+import type { HolderQuery } from "./holder-query";
 import { TicketErrors } from "./tickets.errors";
 import { TicketsRepository } from "./tickets.repository";
 
@@ -34,32 +36,54 @@ export class TicketsService {
   async view(organizationId: string, ticketId: string): Promise<TicketViewDto> {
     const ticket = await new TicketsRepository(this.dataSource.manager).findByOrganizationAndTicketId(organizationId, ticketId);
     if (!ticket) throw new ApiError(404, TicketErrors.notFound(ticketId));
-    const event = await new EventsRepository(this.dataSource.manager).findById(ticket.eventRef);
-    const actions = await this.actions.listForTicket(ticket.id);
-    return {
-      ticketId: ticket.ticketId,
-      eventId: event.eventId,
-      state: stateOf(ticket),
-      checkedIn: ticket.checkedIn,
-      invalidated: ticket.invalidated,
-      claimed: ticket.claimed,
-      claimedTo: ticket.claimedTo,
-      resales: ticket.resales,
-      price: ticket.price,
-      uri: ticket.uri,
-      orderTime: uint64Json(ticket.orderTime),
-      chain: {
-        tokenId: ticket.tokenId.toString(),
-        eventIndex: uint64Json(event.eventIndex),
-        serial: uint64Json(ticket.serial),
-        minted: confirmed(actions, "sold"),
-        checkedIn: confirmed(actions, "scanned"),
-        invalidated: confirmed(actions, "invalidated"),
-        claimed: confirmed(actions, "claimed"),
-      },
-      actions: actions.map(toActionView),
-    };
+    const [view] = await this.views([ticket]);
+    return view;
   }
+
+  /** A page of the organization's tickets whose token `query.holder` holds, in tokenId order. */
+  async byHolder(organizationId: string, query: HolderQuery): Promise<TicketPageDto> {
+    const page = await new TicketsRepository(this.dataSource.manager).pageByHolder(organizationId, query.holder, query.afterTokenId, query.limit + 1);
+    const tickets = page.slice(0, query.limit);
+    const more = page.length > query.limit;
+    return { data: await this.views(tickets), nextCursor: more ? query.cursorAfter(tickets[tickets.length - 1].tokenId) : null };
+  }
+
+  /** The views of these tickets, their events and actions read in one query each. */
+  private async views(tickets: readonly TicketEntity[]): Promise<TicketViewDto[]> {
+    const [events, actions] = await Promise.all([
+      new EventsRepository(this.dataSource.manager).findByIds([...new Set(tickets.map((ticket) => ticket.eventRef))]),
+      this.actions.listForTickets(tickets.map((ticket) => ticket.id)),
+    ]);
+    const eventsById = new Map(events.map((event) => [event.id, event]));
+    return tickets.map((ticket) => viewOf(ticket, eventsById.get(ticket.eventRef) as EventEntity, actions.get(ticket.id) ?? []));
+  }
+}
+
+function viewOf(ticket: TicketEntity, event: EventEntity, actions: ChainAction[]): TicketViewDto {
+  return {
+    ticketId: ticket.ticketId,
+    eventId: event.eventId,
+    state: stateOf(ticket),
+    checkedIn: ticket.checkedIn,
+    invalidated: ticket.invalidated,
+    claimed: ticket.claimed,
+    claimedTo: ticket.claimedTo,
+    holder: ticket.holder,
+    resales: ticket.resales,
+    price: ticket.price,
+    uri: ticket.uri,
+    orderTime: uint64Json(ticket.orderTime),
+    chain: {
+      tokenId: ticket.tokenId.toString(),
+      eventIndex: uint64Json(event.eventIndex),
+      serial: uint64Json(ticket.serial),
+      minted: confirmed(actions, "sold"),
+      checkedIn: confirmed(actions, "scanned"),
+      invalidated: confirmed(actions, "invalidated"),
+      claimed: confirmed(actions, "claimed"),
+    },
+    actions: actions.map(toActionView),
+  };
 }
 
 function stateOf(ticket: TicketEntity): TicketViewDto["state"] {

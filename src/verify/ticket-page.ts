@@ -1,4 +1,4 @@
-import { PRICE_DECIMALS } from "../registry";
+import { registryPriceText } from "../registry";
 import { html, SafeHtml, styleHashSource } from "./html";
 import type { ChainTx, EventDetailsOnChain, TicketVerification, VerifiedEvent, VerifiedSale } from "./ticket-verification.service";
 
@@ -72,6 +72,32 @@ export function ticketPage(verification: TicketVerification): string {
       <p class="sub">What the registry contract records for this ticket id, read from the chain just now, not from the service's database.</p>
       ${sales.length > 1 ? html`<p class="verdict warn">This id was sold ${sales.length} times, by different organizations or events; each sale is shown below.</p>` : ""}
       ${sales.map((sale) => salePart(sale, verification))} ${chainPart(verification)}`,
+  );
+}
+
+/**
+ * The ticket of one token, found by its tokenId (the page a token's metadata links to as external_url):
+ * the same facts, and no raw ticket id, which the chain never holds.
+ */
+export function tokenPage(verification: TicketVerification, tokenId: bigint): string {
+  return document(
+    `Ticket token ${tokenId} on chain`,
+    html`<h1>Ticket token <code data-fact="page-token-id">${tokenId}</code></h1>
+      <p class="sub">What the registry contract records for this token, read from the chain just now, not from the service's database.</p>
+      ${verification.sales.map((sale) => salePart(sale, verification))} ${chainPart(verification)}`,
+  );
+}
+
+/** No sale of this token recorded on chain. */
+export function tokenNotFoundPage(verification: Pick<TicketVerification, "chainId" | "registryAddress" | "latestBlock">, tokenId: bigint): string {
+  return document(
+    `Ticket token ${tokenId} not found on chain`,
+    html`<h1>Not found on chain</h1>
+      <section>
+        <p class="verdict bad" data-fact="verdict">No sale of token <code data-fact="page-token-id">${tokenId}</code> is recorded on chain.</p>
+        <p>The registry has no <code>TicketSold</code> log of this tokenId: it was never sold through the registry, or its sale is not mined yet.</p>
+      </section>
+      ${chainPart({ ...verification, ticketHash: null, confirmations: null })}`,
   );
 }
 
@@ -152,7 +178,9 @@ function salePart(sale: VerifiedSale, verification: TicketVerification): SafeHtm
       <dt>Sale transaction</dt>
       <dd>${txLine(sale.sale, verification, "sale-tx")}</dd>
       <dt>Holder</dt>
-      <dd><code data-fact="holder">${sale.holder}</code> ${sale.claimed ? "(the claimant's wallet)" : "(a keyless custodial address of the registry)"}</dd>
+      <dd>
+        <code data-fact="holder">${sale.holder}</code> ${sale.claimed ? "(a wallet: the ticket was claimed)" : "(a keyless custodial address of the registry)"}
+      </dd>
       <dt>Check-in</dt>
       <dd>
         ${sale.checkIns.length > 0 ? sale.checkIns.map((entry) => html`<div>${time(entry.orderTime)}: ${txLine(entry, verification, "check-in-tx")}</div>`) : html`<span class="none">${sale.checkedIn ? "checked in (record not found in the scanned logs)" : "not checked in"}</span>`}
@@ -305,8 +333,12 @@ function chainPart(
       <dd><code data-fact="registry">${verification.registryAddress}</code></dd>
       <dt>Latest block</dt>
       <dd data-fact="latest-block">${verification.latestBlock}</dd>
-      <dt>Ticket hash</dt>
-      <dd><code data-fact="ticket-hash">${verification.ticketHash}</code> (SHA-256 of the ticket id, the indexed topic of <code>TicketSold</code>)</dd>
+      ${
+        verification.ticketHash === null
+          ? ""
+          : html`<dt>Ticket hash</dt>
+              <dd><code data-fact="ticket-hash">${verification.ticketHash}</code> (SHA-256 of the ticket id, the indexed topic of <code>TicketSold</code>)</dd>`
+      }
       ${
         verification.confirmations === null
           ? ""
@@ -324,10 +356,7 @@ function txLine(tx: ChainTx, verification: Pick<TicketVerification, "confirmatio
 }
 
 function price(value: bigint): string {
-  const scale = 10n ** BigInt(PRICE_DECIMALS);
-  // At least two decimal places, at most PRICE_DECIMALS: "12.50", "0.000001".
-  const fraction = (value % scale).toString().padStart(PRICE_DECIMALS, "0").replace(/0+$/, "");
-  return `${value / scale}.${fraction.padEnd(2, "0")}`;
+  return registryPriceText(value);
 }
 
 function time(seconds: bigint): string {

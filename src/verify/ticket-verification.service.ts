@@ -47,6 +47,8 @@ export type TransferKind = "sale" | "resale" | "claim" | "transfer";
 
 export interface VerifiedSale {
   tokenId: bigint;
+  /** The SHA-256 of the ticket id, as the sale log records it. */
+  ticketHash: string;
   serial: bigint;
   eventKey: string;
   /** Whether the sale's event has the key of the eventId and ticketeerId the reader gave; null when not given. */
@@ -65,8 +67,10 @@ export interface VerifiedSale {
 }
 
 export interface TicketVerification {
-  ticketId: string;
-  ticketHash: string;
+  /** The ticket id the reader gave; null when the reader asked by tokenId (the chain holds only the id's hash). */
+  ticketId: string | null;
+  /** The SHA-256 of the ticket id: the reader's, or the one the token's sale log records; null when there is no sale. */
+  ticketHash: string | null;
   chainId: bigint;
   registryAddress: string;
   latestBlock: number;
@@ -108,31 +112,49 @@ export class TicketVerificationService {
   }
 
   async verify(ticketId: string, filter: EventFilter | null): Promise<TicketVerification> {
+    const ticketHash = ticketHashOf(ticketId);
+    const wantedKey = filter ? eventKeyOf(filter.ticketeerId, filter.eventId) : null;
+    const verification = await this.read((registry) => registry.filters.TicketSold(undefined, ticketHash), wantedKey);
+    return { ...verification, ticketId, ticketHash, sales: wantedKey ? verification.sales.filter((sale) => sale.eventMatches) : verification.sales };
+  }
+
+  /** The same, for the ticket of one token: its sale found by the tokenId the TicketSold log indexes. No raw id is known or shown. */
+  async verifyToken(tokenId: bigint): Promise<TicketVerification> {
+    const verification = await this.read((registry) => registry.filters.TicketSold(tokenId), null);
+    return { ...verification, ticketId: null, ticketHash: verification.sales[0]?.ticketHash ?? null };
+  }
+
+  /** Where a page reads: the chain, the registry and its latest block. */
+  async whereRead(): Promise<Pick<TicketVerification, "chainId" | "registryAddress" | "latestBlock">> {
+    const provider = await this.chain.connect();
+    const [network, latestBlock] = await Promise.all([provider.getNetwork(), provider.getBlockNumber()]);
+    return { chainId: network.chainId, registryAddress: getAddress(this.chain.registryAddress), latestBlock };
+  }
+
+  private async read(
+    saleFilter: (registry: TicketRegistry) => ReturnType<TicketRegistry["filters"]["TicketSold"]>,
+    wantedKey: string | null,
+  ): Promise<Omit<TicketVerification, "ticketId" | "ticketHash">> {
     const provider = await this.chain.connect();
     const registryAddress = getAddress(this.chain.registryAddress);
     const registry = TicketRegistry__factory.connect(registryAddress, provider);
-    const ticketHash = ticketHashOf(ticketId);
     const [network, latestBlock, soldLogs] = await Promise.all([
       provider.getNetwork(),
       provider.getBlockNumber(),
-      registry.queryFilter(registry.filters.TicketSold(undefined, ticketHash), this.fromBlock, "latest"),
+      registry.queryFilter(saleFilter(registry), this.fromBlock, "latest"),
     ]);
     const depthOf = (blockNumber: number) => Math.max(0, latestBlock - blockNumber + 1);
-    const wantedKey = filter ? eventKeyOf(filter.ticketeerId, filter.eventId) : null;
-    const sales = await Promise.all(soldLogs.map((log) => this.sale(registry, log, depthOf, wantedKey)));
     return {
-      ticketId,
-      ticketHash,
       chainId: network.chainId,
       registryAddress,
       latestBlock,
       confirmations: this.config.chain.confirmations,
-      sales: wantedKey ? sales.filter((sale) => sale.eventMatches) : sales,
+      sales: await Promise.all(soldLogs.map((log) => this.sale(registry, log, depthOf, wantedKey))),
     };
   }
 
   private get fromBlock(): number {
-    return this.config.verifyPage.fromBlock;
+    return this.config.chain.fromBlock;
   }
 
   private async sale(
@@ -166,6 +188,7 @@ export class TicketVerificationService {
     );
     return {
       tokenId,
+      ticketHash: log.args.ticketHash,
       serial: view.serial,
       eventKey: view.eventKey,
       eventMatches: wantedKey === null ? null : view.eventKey.toLowerCase() === wantedKey.toLowerCase(),

@@ -14,13 +14,17 @@ import {
 import type { Request, Response } from "express";
 
 import { Public } from "../auth/authenticated-organization";
+import { isTicketTokenId } from "../registry";
 import { VERIFY_PATH } from "./public-paths";
-import { messagePage, notFoundPage, PAGE_HEADERS, ticketPage } from "./ticket-page";
+import { messagePage, notFoundPage, PAGE_HEADERS, ticketPage, tokenNotFoundPage, tokenPage } from "./ticket-page";
 import { type EventFilter, TicketVerificationService } from "./ticket-verification.service";
 import { VerifyRateLimit } from "./verify-rate-limit";
 
 /** Ticket ids are 1 to 255 characters (the API's rule for every string). */
 const MAX_TICKET_ID_LENGTH = 255;
+
+/** A token id as tokenURI and external_url write it: decimal digits. */
+const TOKEN_ID_PATTERN = /^[0-9]{1,78}$/;
 
 const HTML = (description: string) => ({ description, content: { "text/html": { schema: { type: "string" } } } });
 
@@ -38,6 +42,47 @@ export class VerifyController {
     private readonly verification: TicketVerificationService,
     private readonly rateLimit: VerifyRateLimit,
   ) {}
+
+  @Get("tokens/:tokenId")
+  @Public()
+  @ApiOperation({
+    operationId: "verifyTokenPage",
+    summary: "Public page of one token (HTML, no API key): its ticket's sale, holder, flags, event and transaction hashes, read from the chain",
+    description:
+      "The page a token's metadata links to as external_url, addressed by tokenId: found by the tokenId the registry's TicketSold log indexes, " +
+      "then read as GET /verify/{ticketId} reads a ticket. Shows no raw ticketId or eventId, which the chain never holds. Limited per client IP as that page is.",
+  })
+  @ApiProduces("text/html")
+  @ApiParam({ name: "tokenId", description: "The tokenId in decimal", example: "18446744073709551617" })
+  @ApiOkResponse(HTML("The token's ticket as the chain records it"))
+  @ApiBadRequestResponse(HTML("Not a token id (decimal digits)"))
+  @ApiNotFoundResponse(HTML("Not found on chain: no sale of this token is recorded"))
+  @ApiTooManyRequestsResponse(HTML("Too many pages from this client IP; see Retry-After"))
+  @ApiServiceUnavailableResponse(HTML("The chain cannot be read just now, or none is configured"))
+  async tokenPage(@Param("tokenId") rawTokenId: string, @Req() request: Request, @Res() response: Response): Promise<void> {
+    const send = (status: number, body: string) => response.status(status).set(PAGE_HEADERS).send(body);
+    if (!(await this.rateLimit.allow(request.ip ?? request.socket.remoteAddress ?? "unknown", response))) {
+      send(429, messagePage("Too many requests", `This page allows ${this.rateLimit.describe} from one address. Try again later.`));
+      return;
+    }
+    if (!TOKEN_ID_PATTERN.test(rawTokenId)) {
+      send(400, messagePage("Not a token id", "A token id is a decimal number, as the token's metadata links to it."));
+      return;
+    }
+    if (!this.verification.configured) {
+      send(503, messagePage("Chain not configured", "This service has no chain configured, so there is nothing to verify against."));
+      return;
+    }
+    const tokenId = BigInt(rawTokenId);
+    try {
+      const verification = isTicketTokenId(tokenId) ? await this.verification.verifyToken(tokenId) : null;
+      if (verification && verification.sales.length > 0) send(200, tokenPage(verification, tokenId));
+      else send(404, tokenNotFoundPage(verification ?? (await this.verification.whereRead()), tokenId));
+    } catch (error) {
+      this.logger.warn(`token page could not read the chain: ${(error as Error).message}`);
+      send(503, messagePage("Chain unavailable", "The chain could not be read just now. Try again in a moment."));
+    }
+  }
 
   @Get(":ticketId")
   @Public()

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { FinalizationStore } from "../../src/chain/writer/receipts/finalization.store";
-import type { MinedReceipt } from "../../src/chain/writer/receipts/mined-receipt";
+import type { MinedReceipt, TokenHolder } from "../../src/chain/writer/receipts/mined-receipt";
 import { ReceiptsStore } from "../../src/chain/writer/receipts/receipts.store";
 import { TransactionFinalizer } from "../../src/chain/writer/receipts/transaction-finalizer";
 import { SendingStore } from "../../src/chain/writer/sending/sending.store";
@@ -95,7 +95,7 @@ describe("FinalizationStore.markConfirmed", () => {
     const { mined } = await sentAndBroadcast(event, ids);
     const refused = [{ batchIndex: 2, code: "onchain_ticket_unknown", message: "The registry refused the item: TicketUnknown." }];
 
-    const closed = await sut.markConfirmed(mined, receiptOf(mined, 1), refused, new Map([[t1.tokenId, WALLET]]), CHAIN);
+    const closed = await sut.markConfirmed(mined, receiptOf(mined, 1), refused, new Map([[t1.tokenId, { holder: WALLET, logIndex: 3 }]]), CHAIN);
 
     expect(closed?.map((action) => [action.status, action.errorCode])).toEqual([
       ["confirmed", null],
@@ -109,12 +109,30 @@ describe("FinalizationStore.markConfirmed", () => {
     ]);
     const holders = await ledger.sql<{ id: string; holder: string | null }>(`SELECT id, holder FROM tickets WHERE event_ref = $1 ORDER BY serial`, [event.ref]);
     expect(holders.map((row) => row.holder)).toEqual([null, WALLET, null]);
+    const [claimed] = await ledger.sql<{ holder_block: string; holder_log_index: number }>(`SELECT holder_block, holder_log_index FROM tickets WHERE id = $1`, [
+      t1.ref,
+    ]);
+    expect([Number(claimed.holder_block), claimed.holder_log_index]).toEqual([42, 3]);
     const [refusedCallback] = (await ledger.callbackRows([ids[2]])).map((row) => row.payload);
     expect(refusedCallback).toMatchObject({
       status: "error",
       error: { code: "onchain_ticket_unknown", message: "The registry refused the item: TicketUnknown." },
       txHash: mined.hash,
     });
+  });
+
+  it("keeps a holder that a later Transfer log set: a batch confirmed late does not take it back", async () => {
+    const event = await ledger.ownShardEvent(1);
+    const [ticket] = event.tickets;
+    const ids = await ledger.accept(event, [{ ticket, item: claim(ticket) }]);
+    const { mined } = await sentAndBroadcast(event, ids);
+    const later = "0x000000000000000000000000000000000000bEEF";
+    await ledger.sql(`UPDATE tickets SET holder = $2, holder_block = 43, holder_log_index = 0 WHERE id = $1`, [ticket.ref, later]);
+
+    await sut.markConfirmed(mined, receiptOf(mined, 1), [], new Map([[ticket.tokenId, { holder: WALLET, logIndex: 7 }]]), CHAIN);
+
+    const [row] = await ledger.sql<{ holder: string }>(`SELECT holder FROM tickets WHERE id = $1`, [ticket.ref]);
+    expect(row.holder).toBe(later);
   });
 
   it("closes a nonce once: a second worker's finalization returns null and changes nothing", async () => {
@@ -171,7 +189,7 @@ describe("TransactionFinalizer over the store", () => {
 
   it("names a refused item by the registry's reason", async () => {
     const { ids, mined } = await sentSales(2);
-    const outcome = { failures: new Map([[1, RegistryItemFailure.TicketExists]]), holders: new Map<bigint, string>() };
+    const outcome = { failures: new Map([[1, RegistryItemFailure.TicketExists]]), holders: new Map<bigint, TokenHolder>() };
 
     await finalizer().finalize(mined, receiptOf(mined, 1), outcome, CHAIN.chainId, CHAIN.registryAddress);
 

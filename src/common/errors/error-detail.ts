@@ -21,11 +21,13 @@ export const ERROR_CODES = [
   "ticket_not_checked_in",
   "action_not_found",
   "callback_not_found",
+  "token_not_found",
   "not_found",
   "rate_limited",
   "idempotency_key_reused",
   "idempotency_key_in_use",
   "https_required",
+  "service_unavailable",
   "internal_error",
 ] as const;
 

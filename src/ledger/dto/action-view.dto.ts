@@ -6,6 +6,15 @@ import { ACTION_ERROR_CODES } from "../../registry";
 import { CHAIN_ACTION_KINDS, CHAIN_ACTION_STATUSES, type ChainActionKind, type ChainActionStatus } from "../chain-action-kind";
 import type { ChainAction } from "../entities/chain-action.entity";
 
+/** A transferred action's move: the wallet the token left and the one it went to. */
+export class TransferDto {
+  @ApiProperty({ example: "0x52908400098527886E0F7030069857D2E4169EE7" })
+  from: string;
+
+  @ApiProperty({ example: "0x8ba1f109551bD432803012645Ac136ddd64DBA72" })
+  to: string;
+}
+
 export class ActionErrorDto {
   @ApiProperty({
     enum: ACTION_ERROR_CODES,
@@ -19,16 +28,20 @@ export class ActionErrorDto {
   message: string;
 }
 
-/** An accepted action and where it stands on its way to the chain. */
-@ApiExtraModels(ActionErrorDto)
+/** An accepted action and where it stands on its way to the chain; or a transfer the chain recorded. */
+@ApiExtraModels(ActionErrorDto, TransferDto)
 export class ActionViewDto {
   @ApiProperty({ format: "uuid", description: "The txPromise / actionPromise of the action." })
   actionPromise: string;
 
-  @ApiProperty({ enum: CHAIN_ACTION_KINDS, description: "What the action does; the callback's action name." })
+  @ApiProperty({
+    enum: CHAIN_ACTION_KINDS,
+    description:
+      "What the action does; the callback's action name. transferred: the token, claimed to a wallet, moved to another wallet on chain (found in the registry's Transfer logs, not requested).",
+  })
   action: ChainActionKind;
 
-  @ApiProperty({ example: "soldTicket", description: "The endpoint or stream action it was sent as." })
+  @ApiProperty({ example: "soldTicket", description: "The endpoint or stream action it was sent as; chain for a transferred action, which nobody requested." })
   requestedAs: string;
 
   @ApiProperty({
@@ -55,6 +68,9 @@ export class ActionViewDto {
   @ApiProperty({ ...nullableRef(ActionErrorDto), description: "Why the action failed on chain; null unless status is error." })
   error: ActionErrorDto | null;
 
+  @ApiProperty({ ...nullableRef(TransferDto), description: "For a transferred action, the wallets the token moved between; null for every other action." })
+  transfer: TransferDto | null;
+
   @ApiProperty({ format: "date-time" })
   acceptedAt: string;
 
@@ -72,7 +88,14 @@ export function toActionView(action: ChainAction): ActionViewDto {
     blockNumber: action.blockNumber === null ? null : Number(action.blockNumber),
     blockHash: action.blockHash,
     error: action.errorCode === null ? null : { code: action.errorCode, message: action.errorMessage ?? "" },
+    transfer: transferOf(action),
     acceptedAt: action.createdAt.toISOString(),
     updatedAt: action.updatedAt.toISOString(),
   };
+}
+
+/** The from and to a transferred action keeps in its payload; null for any other action. */
+export function transferOf(action: Pick<ChainAction, "kind" | "payload">): TransferDto | null {
+  if (action.kind !== "transferred" || !action.payload) return null;
+  return { from: String(action.payload.from), to: String(action.payload.to) };
 }

@@ -35,7 +35,10 @@ export class ChainAction {
   @Column({ type: "text" })
   status: ChainActionStatus;
 
-  /** The registry batch item this action becomes (bigints as decimal strings); null when nothing goes on chain. */
+  /**
+   * The registry batch item this action becomes (bigints as decimal strings); null when nothing goes on
+   * chain. For a transferred action: its from, to, the log's index in its block and the transfer's key.
+   */
   @Column({ type: "jsonb", nullable: true })
   payload: Record<string, unknown> | null;
 

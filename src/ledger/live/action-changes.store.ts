@@ -4,6 +4,7 @@ import { DataSource } from "typeorm";
 
 import type { ChainActionKind, ChainActionStatus } from "../chain-action-kind";
 import type { ActionStatusDto } from "../dto/action-status.dto";
+import { transferOf } from "../dto/action-view.dto";
 import type { ChangePosition } from "./change-position";
 
 /** Which of an organization's actions a stream follows: an event's (or one of its tickets'), or a list of promises. */
@@ -21,6 +22,7 @@ interface ChangeRow {
   action_id: string;
   kind: ChainActionKind;
   requested_as: string;
+  payload: Record<string, unknown> | null;
   status: ChainActionStatus;
   tx_hash: string | null;
   block_number: string | null;
@@ -74,7 +76,7 @@ export class ActionChangesStore {
           ? ["c.event_ref = $5::uuid", filter.eventRef]
           : ["c.ticket_ref = $5::uuid", filter.ticketRef];
     const rows = await this.dataSource.query<ChangeRow[]>(
-      `SELECT c.id, c.tx::text AS tx, c.action_id, a.kind, a.requested_as, c.status, c.tx_hash, c.block_number, c.block_hash,
+      `SELECT c.id, c.tx::text AS tx, c.action_id, a.kind, a.requested_as, CASE WHEN a.kind = 'transferred' THEN a.payload END AS payload, c.status, c.tx_hash, c.block_number, c.block_hash,
               c.error_code, c.error_message, a.created_at, c.changed_at, e.event_id, t.ticket_id
          FROM chain_action_changes c
          JOIN chain_actions a ON a.id = c.action_id
@@ -113,6 +115,7 @@ function toChange(row: ChangeRow): ActionChange {
       blockNumber: row.block_number === null ? null : Number(row.block_number),
       blockHash: row.block_hash,
       error: row.error_code === null ? null : { code: row.error_code, message: row.error_message ?? "" },
+      transfer: transferOf(row),
       acceptedAt: row.created_at.toISOString(),
       updatedAt: row.changed_at.toISOString(),
       eventId: row.event_id,

@@ -49,6 +49,17 @@ export class TicketViewDto {
   @ApiProperty({ type: String, nullable: true, description: "Wallet the ticket was claimed to." })
   claimedTo: string | null;
 
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: "0x52908400098527886E0F7030069857D2E4169EE7",
+    description:
+      "The token's owner on chain, as confirmed (CONFIRMATIONS): its event's custody address after the sale, a keyless holder address after " +
+      "a resale, the wallet after the claim, and whoever holds it after transfers between wallets (each one a transferred action and callback). " +
+      "Null until the sale is confirmed.",
+  })
+  holder: string | null;
+
   @ApiProperty({ description: "Accepted resales." })
   resales: number;
 
@@ -66,4 +77,13 @@ export class TicketViewDto {
 
   @ApiProperty({ type: [ActionViewDto] })
   actions: ActionViewDto[];
+}
+
+/** A page of tickets: at most `limit` (100), in tokenId order. */
+export class TicketPageDto {
+  @ApiProperty({ type: [TicketViewDto] })
+  data: TicketViewDto[];
+
+  @ApiProperty({ type: String, nullable: true, description: "Pass it as cursor for the next page; null on the last page." })
+  nextCursor: string | null;
 }

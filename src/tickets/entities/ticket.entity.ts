@@ -48,6 +48,10 @@ export class TicketEntity {
   @Column({ type: "integer" })
   resales: number;
 
+  /** The token's owner on chain as of the confirmed depth; null until its sale is confirmed. Written by the chain side only. */
+  @Column({ type: "text", nullable: true, insert: false, update: false })
+  holder: string | null;
+
   @CreateDateColumn({ name: "created_at", type: "timestamptz" })
   createdAt: Date;
 

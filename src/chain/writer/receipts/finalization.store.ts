@@ -3,9 +3,10 @@ import { InjectDataSource } from "@nestjs/typeorm";
 import { DataSource, type EntityManager } from "typeorm";
 
 import { insertCallbacks } from "../../../ledger/outbox";
+import { recordTokenHolders } from "../../token-holders";
 import { CLOSED_ACTION_COLUMNS, type ClosedAction, closedActionsOf, type ClosedActionsResult } from "../closed-action";
 import type { OpenTransaction } from "../signed-transaction";
-import type { MinedReceipt } from "./mined-receipt";
+import type { MinedReceipt, TokenHolder } from "./mined-receipt";
 
 /** An item of a mined batch the registry skipped: its index in the batch and the error its action ends with. */
 export interface RefusedItem {
@@ -36,12 +37,12 @@ export class FinalizationStore {
     mined: OpenTransaction,
     receipt: MinedReceipt,
     refused: readonly RefusedItem[],
-    holders: ReadonlyMap<bigint, string>,
+    holders: ReadonlyMap<bigint, TokenHolder>,
     chain: CallbackChain,
   ): Promise<ClosedAction[] | null> {
     return this.closing(mined, receipt, chain, async (manager) => {
       const actions = await markCarriedActionsApplied(manager, mined, receipt, refused);
-      await recordHolders(manager, holders);
+      await recordHolders(manager, holders, receipt.blockNumber);
       return actions;
     });
   }
@@ -115,12 +116,10 @@ async function markCarriedActionsApplied(
   return closedActionsOf(rows);
 }
 
-async function recordHolders(manager: EntityManager, holders: ReadonlyMap<bigint, string>): Promise<void> {
-  if (holders.size === 0) return;
-  const entries = [...holders.entries()];
-  await manager.query(
-    `UPDATE tickets AS t SET holder = u.holder, updated_at = now() FROM unnest($1::numeric[], $2::text[]) AS u(token_id, holder) WHERE t.token_id = u.token_id`,
-    [entries.map(([tokenId]) => tokenId.toString()), entries.map(([, holder]) => holder)],
+async function recordHolders(manager: EntityManager, holders: ReadonlyMap<bigint, TokenHolder>, blockNumber: number): Promise<void> {
+  await recordTokenHolders(
+    manager,
+    [...holders.entries()].map(([tokenId, { holder, logIndex }]) => ({ tokenId, holder, blockNumber, logIndex })),
   );
 }
 

@@ -5,6 +5,7 @@ import type { RegistryItemFailure } from "../../../registry";
 interface RawLog {
   address: string;
   topics: string[];
+  logIndex: string;
 }
 
 /** A receipt as the node sends it, read without building ethers objects for thousands of logs. */
@@ -43,8 +44,13 @@ export async function fetchReceipt(provider: JsonRpcProvider, hash: string): Pro
 export interface BatchOutcome {
   /** batch index → the registry's reason for skipping the item. */
   failures: Map<number, RegistryItemFailure>;
-  /** tokenId → the address that holds it after the batch. */
-  holders: Map<bigint, string>;
+  /** tokenId → the address that holds it after the batch, and the index in the block of the Transfer log that says so. */
+  holders: Map<bigint, TokenHolder>;
+}
+
+export interface TokenHolder {
+  holder: string;
+  logIndex: number;
 }
 
 /**
@@ -55,13 +61,13 @@ export function readBatchOutcome(registry: Interface, registryAddress: string, r
   const itemFailed = registry.getEvent("ItemFailed")?.topicHash;
   const transfer = registry.getEvent("Transfer")?.topicHash;
   const failures = new Map<number, RegistryItemFailure>();
-  const holders = new Map<bigint, string>();
+  const holders = new Map<bigint, TokenHolder>();
   const address = registryAddress.toLowerCase();
   for (const log of receipt.logs) {
     if (log.address.toLowerCase() !== address) continue;
     const [topic, first, second, third] = log.topics;
     if (topic === itemFailed) failures.set(Number(BigInt(first)), Number(BigInt(third)));
-    if (topic === transfer) holders.set(BigInt(third), getAddress("0x" + second.slice(26)));
+    if (topic === transfer) holders.set(BigInt(third), { holder: getAddress("0x" + second.slice(26)), logIndex: Number(log.logIndex) });
   }
   return { failures, holders };
 }

@@ -4,6 +4,7 @@ import type { JsonRpcProvider } from "ethers";
 import type { AppConfig } from "../../../config/app-config";
 import { InjectConfig } from "../../../config/config.module";
 import { ChainClient } from "../../chain-client";
+import { confirmedThrough as confirmedBlock } from "../../confirmed-block";
 import type { ChainSigner } from "../../signers";
 import { ChainWriterQueue } from "../../queue/chain-writer.queue";
 import { SignerProgress } from "../progress/signer-progress";
@@ -98,7 +99,7 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
         return;
       }
       await this.resendLost(provider, wallet, open[0].nonce);
-      const confirmedThrough = await this.confirmedThrough(provider);
+      const confirmedThrough = await confirmedBlock(provider, this.config.chain.confirmations);
       const slot = { wallet, shard, shardCount: this.wallets.length };
       // The signer's transactions counted at the confirmed depth: a nonce below it is used, by us or another.
       let confirmedCount: Promise<number> | undefined;
@@ -137,18 +138,6 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
       `the node counts ${chainCount} transactions of ${wallet.address}, the ledger had confirmed up to nonce ${oldestOpen - 1n}: sending ${lost.length} of them again`,
     );
     for (const tx of lost) if (!(await broadcastRaw(provider, tx, this.logger, this.progress)).accepted) return;
-  }
-
-  /**
-   * The highest block whose transactions count as confirmed: CONFIRMATIONS deep under the head, or
-   * with CONFIRMATIONS=finalized the node's `finalized` block.
-   */
-  private async confirmedThrough(provider: JsonRpcProvider): Promise<number> {
-    const { confirmations } = this.config.chain;
-    if (confirmations !== "finalized") return (await provider.getBlockNumber()) - confirmations + 1;
-    const finalized = (await provider.send("eth_getBlockByNumber", ["finalized", false])) as { number: string } | null;
-    if (!finalized) throw new Error('the node serves no "finalized" block, which CONFIRMATIONS=finalized needs');
-    return Number(finalized.number);
   }
 
   /** Where the nonce stands after this look: finalized now, mined (not yet deep enough), or unmined. */

@@ -1,0 +1,139 @@
+import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationBootstrap } from "@nestjs/common";
+import { getAddress, type JsonRpcProvider } from "ethers";
+
+import type { AppConfig } from "../../config/app-config";
+import { InjectConfig } from "../../config/config.module";
+import { custodyMaskOf } from "../../registry";
+import { ChainClient } from "../chain-client";
+import { confirmedThrough } from "../confirmed-block";
+import { SignerLocks } from "../writer/signer-locks";
+import { CursorMovedError, type LogCursor, TransfersStore } from "./transfers.store";
+import { walletTransfers } from "./wallet-transfers";
+
+/** How far back the cursor goes when a reorg deeper than the confirmations took a block it had read. */
+const REWIND_BLOCKS = 256;
+
+/**
+ * Follows the registry's Transfer logs from its deployment block (REGISTRY_FROM_BLOCK), as deep as the
+ * receipts are confirmed (CONFIRMATIONS, or the finalized block), and records every move of a claimed
+ * token between wallets as a confirmed `transferred` action of its ticket, with its callback, and the
+ * ticket's new holder. A transfer in a block that a reorg removes before it is confirmed is never read,
+ * so it is never called back. Resumable: the cursor is in the ledger, moved in the transaction that
+ * records what was read, and only one worker follows at a time. Until the first claim is accepted no
+ * token can be in a wallet, and the logs are not read at all.
+ */
+@Injectable()
+export class TransferFollower implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(TransferFollower.name);
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  private stopped = false;
+  /** Blocks per log query: TRANSFER_MAX_BLOCK_RANGE, halved while the node refuses a range as too large. */
+  private range: number;
+
+  constructor(
+    private readonly chain: ChainClient,
+    private readonly store: TransfersStore,
+    private readonly locks: SignerLocks,
+    @InjectConfig() private readonly config: AppConfig,
+  ) {
+    this.range = config.chain.transfers.maxBlockRange;
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.chain.configured) return;
+    this.schedule(0);
+  }
+
+  beforeApplicationShutdown(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+
+  /** One pass up to the confirmed block; exposed for tests. */
+  async poll(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      const registryAddress = getAddress(this.chain.registryAddress);
+      const lock = await this.locks.tryAcquire(`transfer-follower:${registryAddress}`);
+      if (!lock) return;
+      try {
+        await this.follow(await this.chain.connect(), registryAddress);
+      } finally {
+        await lock.release();
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private schedule(delay: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.poll()
+        .catch((error: unknown) => this.logger.warn(`following the registry's transfers failed, retrying: ${(error as Error).message}`))
+        .finally(() => this.schedule(this.config.chain.transfers.pollIntervalMs));
+    }, delay);
+  }
+
+  private async follow(provider: JsonRpcProvider, registryAddress: string): Promise<void> {
+    const chainId = await this.chain.chainId();
+    const through = await confirmedThrough(provider, this.config.chain.confirmations);
+    let cursor = await this.checkedCursor(provider, await this.store.cursor(chainId, registryAddress, this.config.chain.fromBlock));
+    const mask = custodyMaskOf(chainId, registryAddress);
+    while (cursor.nextBlock <= through && !this.stopped) {
+      const to = Math.min(through, cursor.nextBlock + this.range - 1);
+      const read = await this.transfersIn(provider, cursor, to, mask);
+      if (read === null) continue;
+      try {
+        const { cursor: moved, recorded } = await this.store.record(cursor, read.transfers, { nextBlock: to + 1, lastBlockHash: read.lastBlockHash });
+        if (recorded.length > 0) this.logger.log(`${recorded.length} transfer(s) of claimed tokens in blocks ${cursor.nextBlock} to ${to} recorded`);
+        cursor = moved;
+      } catch (error) {
+        if (error instanceof CursorMovedError) return;
+        throw error;
+      }
+    }
+  }
+
+  /**
+   * The wallet transfers of blocks cursor.nextBlock to `to` and the hash of block `to`; null when the node
+   * refused the range as too large (it is halved for the next try).
+   */
+  private async transfersIn(provider: JsonRpcProvider, cursor: LogCursor, to: number, mask: bigint) {
+    const last = await provider.getBlock(to);
+    if (!last?.hash) throw new Error(`the node has no block ${to}`);
+    if (!(await this.store.anyClaimAccepted())) return { transfers: [], lastBlockHash: last.hash };
+    const transferTopic = this.chain.registry.getEvent("Transfer").topicHash;
+    try {
+      const logs = await provider.getLogs({ address: cursor.registryAddress, topics: [transferTopic], fromBlock: cursor.nextBlock, toBlock: to });
+      this.range = Math.min(this.config.chain.transfers.maxBlockRange, this.range * 2);
+      return { transfers: walletTransfers(logs, transferTopic, mask), lastBlockHash: last.hash };
+    } catch (error) {
+      if (this.range === 1 || !isRangeRefusal(error)) throw error;
+      this.range = Math.max(1, Math.floor(this.range / 2));
+      this.logger.warn(`the node refused the logs of blocks ${cursor.nextBlock} to ${to}; reading ${this.range} block(s) at a time`);
+      return null;
+    }
+  }
+
+  /** The cursor, put back REWIND_BLOCKS when the block it last read is no longer on the chain (a reorg deeper than the confirmations). */
+  private async checkedCursor(provider: JsonRpcProvider, cursor: LogCursor): Promise<LogCursor> {
+    if (cursor.lastBlockHash === null) return cursor;
+    const lastRead = await provider.getBlock(cursor.nextBlock - 1);
+    if (lastRead?.hash === cursor.lastBlockHash) return cursor;
+    const back = Math.max(this.config.chain.fromBlock, cursor.nextBlock - REWIND_BLOCKS);
+    this.logger.error(
+      `block ${cursor.nextBlock - 1} of the registry's transfers is no longer on the chain (a reorg deeper than CONFIRMATIONS): ` +
+        `reading again from block ${back}; transfers already called back stay recorded`,
+    );
+    return this.store.rewind(cursor, back);
+  }
+}
+
+/** A node's refusal of a log query as too large (geth, Erigon and the hosted providers word it differently). */
+function isRangeRefusal(error: unknown): boolean {
+  const message = String((error as { error?: { message?: string } })?.error?.message ?? (error as Error)?.message ?? "");
+  return /too many|range|limit|exceed|query returned more than|response size/i.test(message);
+}

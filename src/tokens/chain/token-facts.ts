@@ -1,0 +1,42 @@
+/** What a token's metadata shows, all of it read from the registry and its logs. */
+
+/** The state a token's metadata shows: one of four, in the words a fan reads. */
+export type TokenState = "Valid" | "Checked in" | "Invalidated" | "Claimed";
+
+export const TOKEN_STATES: readonly TokenState[] = ["Valid", "Checked in", "Invalidated", "Claimed"];
+
+/** An event's details as its last EventRegistered or EventUpdated log records them. */
+export interface EventFacts {
+  name: string;
+  organizer: string;
+  currency: string;
+  shopUrl: string;
+  imageUrl: string;
+  /** Degrees, with the registry's 7 decimals; both 0 when the event gave no venue. */
+  latitude: number;
+  longitude: number;
+  /** Unix seconds; 0 when not set. */
+  startTime: bigint;
+  endTime: bigint;
+}
+
+/** A minted token as the chain records it. */
+export interface TokenFacts {
+  tokenId: bigint;
+  eventIndex: bigint;
+  serial: bigint;
+  state: TokenState;
+  resales: number;
+  /** The price of its last sale or resale in the event's currency, fixed point with the registry's 6 decimals; null if no such log was found. */
+  lastPrice: bigint | null;
+  /** Null if the event's registration log was not found (REGISTRY_FROM_BLOCK after it). */
+  event: EventFacts | null;
+}
+
+/** The registry's flags of a ticket as the one state a fan reads: a claim outranks the check-in it needs. */
+export function stateOf(flags: { checkedIn: boolean; invalidated: boolean; claimed: boolean }): TokenState {
+  if (flags.claimed) return "Claimed";
+  if (flags.invalidated) return "Invalidated";
+  if (flags.checkedIn) return "Checked in";
+  return "Valid";
+}

@@ -1,0 +1,66 @@
+import { ApiProperty, ApiPropertyOptional } from "@nestjs/swagger";
+
+import { TOKEN_STATES } from "../chain/token-facts";
+
+/** One trait, in OpenSea's {trait_type, value} form. */
+export class TokenAttributeDto {
+  @ApiProperty({
+    example: "State",
+    description:
+      "Event, Organizer, Start and End (dates), Venue latitude and Venue longitude, Ticket number, State, Resales, Last price, Currency. " +
+      "What the event left unset (no name, no times, no venue) is left out.",
+  })
+  trait_type: string;
+
+  @ApiProperty({
+    oneOf: [{ type: "string" }, { type: "number" }],
+    example: "Checked in",
+    description: `A string, or a number for dates (Unix seconds), coordinates, counts and the price. State is one of ${TOKEN_STATES.join(", ")}.`,
+  })
+  value: string | number;
+
+  @ApiPropertyOptional({ enum: ["date", "number"], description: "date: value is Unix seconds; number: a count or an amount." })
+  display_type?: "date" | "number";
+}
+
+/** ERC-721 metadata JSON: EIP-721's name, description and image, with OpenSea's external_url and attributes. */
+export class TokenMetadataDto {
+  @ApiProperty({ example: "Concert in the Park #12", description: "The event's name and the ticket's number within it (its serial)." })
+  name: string;
+
+  @ApiProperty({ example: "Ticket #12 to Concert in the Park, organized by Example Tickets B.V., starting 2030-03-17 17:46 UTC. State: Checked in." })
+  description: string;
+
+  @ApiPropertyOptional({
+    example: "https://img.example.com/concert.png",
+    description: "The ticket's own uri where the integrator gave one (soldTicket or updateTicket), else the event's imageUrl; absent when neither is set.",
+  })
+  image?: string;
+
+  @ApiProperty({
+    example: "https://registry.example.com/verify/tokens/55340232221128654860",
+    description: "The token's public page, addressed by tokenId: what the chain records of it, with the transactions.",
+  })
+  external_url: string;
+
+  @ApiProperty({ type: [TokenAttributeDto] })
+  attributes: TokenAttributeDto[];
+}
+
+/** The collection's metadata (ERC-7572 contractURI). */
+export class CollectionMetadataDto {
+  @ApiProperty({ example: "Ticket Registry", description: "The registry's ERC-721 name, read from the chain." })
+  name: string;
+
+  @ApiProperty({ example: "TICKET", description: "The registry's ERC-721 symbol, read from the chain." })
+  symbol: string;
+
+  @ApiProperty({ description: "COLLECTION_DESCRIPTION." })
+  description: string;
+
+  @ApiPropertyOptional({ description: "COLLECTION_IMAGE_URL; absent when not set." })
+  image?: string;
+
+  @ApiProperty({ example: "https://registry.example.com", description: "COLLECTION_EXTERNAL_LINK, else PUBLIC_BASE_URL." })
+  external_link: string;
+}

@@ -1,0 +1,32 @@
+import { Injectable, Logger } from "@nestjs/common";
+import type { Response } from "express";
+import type Redis from "ioredis";
+
+import { SharedRateLimit } from "../common/http/shared-rate-limit";
+import type { AppConfig } from "../config/app-config";
+import { InjectConfig } from "../config/config.module";
+import { InjectRedis } from "../redis/redis.module";
+
+/**
+ * Metadata requests per client IP per window (METADATA_RATE_LIMIT_REQUESTS per
+ * METADATA_RATE_LIMIT_WINDOW_SECONDS): wide enough for a marketplace's crawl, which mostly hits the
+ * cache, narrow enough that nobody anonymous spends the node's quota on tokens that do not exist.
+ */
+@Injectable()
+export class MetadataRateLimit {
+  private readonly limit: SharedRateLimit;
+
+  constructor(@InjectRedis() redis: Redis, @InjectConfig() config: AppConfig) {
+    const { points, durationSeconds } = config.tokenMetadata;
+    this.limit = new SharedRateLimit(
+      redis,
+      { keyPrefix: `${config.redis.keyPrefix}:metadata-rate`, points, durationSeconds },
+      new Logger(MetadataRateLimit.name),
+    );
+  }
+
+  /** Counts one request of `clientIp`; false (with Retry-After set) when it is over the limit. */
+  allow(clientIp: string, response: Response): Promise<boolean> {
+    return this.limit.allow(clientIp, response);
+  }
+}

@@ -1,0 +1,77 @@
+import { describe, expect, it } from "vitest";
+
+import type { TokenFacts } from "./chain/token-facts";
+import { tokenMetadata } from "./token-metadata";
+
+const TOKEN_ID = (3n << 64n) | 12n;
+const PAGE = `https://registry.example.com/verify/tokens/${TOKEN_ID}`;
+
+function facts(overrides: Partial<TokenFacts> = {}): TokenFacts {
+  return {
+    tokenId: TOKEN_ID,
+    eventIndex: 3n,
+    serial: 12n,
+    state: "Checked in",
+    resales: 2,
+    lastPrice: 49_950_000n,
+    event: {
+      name: "Concert in the Park",
+      organizer: "Example Tickets B.V.",
+      currency: "EUR",
+      shopUrl: "https://shop.example.com/concert",
+      imageUrl: "https://img.example.com/concert.png",
+      latitude: 52.3731,
+      longitude: 4.8922,
+      startTime: 1_900_000_000n,
+      endTime: 1_900_010_800n,
+    },
+    ...overrides,
+  };
+}
+
+describe("tokenMetadata", () => {
+  it("names the event and the ticket number and lists the chain's facts as OpenSea attributes", () => {
+    expect(tokenMetadata(facts(), "", PAGE)).toEqual({
+      name: "Concert in the Park #12",
+      description:
+        "Ticket #12 to Concert in the Park, organized by Example Tickets B.V., starting 2030-03-17 17:46 UTC. State: Checked in. Every fact here is read from the ticket registry on chain.",
+      image: "https://img.example.com/concert.png",
+      external_url: PAGE,
+      attributes: [
+        { trait_type: "Event", value: "Concert in the Park" },
+        { trait_type: "Organizer", value: "Example Tickets B.V." },
+        { trait_type: "Start", display_type: "date", value: 1_900_000_000 },
+        { trait_type: "End", display_type: "date", value: 1_900_010_800 },
+        { trait_type: "Venue latitude", value: 52.3731 },
+        { trait_type: "Venue longitude", value: 4.8922 },
+        { trait_type: "Ticket number", display_type: "number", value: 12 },
+        { trait_type: "State", value: "Checked in" },
+        { trait_type: "Resales", display_type: "number", value: 2 },
+        { trait_type: "Last price", display_type: "number", value: 49.95 },
+        { trait_type: "Currency", value: "EUR" },
+      ],
+    });
+  });
+
+  it("shows the ticket's own uri as its image when the integrator gave one", () => {
+    expect(tokenMetadata(facts(), "ipfs://ticket-12.png", PAGE).image).toBe("ipfs://ticket-12.png");
+  });
+
+  it("leaves out what the event left unset instead of showing zeros, and the image when there is none", () => {
+    const bare = facts({
+      event: { name: "", organizer: "Org", currency: "EUR", shopUrl: "", imageUrl: "", latitude: 0, longitude: 0, startTime: 0n, endTime: 0n },
+      lastPrice: null,
+      state: "Valid",
+      resales: 0,
+    });
+    const metadata = tokenMetadata(bare, "", PAGE);
+    expect(metadata.name).toBe("Ticket #12");
+    expect(metadata).not.toHaveProperty("image");
+    expect(metadata.attributes.map((attribute) => attribute.trait_type)).toEqual(["Organizer", "Ticket number", "State", "Resales", "Currency"]);
+  });
+
+  it("never shows raw ids: only the tokenId's parts and what the chain records", () => {
+    const text = JSON.stringify(tokenMetadata(facts(), "", PAGE));
+    expect(text).not.toMatch(/ticketId|eventId|ticketeerId/);
+  });
+});

@@ -1,0 +1,19 @@
+import { Module } from "@nestjs/common";
+
+import { ChainModule } from "../chain/chain.module";
+import { LiveChangesModule } from "../ledger/live/live-changes.module";
+import { RegistryHead } from "./chain/registry-head";
+import { RegistryReads } from "./chain/registry-reads";
+import { CollectionService } from "./collection.service";
+import { MetadataRateLimit } from "./metadata-rate-limit";
+import { TokenFactsService } from "./token-facts.service";
+import { TokenUrisStore } from "./token-uris.store";
+import { TokensController } from "./tokens.controller";
+
+/** The tokens' public metadata, `GET /tokens/{tokenId}` and `GET /tokens/collection`: part of the API role; read from the chain. */
+@Module({
+  imports: [ChainModule, LiveChangesModule],
+  controllers: [TokensController],
+  providers: [RegistryHead, RegistryReads, TokenFactsService, TokenUrisStore, CollectionService, MetadataRateLimit],
+})
+export class TokensModule {}
