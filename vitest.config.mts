@@ -37,6 +37,7 @@ export default defineConfig({
             "test/chain/finality.e2e-spec.ts",
             "test/chain/polygon-fees.e2e-spec.ts",
             "test/chain/remote-signer.e2e-spec.ts",
+            "test/chain/transfer-reorg.e2e-spec.ts",
           ],
           env: { TEST_CHAIN_NODE: "anvil" },
         },
