@@ -168,27 +168,39 @@ const split = new SplitStart();
 async function startPlayground(fresh: boolean, onSpawn: (node: ChildProcess, stopChain: () => Promise<void>) => void): Promise<void> {
   const signer = new Wallet(EMBEDDED_SIGNER_KEY);
   const dataDir = playgroundDataDir();
-  const chain = await startPlaygroundChain({ dataDir, port: EMBEDDED_PORT, operator: signer.address, fresh, onSpawn });
+  // A wallet on this machine reads the playground's tokens from the api's own address.
+  const publicBaseUrl = process.env.PUBLIC_BASE_URL || `http://localhost:${process.env.PORT ?? 3000}`;
+  const chain = await startPlaygroundChain({ dataDir, port: EMBEDDED_PORT, operator: signer.address, fresh, onSpawn, publicBaseUrl });
   Object.assign(process.env, {
     CHAIN_RPC_URL: chain.rpcUrl,
     REGISTRY_ADDRESS: chain.registryAddress,
     SIGNER_PRIVATE_KEYS: EMBEDDED_SIGNER_KEY,
     CHAIN_EMBEDDED: "true",
+    PUBLIC_BASE_URL: publicBaseUrl,
   });
   const databaseUrl = process.env.DATABASE_URL || DEV_DATABASE_URL;
   process.env.DATABASE_URL = databaseUrl;
   let ledger: string;
+  // A registry replaced on a kept chain starts its tokens anew: the ledger of the old one goes with it.
   if (chain.kept) {
     ledger = "kept";
   } else if (isPlaygroundDatabase(databaseUrl)) {
     await emptyPlaygroundDatabase(databaseUrl);
-    ledger = "emptied (the chain is new)";
+    ledger = `emptied (${chain.replaced ?? "the chain is new"})`;
   } else {
-    ledger = "NOT emptied though the chain is new (DATABASE_URL names a database other than the playground's)";
+    ledger = `NOT emptied though ${chain.replaced ?? "the chain is new"} (DATABASE_URL names a database other than the playground's)`;
   }
+  const registryNote = chain.kept
+    ? chain.repointed
+      ? ` (its token URIs now at ${publicBaseUrl})`
+      : ""
+    : chain.replaced
+      ? ` (deployed now: ${chain.replaced})`
+      : " (deployed now)";
   console.log(
     `Playground chain (Anvil): JSON-RPC ${chain.rpcUrl} (chain id ${PLAYGROUND_CHAIN_ID}), ${chain.kept ? "state kept" : "new state"} in ${chain.stateFile}\n` +
-      `  TicketRegistry ${chain.registryAddress}${chain.kept ? "" : " (deployed now)"}, signer ${signer.address}; ledger ${ledger}\n` +
+      `  TicketRegistry ${chain.registryAddress}${registryNote}, signer ${signer.address}; ledger ${ledger}\n` +
+      `  token metadata: ${publicBaseUrl}/tokens/{tokenId} (the registry's tokenURI), collection: ${publicBaseUrl}/tokens/collection\n` +
       `  start afresh: npm run start:fresh`,
   );
 }

@@ -44,14 +44,18 @@ async function answersChainId(url: string): Promise<boolean> {
   );
 }
 
-/** Deploys the registry with scripts/deploy.ts on the node at `rpcUrl`, `operator` granted; its address. */
-export async function deployRegistry(rpcUrl: string, operator: string): Promise<string> {
+/**
+ * Deploys the registry with scripts/deploy.ts on the node at `rpcUrl`, `operator` granted, its tokenURI and
+ * contractURI at the service's `publicBaseUrl` when given; its address.
+ */
+export async function deployRegistry(rpcUrl: string, operator: string, publicBaseUrl?: string): Promise<string> {
   const deployments = mkdtempSync(join(tmpdir(), "ticket-registry-embedded-"));
   try {
     await runHardhat(["run", "scripts/deploy.ts", "--network", "localhost"], {
       LOCALHOST_RPC_URL: rpcUrl,
       REGISTRY_OPERATORS: operator,
       DEPLOYMENTS_DIR: deployments,
+      ...(publicBaseUrl ? { PUBLIC_BASE_URL: publicBaseUrl } : {}),
     });
     return (JSON.parse(readFileSync(join(deployments, "localhost.json"), "utf8")) as { address: string }).address;
   } finally {

@@ -6,6 +6,7 @@ import { Client } from "pg";
 
 import { anvilArgs, anvilBinary } from "./anvil-node";
 import { ChainStartError, deployRegistry, ROOT, rpcUrlOf, waitForRpc } from "./embedded-chain";
+import { compiledCodeHash, pointRegistryAt, recordProblem, type RegistryRecord } from "./playground-registry";
 
 /**
  * The playground `npm start` keeps between runs: an Anvil chain whose state lives in a file of the
@@ -30,19 +31,16 @@ export function playgroundDataDir(): string {
   return resolve(ROOT, process.env.PLAYGROUND_DATA_DIR || join(".data", "playground"));
 }
 
-/** What `npm start` records about the registry it deployed on the playground chain. */
-interface RegistryRecord {
-  chainId: number;
-  address: string;
-  deployedAt: string;
-}
-
 export interface PlaygroundChain {
   rpcUrl: string;
   registryAddress: string;
   stateFile: string;
-  /** True when the chain was loaded from an earlier run's state and the registry recorded then is still on it. */
+  /** True when the chain was loaded from an earlier run's state and the registry recorded then is still on it, of the same code. */
   kept: boolean;
+  /** Why the chain's state was kept but not its registry (a new one was deployed); null otherwise. */
+  replaced: string | null;
+  /** Whether a kept registry's token and collection URIs were pointed at publicBaseUrl now. */
+  repointed: boolean;
 }
 
 export interface PlaygroundOptions {
@@ -50,6 +48,8 @@ export interface PlaygroundOptions {
   port: number;
   /** The address granted OPERATOR_ROLE when the registry is deployed. */
   operator: string;
+  /** The service's public address: the registry's tokenURI and contractURI point at its token metadata. */
+  publicBaseUrl: string;
   /** Forget the chain kept in the data folder and start a new one. */
   fresh: boolean;
   /** Told of the Anvil process as soon as it is spawned, with the way to stop it gracefully. */
@@ -108,28 +108,30 @@ export async function startPlaygroundChain(options: PlaygroundOptions): Promise<
   options.onSpawn?.(node, stop);
   try {
     await waitForRpc(rpcUrl, node, `; see ${logFile}${stateKept ? ` (if the chain state cannot be loaded, start fresh: npm run start:fresh)` : ""}`);
-    const recorded = stateKept ? await recordedRegistry(registryFile, rpcUrl) : undefined;
-    const registryAddress = recorded ?? (await deployRegistry(rpcUrl, options.operator));
-    if (!recorded) writeRecord(registryFile, { chainId: PLAYGROUND_CHAIN_ID, address: registryAddress, deployedAt: new Date().toISOString() });
-    return { rpcUrl, registryAddress, stateFile, kept: recorded !== undefined };
+    const codeHash = compiledCodeHash();
+    const recorded = stateKept ? await recordedRegistry(registryFile, rpcUrl, codeHash) : { address: undefined, problem: null };
+    const registryAddress = recorded.address ?? (await deployRegistry(rpcUrl, options.operator, options.publicBaseUrl));
+    if (!recorded.address)
+      writeRecord(registryFile, { chainId: PLAYGROUND_CHAIN_ID, address: registryAddress, codeHash, deployedAt: new Date().toISOString() });
+    const repointed = recorded.address ? await pointRegistryAt(rpcUrl, recorded.address, options.publicBaseUrl) : false;
+    return { rpcUrl, registryAddress, stateFile, kept: recorded.address !== undefined, replaced: recorded.problem, repointed };
   } catch (error) {
     await stop();
     throw error;
   }
 }
 
-/** The recorded registry's address when its code is on the chain at `rpcUrl`, else undefined. */
-async function recordedRegistry(file: string, rpcUrl: string): Promise<string | undefined> {
-  if (!existsSync(file)) return undefined;
-  let record: RegistryRecord;
+/** The recorded registry's address when it can be kept (see recordProblem), else why not. */
+async function recordedRegistry(file: string, rpcUrl: string, codeHash: string): Promise<{ address: string | undefined; problem: string | null }> {
+  let record: Partial<RegistryRecord> = {};
   try {
-    record = JSON.parse(readFileSync(file, "utf8")) as RegistryRecord;
+    if (existsSync(file)) record = JSON.parse(readFileSync(file, "utf8")) as Partial<RegistryRecord>;
   } catch {
-    return undefined;
+    record = {};
   }
-  if (record.chainId !== PLAYGROUND_CHAIN_ID || typeof record.address !== "string") return undefined;
-  const code = await rpc<string>(rpcUrl, "eth_getCode", [record.address, "latest"]);
-  return code && code !== "0x" ? record.address : undefined;
+  const code = typeof record.address === "string" ? await rpc<string>(rpcUrl, "eth_getCode", [record.address, "latest"]) : "0x";
+  const problem = recordProblem(record, PLAYGROUND_CHAIN_ID, code, codeHash);
+  return problem ? { address: undefined, problem } : { address: record.address, problem: null };
 }
 
 function writeRecord(file: string, record: RegistryRecord): void {

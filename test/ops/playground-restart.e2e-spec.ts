@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
+import { Contract, Interface, JsonRpcProvider, Network } from "ethers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { PID_FILE } from "../../scripts/lib/playground";
@@ -13,19 +14,27 @@ import { type NpmStartPlayground, npmStartPlayground, PLAYGROUND_TICKETEER as TI
  * start script runs it) as a child process on a data folder, ports and a `ticket_registry_test_*`
  * database of its own. Sales confirmed before a Ctrl-C (SIGINT) are there after the next start,
  * with the same transactions on the same registry, and new sales confirm; `--fresh` starts a new
- * chain with an empty ledger.
+ * chain with an empty ledger. A ticket claimed on the playground shows in a wallet: its tokenURI leads
+ * to the playground's own metadata, and a kept registry's URIs are pointed back at the playground.
  */
 
 let playground: NpmStartPlayground;
 let api: ApiClient;
 let dataDir: string;
 let chainUrl: string;
+let publicBaseUrl: string;
+
+/** Anvil's development account #0: it deploys the playground's registry and administers it. */
+const ADMIN = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
+const WALLET = "0x52908400098527886E0F7030069857D2E4169EE7";
+const SET_BASE_URI = new Interface(["function setBaseURI(string)"]);
 const start = (...args: string[]) => playground.start(...args);
 
 beforeAll(async () => {
   playground = await npmStartPlayground("playground-restart");
   ({ api, dataDir } = playground);
   chainUrl = `http://127.0.0.1:${playground.ports.chain}`;
+  publicBaseUrl = `http://localhost:${playground.ports.api}`;
 });
 
 afterAll(async () => {
@@ -68,6 +77,18 @@ async function eventWithSale(eventId: string, ticketId: string) {
   return { eventPromise: created.body.txPromise as string, event, ...sold };
 }
 
+/** What a wallet does with a token: tokenURI from the chain, then an HTTP fetch of it. */
+async function tokenAsAWalletSeesIt(tokenId: bigint): Promise<{ uri: string; metadata: any }> {
+  const provider = new JsonRpcProvider(chainUrl, new Network("playground", 31337), { staticNetwork: true });
+  try {
+    const registry = new Contract((await api.get("/api/v1/chain")).body.registryAddress, ["function tokenURI(uint256) view returns (string)"], provider);
+    const uri = (await registry.tokenURI(tokenId)) as string;
+    return { uri, metadata: await (await fetch(uri)).json() };
+  } finally {
+    provider.destroy();
+  }
+}
+
 async function sale(eventId: string, ticketId: string) {
   const sold = await api.post("/api/v1/sold", [{ eventId, ticketId, orderTime: 1_750_000_000, price: "10.00" }]);
   expect(sold.status).toBe(200);
@@ -87,6 +108,23 @@ describe("npm start's playground across restarts", () => {
     const before = await eventWithSale("ev-kept", "t-kept");
     expect(before.sale.txHash).toMatch(/^0x[0-9a-f]{64}$/);
 
+    // A newcomer's claim: the wallet reads the token's name, image and state through tokenURI.
+    const claim = await api.post("/stream", [
+      { action: "updateEvent", data: { eventId: "ev-kept", imageUrl: "https://img.example.com/concert.png" } },
+      { action: "scannedTicket", data: { ticketId: "t-kept" } },
+      { action: "claimedTicket", data: { ticketId: "t-kept", to: WALLET } },
+    ]);
+    for (const entry of claim.body.data) expect((await settled(entry.actionPromise)).status).toBe("confirmed");
+    const tokenId = BigInt((await api.get("/api/v1/tickets/t-kept")).body.chain.tokenId);
+    const seen = await tokenAsAWalletSeesIt(tokenId);
+    expect(seen.uri).toBe(`${publicBaseUrl}/tokens/${tokenId}`);
+    expect(seen.metadata).toMatchObject({ name: `Concert #${tokenId & 0xffffffffffffffffn}`, image: "https://img.example.com/concert.png" });
+    expect(seen.metadata.attributes).toContainEqual({ trait_type: "State", value: "Claimed" });
+    // The admin (Anvil's account #0, which deployed it) points the tokens elsewhere; the next start points them back.
+    await rpc("eth_sendTransaction", [
+      { from: ADMIN, to: registry, data: SET_BASE_URI.encodeFunctionData("setBaseURI", ["https://elsewhere.example/tokens/"]) },
+    ]);
+
     // Ctrl-C: the service stops, then Anvil writes its state; a clean exit, nothing left listening.
     expect(await stop(run, "SIGINT")).toEqual({ code: 0, signal: null });
     await expect(rpc("eth_chainId", [])).rejects.toThrow();
@@ -95,7 +133,9 @@ describe("npm start's playground across restarts", () => {
     // Second start: the same chain and registry, the same ledger.
     run = await start();
     expect(run.output()).toContain("state kept");
+    expect(run.output()).toContain(`its token URIs now at ${publicBaseUrl}`);
     expect((await api.get("/api/v1/chain")).body.registryAddress).toBe(registry);
+    expect((await tokenAsAWalletSeesIt(tokenId)).uri).toBe(`${publicBaseUrl}/tokens/${tokenId}`);
     expect((await api.get("/api/v1/events/ev-kept")).status).toBe(200);
     const ticket = await api.get("/api/v1/tickets/t-kept");
     expect(ticket.status).toBe(200);

@@ -1,0 +1,61 @@
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+
+import { Interface } from "ethers";
+
+import { collectionUri, tokenBaseUri } from "../../src/common/public-urls";
+import { ROOT, runHardhat } from "./embedded-chain";
+
+/** What `npm start` records about the registry it deployed on the playground chain. */
+export interface RegistryRecord {
+  chainId: number;
+  address: string;
+  /** SHA-256 of the compiled runtime code it was deployed from: a registry of older code is replaced. */
+  codeHash?: string;
+  deployedAt: string;
+}
+
+const ARTIFACT = join(ROOT, "artifacts", "contracts", "TicketRegistry.sol", "TicketRegistry.json");
+const URIS = new Interface(["function baseURI() view returns (string)", "function contractURI() view returns (string)"]);
+
+/** SHA-256 of the compiled TicketRegistry's runtime code (the artifact npm start compiles first). */
+export function compiledCodeHash(): string {
+  if (!existsSync(ARTIFACT)) throw new Error(`${ARTIFACT} is missing: compile first (npx hardhat compile)`);
+  const { deployedBytecode } = JSON.parse(readFileSync(ARTIFACT, "utf8")) as { deployedBytecode: string };
+  return createHash("sha256").update(deployedBytecode).digest("hex");
+}
+
+/**
+ * Why the recorded registry cannot be kept, or null when it can: it must be on this chain and be of the
+ * code compiled now (a playground kept from an older version of the service has a registry the service
+ * no longer speaks to; a new one is deployed, and the ledger goes with the old one).
+ */
+export function recordProblem(record: Partial<RegistryRecord>, chainId: number, codeOnChain: string, codeHash: string): string | null {
+  if (record.chainId !== chainId || typeof record.address !== "string") return "no registry is recorded for this chain";
+  if (codeOnChain === "0x") return "the recorded registry is not on the chain";
+  if (record.codeHash !== codeHash) return "the registry's code changed since it was deployed";
+  return null;
+}
+
+/**
+ * Points a kept registry's tokenURI and contractURI at `publicBaseUrl` when they point elsewhere (the
+ * playground started on another port): the admin, Anvil's unlocked account #0 that deployed it, sends
+ * registry:set-uris. Returns whether anything was sent.
+ */
+export async function pointRegistryAt(rpcUrl: string, registryAddress: string, publicBaseUrl: string): Promise<boolean> {
+  const [baseURI, contractURI] = await Promise.all(["baseURI", "contractURI"].map((name) => callString(rpcUrl, registryAddress, name)));
+  if (baseURI === tokenBaseUri(publicBaseUrl) && contractURI === collectionUri(publicBaseUrl)) return false;
+  await runHardhat(["registry:set-uris", "--registry", registryAddress, "--public-base-url", publicBaseUrl, "--network", "localhost"], {
+    LOCALHOST_RPC_URL: rpcUrl,
+  });
+  return true;
+}
+
+async function callString(rpcUrl: string, to: string, name: string): Promise<string> {
+  const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_call", params: [{ to, data: URIS.encodeFunctionData(name) }, "latest"] });
+  const response = await fetch(rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body });
+  const answer = (await response.json()) as { result?: string; error?: { message: string } };
+  if (!answer.result) throw new Error(`${name}(): ${answer.error?.message ?? "no result"}`);
+  return URIS.decodeFunctionResult(name, answer.result)[0] as string;
+}
