@@ -61,7 +61,7 @@ export async function measureChainCapacity(chain: ChainNode, batches: readonly S
     eventIndex: CAPACITY_EVENT_INDEX,
     eventKey: eventKeyOf("capacity", "capacity-event"),
     ticketeer: ticketeerKeyOf("capacity"),
-    details: { name: "Capacity", currency: "EUR", shopUrl: "", imageUrl: "", latitude: 0, longitude: 0, startTime: 0n, endTime: 0n },
+    details: { name: "Capacity", currency: "EUR", shopUrl: "", imageUrl: "", latitude: 0, longitude: 0, startTime: 0n, endTime: 0n, organizer: "" },
   };
   await (await chain.registry.connect(sender).execute(encodeBatch([register]))).wait();
 

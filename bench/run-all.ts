@@ -8,6 +8,7 @@ import { runE2eBench } from "./e2e-bench";
 import { type Figure, meetsRatioGoal, meetsTarget } from "./figures";
 import { measureGasFigures } from "./gas-figures";
 import { machineInfo } from "./machine";
+import { runMetadataBench } from "./metadata-bench";
 import { runOnsaleBench } from "./onsale-bench";
 
 /**
@@ -18,6 +19,7 @@ import { runOnsaleBench } from "./onsale-bench";
  */
 const BENCHMARKS: { name: string; command: string; run: () => Promise<Figure[]> }[] = [
   { name: "API acceptance", command: "npm run bench:api", run: runApiBench },
+  { name: "Token metadata", command: "npm run bench:metadata", run: runMetadataBench },
   { name: "End to end to chain", command: "npm run bench:e2e", run: runE2eBench },
   { name: "Callbacks", command: "npm run bench:callbacks", run: runCallbacksBench },
   { name: "API while the worker drains", command: "npm run bench:drain -- --layout split", run: () => runDrainBench(["split"]) },

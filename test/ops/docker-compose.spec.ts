@@ -199,6 +199,15 @@ describe("the chain service", () => {
     expect(await registry.name()).toBe("Ticket Registry");
   });
 
+  it("points the registry's tokenURI and contractURI at the api's PUBLIC_BASE_URL", async () => {
+    const registry = TicketRegistry__factory.connect(workerEnv.REGISTRY_ADDRESS, provider);
+    const publicBaseUrl = containerEnvironment("api").PUBLIC_BASE_URL;
+    expect(publicBaseUrl).toBe("http://localhost:3000");
+    expect(loadConfig(containerEnvironment("api")).app.publicBaseUrl).toBe(publicBaseUrl);
+    expect(await registry.baseURI()).toBe(`${publicBaseUrl}/tokens/`);
+    expect(await registry.contractURI()).toBe(`${publicBaseUrl}/tokens/collection`);
+  });
+
   it("makes every key of the worker an operator of that registry", async () => {
     const registry = TicketRegistry__factory.connect(workerEnv.REGISTRY_ADDRESS, provider);
     const role = await registry.OPERATOR_ROLE();
@@ -416,6 +425,8 @@ function nestBuildOutput(source: string): string {
 /** The caller's environment without anything that would point the deploy script at another chain, key or record. */
 function withoutChainVariables(env: NodeJS.ProcessEnv): Record<string, string | undefined> {
   return Object.fromEntries(
-    Object.entries(env).filter(([name]) => !/^(REGISTRY_|CHAIN_NODE_|DEPLOYER_PRIVATE_KEY$|DEPLOYMENTS_DIR$|HARDHAT_NETWORK$|LOCALHOST_RPC_URL$)/.test(name)),
+    Object.entries(env).filter(
+      ([name]) => !/^(REGISTRY_|CHAIN_NODE_|DEPLOYER_PRIVATE_KEY$|DEPLOYMENTS_DIR$|HARDHAT_NETWORK$|LOCALHOST_RPC_URL$|PUBLIC_BASE_URL$)/.test(name),
+    ),
   );
 }
