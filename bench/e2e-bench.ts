@@ -9,6 +9,7 @@ import { startCallbackSink } from "./callback-sink";
 import { measureChainCapacity, serviceSaleBatches } from "./chain-capacity";
 import { describeLimit, type Figure, meetsRatioGoal, meetsTarget, ratioOf } from "./figures";
 import { CHAIN_NODE_KINDS, CHAIN_NODE_LABELS, type ChainNodeKind, startChainNode } from "./stack/chain-node";
+import { poster } from "./poster";
 import { runDirectory } from "./stack/run-directory";
 import { Teardown } from "./stack/teardown";
 
@@ -146,17 +147,6 @@ async function runOnNode(node: ChainNodeKind): Promise<Figure> {
   } finally {
     await teardown.run();
   }
-}
-
-function poster(baseUrl: string, apiKey: string) {
-  return async (path: string, body: unknown): Promise<void> => {
-    const response = await fetch(baseUrl + path, {
-      method: "POST",
-      headers: { "content-type": "application/json", "x-api-key": apiKey },
-      body: JSON.stringify(body),
-    });
-    if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
-  };
 }
 
 function soldActions(eventId: string, offset: number, count: number) {

@@ -9,6 +9,7 @@ import { describeLimit, type Figure, meetsTarget, ratioOf, writeFigures } from "
 import { CHAIN_NODE_LABELS, startChainNode } from "./stack/chain-node";
 import { createDatabase } from "./stack/database";
 import { type RpcCalls, startRpcCounter } from "./stack/rpc-counter";
+import { poster } from "./poster";
 import { runDirectory } from "./stack/run-directory";
 import { spawnService, waitForHealth } from "./stack/service-process";
 import { Teardown } from "./stack/teardown";
@@ -279,17 +280,6 @@ function checkMetadata(token: LedgerToken, status: number, body: string): string
 }
 
 const round = (value: number) => Math.round(value * 10) / 10;
-
-function poster(baseUrl: string, apiKey: string) {
-  return async (path: string, body: unknown): Promise<void> => {
-    const response = await fetch(baseUrl + path, {
-      method: "POST",
-      headers: { "content-type": "application/json", "x-api-key": apiKey },
-      body: JSON.stringify(body),
-    });
-    if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
-  };
-}
 
 function soldActions(eventId: string, count: number) {
   return Array.from({ length: count }, (_, i) => ({

@@ -140,6 +140,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tickets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your tickets whose token an address holds (entry by wallet, support, resale checks)
+         * @description The holder is the token's owner on chain as confirmed, as each ticket view's holder says: a wallet after the claim and after every transfer between wallets, a custody or holder address while in custody. Only your organization's tickets. Pages of at most 100, in tokenId order: pass nextCursor as cursor for the next.
+         */
+        get: operations["listTicketsByHolder"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tickets/{ticketId}": {
         parameters: {
             query?: never;
@@ -251,6 +271,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/verify/tokens/{tokenId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Public page of one token (HTML, no API key): its ticket's sale, holder, flags, event and transaction hashes, read from the chain
+         * @description The page a token's metadata links to as external_url, addressed by tokenId: found by the tokenId the registry's TicketSold log indexes, then read as GET /verify/{ticketId} reads a ticket. Shows no raw ticketId or eventId, which the chain never holds. Limited per client IP as that page is.
+         */
+        get: operations["verifyTokenPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/verify/{ticketId}": {
         parameters: {
             query?: never;
@@ -267,6 +307,48 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tokens/collection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The collection's metadata (ERC-7572), where the registry's contractURI points; no API key
+         * @description name and symbol read from the registry; description, image and external_link configured (COLLECTION_*).
+         */
+        get: operations["getCollectionMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /** CORS preflight of the collection metadata: any origin may GET it */
+        options: operations["collectionMetadataPreflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tokens/{tokenId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A token's ERC-721 metadata JSON, where the registry's tokenURI points; no API key
+         * @description Read from the registry and its logs (the ticket's flags, resales, last price and its event's details), except the image, which is the ticket's uri from the ledger where the integrator gave one. Never shows a raw ticketId or eventId. Answers as of the chain's latest block, at most METADATA_HEAD_MAX_AGE_MS old; tokens are kept in memory until the registry's ERC-4906 logs say they changed. Limited per client IP (METADATA_RATE_LIMIT_REQUESTS per METADATA_RATE_LIMIT_WINDOW_SECONDS).
+         */
+        get: operations["getTokenMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /** CORS preflight of a token's metadata: any origin may GET it */
+        options: operations["tokenMetadataPreflight"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -489,7 +571,7 @@ export interface components {
              * @example invalid_field
              * @enum {string}
              */
-            code: "invalid_json" | "invalid_body" | "too_many_items" | "payload_too_large" | "invalid_item" | "invalid_field" | "unknown_action" | "ticketeer_mismatch" | "event_exists" | "event_not_found" | "ticket_exists" | "ticket_not_found" | "ticket_checked_in" | "ticket_invalidated" | "ticket_claimed" | "ticket_not_checked_in" | "action_not_found" | "callback_not_found" | "not_found" | "rate_limited" | "idempotency_key_reused" | "idempotency_key_in_use" | "https_required" | "internal_error";
+            code: "invalid_json" | "invalid_body" | "too_many_items" | "payload_too_large" | "invalid_item" | "invalid_field" | "unknown_action" | "ticketeer_mismatch" | "event_exists" | "event_not_found" | "ticket_exists" | "ticket_not_found" | "ticket_checked_in" | "ticket_invalidated" | "ticket_claimed" | "ticket_not_checked_in" | "action_not_found" | "callback_not_found" | "token_not_found" | "not_found" | "rate_limited" | "idempotency_key_reused" | "idempotency_key_in_use" | "https_required" | "service_unavailable" | "internal_error";
             /** @example price is not a non-negative decimal number such as 12.50 */
             message: string;
             /**
@@ -550,6 +632,12 @@ export interface components {
             code: "onchain_event_exists" | "onchain_event_unknown" | "onchain_ticket_exists" | "onchain_ticket_unknown" | "onchain_ticket_checked_in" | "onchain_ticket_not_checked_in" | "onchain_ticket_invalidated" | "onchain_ticket_claimed" | "onchain_price_not_representable" | "onchain_invalid_receiver" | "onchain_resale_limit_reached" | "onchain_invalid_event_index" | "onchain_invalid_serial" | "onchain_refused" | "onchain_reverted" | "onchain_unencodable" | "onchain_item_too_large";
             message: string;
         };
+        TransferDto: {
+            /** @example 0x52908400098527886E0F7030069857D2E4169EE7 */
+            from: string;
+            /** @example 0x8ba1f109551bD432803012645Ac136ddd64DBA72 */
+            to: string;
+        };
         ActionViewDto: {
             /**
              * Format: uuid
@@ -557,12 +645,12 @@ export interface components {
              */
             actionPromise: string;
             /**
-             * @description What the action does; the callback's action name.
+             * @description What the action does; the callback's action name. transferred: the token, claimed to a wallet, moved to another wallet on chain (found in the registry's Transfer logs, not requested).
              * @enum {string}
              */
-            action: "newEvent" | "updateEvent" | "sold" | "resold" | "scanned" | "invalidated" | "updateTicket" | "claimed";
+            action: "newEvent" | "updateEvent" | "sold" | "resold" | "scanned" | "invalidated" | "updateTicket" | "claimed" | "transferred";
             /**
-             * @description The endpoint or stream action it was sent as.
+             * @description The endpoint or stream action it was sent as; chain for a transferred action, which nobody requested.
              * @example soldTicket
              */
             requestedAs: string;
@@ -582,6 +670,8 @@ export interface components {
             blockHash: string | null;
             /** @description Why the action failed on chain; null unless status is error. */
             error: components["schemas"]["ActionErrorDto"] | (never | null);
+            /** @description For a transferred action, the wallets the token moved between; null for every other action. */
+            transfer: components["schemas"]["TransferDto"] | (never | null);
             /** Format: date-time */
             acceptedAt: string;
             /** Format: date-time */
@@ -715,6 +805,11 @@ export interface components {
             claimed: boolean;
             /** @description Wallet the ticket was claimed to. */
             claimedTo: string | null;
+            /**
+             * @description The token's owner on chain, as confirmed (CONFIRMATIONS): its event's custody address after the sale, a keyless holder address after a resale, the wallet after the claim, and whoever holds it after transfers between wallets (each one a transferred action and callback). Null until the sale is confirmed.
+             * @example 0x52908400098527886E0F7030069857D2E4169EE7
+             */
+            holder: string | null;
             /** @description Accepted resales. */
             resales: number;
             /**
@@ -727,6 +822,11 @@ export interface components {
             orderTime: number | string;
             chain: components["schemas"]["TicketChainViewDto"];
             actions: components["schemas"]["ActionViewDto"][];
+        };
+        TicketPageDto: {
+            data: components["schemas"]["TicketViewDto"][];
+            /** @description Pass it as cursor for the next page; null on the last page. */
+            nextCursor: string | null;
         };
         NewEventDto: {
             /**
@@ -998,12 +1098,12 @@ export interface components {
              */
             actionPromise: string;
             /**
-             * @description What the action does; the callback's action name.
+             * @description What the action does; the callback's action name. transferred: the token, claimed to a wallet, moved to another wallet on chain (found in the registry's Transfer logs, not requested).
              * @enum {string}
              */
-            action: "newEvent" | "updateEvent" | "sold" | "resold" | "scanned" | "invalidated" | "updateTicket" | "claimed";
+            action: "newEvent" | "updateEvent" | "sold" | "resold" | "scanned" | "invalidated" | "updateTicket" | "claimed" | "transferred";
             /**
-             * @description The endpoint or stream action it was sent as.
+             * @description The endpoint or stream action it was sent as; chain for a transferred action, which nobody requested.
              * @example soldTicket
              */
             requestedAs: string;
@@ -1023,6 +1123,8 @@ export interface components {
             blockHash: string | null;
             /** @description Why the action failed on chain; null unless status is error. */
             error: components["schemas"]["ActionErrorDto"] | (never | null);
+            /** @description For a transferred action, the wallets the token moved between; null for every other action. */
+            transfer: components["schemas"]["TransferDto"] | (never | null);
             /** Format: date-time */
             acceptedAt: string;
             /** Format: date-time */
@@ -1043,6 +1145,64 @@ export interface components {
             confirmations: number | "finalized";
             /** @description JSON-RPC URL; only in the embedded development mode. */
             rpcUrl?: string | null;
+        };
+        CollectionMetadataDto: {
+            /**
+             * @description The registry's ERC-721 name, read from the chain.
+             * @example Ticket Registry
+             */
+            name: string;
+            /**
+             * @description The registry's ERC-721 symbol, read from the chain.
+             * @example TICKET
+             */
+            symbol: string;
+            /** @description COLLECTION_DESCRIPTION. */
+            description: string;
+            /** @description COLLECTION_IMAGE_URL; absent when not set. */
+            image?: string;
+            /**
+             * @description COLLECTION_EXTERNAL_LINK, else PUBLIC_BASE_URL.
+             * @example https://registry.example.com
+             */
+            external_link: string;
+        };
+        TokenAttributeDto: {
+            /**
+             * @description Event, Organizer, Start and End (dates), Venue latitude and Venue longitude, Ticket number, State, Resales, Last price, Currency. What the event left unset (no name, no times, no venue) is left out.
+             * @example State
+             */
+            trait_type: string;
+            /**
+             * @description A string, or a number for dates (Unix seconds), coordinates, counts and the price. State is one of Valid, Checked in, Invalidated, Claimed.
+             * @example Checked in
+             */
+            value: string | number;
+            /**
+             * @description date: value is Unix seconds; number: a count or an amount.
+             * @enum {string}
+             */
+            display_type?: "date" | "number";
+        };
+        TokenMetadataDto: {
+            /**
+             * @description The event's name and the ticket's number within it (its serial).
+             * @example Concert in the Park #12
+             */
+            name: string;
+            /** @example Ticket #12 to Concert in the Park, organized by Example Tickets B.V., starting 2030-03-17 17:46 UTC. State: Checked in. */
+            description: string;
+            /**
+             * @description The ticket's own uri where the integrator gave one (soldTicket or updateTicket), else the event's imageUrl; absent when neither is set.
+             * @example https://img.example.com/concert.png
+             */
+            image?: string;
+            /**
+             * @description The token's public page, addressed by tokenId: what the chain records of it, with the transactions.
+             * @example https://registry.example.com/verify/tokens/55340232221128654860
+             */
+            external_url: string;
+            attributes: components["schemas"]["TokenAttributeDto"][];
         };
         CallbackAttemptDto: {
             /** Format: date-time */
@@ -1868,6 +2028,85 @@ export interface operations {
             };
         };
     };
+    listTicketsByHolder: {
+        parameters: {
+            query: {
+                limit?: number;
+                /** @description The nextCursor of the page before. */
+                cursor?: unknown;
+                /** @description An address, lower case or with its EIP-55 checksum. */
+                holder: unknown;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TicketPageDto"];
+                };
+            };
+            /** @description invalid_field naming holder (missing or not an address), cursor or limit. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Missing, unknown or revoked X-Api-Key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenBodyDto"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the endpoint's size cap. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description invalid_body: the body is not UTF-8 (a Content-Encoding or charset the service does not read). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description internal_error: something went wrong on the service's side (the database away, say); nothing of the request was applied. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
     getTicket: {
         parameters: {
             query?: never;
@@ -2426,6 +2665,97 @@ export interface operations {
             };
         };
     };
+    verifyTokenPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tokenId in decimal */
+                tokenId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The token's ticket as the chain records it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /**
+             * @description Not a token id (decimal digits)
+             *
+             *     As JSON (application/json): invalid_json (a body that is not JSON, whatever the method), https_required (plain HTTP where HTTPS is required), invalid_field (a path or query parameter the route refuses: a NUL or a lone surrogate in any, a value outside its documented range; or a malformed Idempotency-Key).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Not found on chain: no sale of this token is recorded */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description payload_too_large: the body exceeds the endpoint's size cap. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description invalid_body: the body is not UTF-8 (a Content-Encoding or charset the service does not read). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Too many pages from this client IP; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description internal_error: something went wrong on the service's side (the database away, say); nothing of the request was applied. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description The chain cannot be read just now, or none is configured */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
     verifyTicketPage: {
         parameters: {
             query?: {
@@ -2519,6 +2849,229 @@ export interface operations {
                 content: {
                     "text/html": string;
                 };
+            };
+        };
+    };
+    getCollectionMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Changes when the answer does; send it back as If-None-Match for a 304. */
+                    ETag?: string;
+                    /** @description public, max-age=60 (5 s for a 404). */
+                    "Cache-Control"?: string;
+                    /** @description *: wallet web apps fetch it from their own origin. */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollectionMetadataDto"];
+                };
+            };
+            /** @description Not modified: the If-None-Match ETag is still the answer's. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_json (a body that is not JSON, whatever the method), https_required (plain HTTP where HTTPS is required), invalid_field (a path or query parameter the route refuses: a NUL or a lone surrogate in any, a value outside its documented range; or a malformed Idempotency-Key). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the endpoint's size cap. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description invalid_body: the body is not UTF-8 (a Content-Encoding or charset the service does not read). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description rate_limited: too many requests from this client IP; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description internal_error: something went wrong on the service's side (the database away, say); nothing of the request was applied. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description service_unavailable: the chain cannot be read just now, or none is configured; see Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    collectionMetadataPreflight: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Access-Control-Allow-Origin: *, Access-Control-Allow-Methods: GET, HEAD, OPTIONS, Access-Control-Allow-Headers: If-None-Match. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getTokenMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tokenId in decimal, as tokenURI ends: eventIndex << 64 | serial. */
+                tokenId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Changes when the answer does; send it back as If-None-Match for a 304. */
+                    ETag?: string;
+                    /** @description public, max-age=60 (5 s for a 404). */
+                    "Cache-Control"?: string;
+                    /** @description *: wallet web apps fetch it from their own origin. */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenMetadataDto"];
+                };
+            };
+            /** @description Not modified: the If-None-Match ETag is still the answer's. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_field (field tokenId): not a decimal integer below 2^256. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description token_not_found: no such token was minted (yet). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the endpoint's size cap. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description invalid_body: the body is not UTF-8 (a Content-Encoding or charset the service does not read). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description rate_limited: too many requests from this client IP; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description internal_error: something went wrong on the service's side (the database away, say); nothing of the request was applied. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description service_unavailable: the chain or the database cannot be read just now, or no chain is configured; see Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    tokenMetadataPreflight: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tokenId in decimal. */
+                tokenId: unknown;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Access-Control-Allow-Origin: *, Access-Control-Allow-Methods: GET, HEAD, OPTIONS, Access-Control-Allow-Headers: If-None-Match. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

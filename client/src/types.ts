@@ -41,6 +41,10 @@ export type ActionState = ActionStatus["status"];
 export type EventView = OkBody<"/api/v1/events/{eventId}", "get">;
 /** GET /api/v1/tickets/{ticketId}. */
 export type TicketView = OkBody<"/api/v1/tickets/{ticketId}", "get">;
+/** GET /api/v1/tickets?holder=…: a page of the tickets an address holds. */
+export type TicketPage = OkBody<"/api/v1/tickets", "get">;
+/** GET /tokens/{tokenId}: a token's ERC-721 metadata JSON (public). */
+export type TokenMetadata = OkBody<"/tokens/{tokenId}", "get">;
 /** GET /api/v1/callbacks/{callbackId}: a callback with its delivery attempts. */
 export type CallbackView = OkBody<"/api/v1/callbacks/{callbackId}", "get">;
 

@@ -36,6 +36,10 @@ export interface CallbackBody {
   tokenId: string | null;
   chainId: number | null;
   registryAddress: string | null;
+  /** A `transferred` callback only: the wallet the claimed token left. */
+  from?: string;
+  /** A `transferred` callback only: the wallet it went to. */
+  to?: string;
 }
 
 /** Incoming request headers: Node's `IncomingHttpHeaders` (lower-case names), a plain record or a fetch `Headers`. */

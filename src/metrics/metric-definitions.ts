@@ -112,6 +112,18 @@ export const METRICS = {
   ),
   feesNeeded: metric("gauge", "chain_fees_needed_wei", "The maxFeePerGas a transaction needs at the latest check: the latest base fee plus the tip, in wei"),
 
+  // Transfers of claimed tokens, followed by the worker in the registry's Transfer logs
+  transfersRecorded: metric(
+    "counter",
+    "chain_transfers_recorded_total",
+    "Moves of claimed tokens between wallets recorded as transferred actions (each called back once)",
+  ),
+  transferFollowerBehind: metric(
+    "gauge",
+    "chain_transfer_follower_behind_blocks",
+    "Confirmed blocks the transfer follower has not read yet, at its latest pass (0 when it is caught up)",
+  ),
+
   // Callbacks
   callbackAttempts: metric(
     "counter",

@@ -1,7 +1,7 @@
 import { concat, getAddress, getBytes, toBeHex, toUtf8Bytes } from "ethers";
 
 import { encodePrice } from "./registry-price";
-import { toFixedCoordinate } from "./registry-coordinates";
+import { fromFixedCoordinate, toFixedCoordinate } from "./registry-coordinates";
 
 /** Action codes of the batch wire format (contracts/libraries/BatchReader.sol). */
 export const BatchActionCode = {
@@ -26,6 +26,28 @@ export interface RegistryEventDetails {
   endTime: bigint;
   /** The organizing company's public name: what a ticket's metadata shows as its organizer. */
   organizer: string;
+}
+
+/** EventDetails as the registry's EventRegistered and EventUpdated logs decode them: coordinates in its fixed point. */
+export interface RegistryEventDetailsLog extends Omit<RegistryEventDetails, "latitude" | "longitude"> {
+  latitude: bigint;
+  longitude: bigint;
+}
+
+/** Logged event details with their coordinates in degrees. */
+export function eventDetailsOf(logged: RegistryEventDetailsLog): RegistryEventDetails {
+  const { name, currency, shopUrl, imageUrl, latitude, longitude, startTime, endTime, organizer } = logged;
+  return {
+    name,
+    currency,
+    shopUrl,
+    imageUrl,
+    latitude: fromFixedCoordinate(latitude),
+    longitude: fromFixedCoordinate(longitude),
+    startTime,
+    endTime,
+    organizer,
+  };
 }
 
 export type RegistryBatchItem =

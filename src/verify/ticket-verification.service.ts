@@ -6,7 +6,7 @@ import type { TicketSoldEvent } from "../../typechain-types/contracts/TicketRegi
 import { ChainClient } from "../chain/chain-client";
 import type { AppConfig } from "../config/app-config";
 import { InjectConfig } from "../config/config.module";
-import { eventKeyOf, splitTokenId, ticketHashOf } from "../registry";
+import { eventKeyOf, type RegistryEventDetailsLog, splitTokenId, ticketHashOf } from "../registry";
 
 /** Where and when something happened on chain, and how deep it is now. */
 export interface ChainTx {
@@ -16,17 +16,7 @@ export interface ChainTx {
   depth: number;
 }
 
-export interface EventDetailsOnChain {
-  name: string;
-  currency: string;
-  shopUrl: string;
-  imageUrl: string;
-  latitude: bigint;
-  longitude: bigint;
-  startTime: bigint;
-  endTime: bigint;
-  organizer: string;
-}
+export type EventDetailsOnChain = RegistryEventDetailsLog;
 
 export interface VerifiedEvent {
   eventIndex: bigint;

@@ -7,6 +7,7 @@ import { DELIVERY_ENV, stream, verifyCallback } from "../support/callbacks-e2e";
 import { type Api, allSettled, tokenIds, uid } from "../support/chain-e2e";
 import { metadataProblems } from "../support/erc721-metadata";
 import { type HttpsReceiver, startHttpsReceiver } from "../support/https-receiver";
+import { scrapeMetrics } from "../support/metrics-scrape";
 import { eventually, HARDHAT_KEYS, startTestChain, type TestChain } from "../support/test-chain";
 import { startTestApp, type TestApp } from "../support/test-app";
 
@@ -260,6 +261,28 @@ describe("the service follows the token after the claim", () => {
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(receiver.requests("/callbacks").filter((request) => JSON.parse(request.body).action === "transferred")).toHaveLength(2);
     expect((await api.get(`/api/v1/tickets/${ticketId}`)).body.actions.filter((action: any) => action.action === "transferred")).toHaveLength(2);
+    const recorded = (await scrapeMetrics(testApp.baseUrl)).samples.find((sample) => sample.name === "ticket_registry_chain_transfers_recorded_total");
+    expect(recorded?.value).toBe(2);
+
+    // In the callback log like any callback, and redeliverable: the same body and webhook-id again.
+    const logged = (await api.get(`/api/v1/callbacks?eventId=${encodeURIComponent(eventId)}`)).body.filter((entry: any) => entry.action === "transferred");
+    expect(logged.map((entry: any) => [entry.actionPromise, entry.status])).toEqual(
+      expect.arrayContaining([
+        [transferred[0].actionPromise, "delivered"],
+        [transferred[1].actionPromise, "delivered"],
+      ]),
+    );
+    const firstLogged = logged.find((entry: any) => entry.actionPromise === transferred[0].actionPromise);
+    expect((await api.post(`/api/v1/callbacks/${firstLogged.callbackId}/redeliver`, {})).status).toBe(200);
+    const again = await eventually(
+      async () => {
+        const sent = receiver.requests("/callbacks").filter((request) => request.headers["webhook-id"] === firstLogged.callbackId);
+        return sent.length === 2 ? sent : undefined;
+      },
+      20_000,
+      "the redelivered transfer callback",
+    );
+    expect(again[1].body).toBe(again[0].body);
   });
 
   it("lists the tickets an address holds a page at a time, only the organization's own", async () => {

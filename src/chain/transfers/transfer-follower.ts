@@ -1,11 +1,15 @@
 import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationBootstrap } from "@nestjs/common";
+import { InjectMetric } from "@willsoto/nestjs-prometheus";
 import { getAddress, type JsonRpcProvider } from "ethers";
+import type { Counter, Gauge } from "prom-client";
 
 import type { AppConfig } from "../../config/app-config";
 import { InjectConfig } from "../../config/config.module";
+import { METRICS } from "../../metrics/metric-definitions";
 import { custodyMaskOf } from "../../registry";
 import { ChainClient } from "../chain-client";
 import { confirmedThrough } from "../confirmed-block";
+import { PollingLoop } from "../polling-loop";
 import { SignerLocks } from "../writer/signer-locks";
 import { CursorMovedError, type LogCursor, TransfersStore } from "./transfers.store";
 import { walletTransfers } from "./wallet-transfers";
@@ -25,9 +29,11 @@ const REWIND_BLOCKS = 256;
 @Injectable()
 export class TransferFollower implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(TransferFollower.name);
-  private timer: NodeJS.Timeout | undefined;
-  private running = false;
-  private stopped = false;
+  private readonly loop = new PollingLoop(
+    () => this.pass(),
+    () => this.config.chain.transfers.pollIntervalMs,
+    (error) => this.logger.warn(`following the registry's transfers failed, retrying: ${error.message}`),
+  );
   /** Blocks per log query: TRANSFER_MAX_BLOCK_RANGE, halved while the node refuses a range as too large. */
   private range: number;
 
@@ -36,45 +42,30 @@ export class TransferFollower implements OnApplicationBootstrap, BeforeApplicati
     private readonly store: TransfersStore,
     private readonly locks: SignerLocks,
     @InjectConfig() private readonly config: AppConfig,
+    @InjectMetric(METRICS.transfersRecorded.name) private readonly recordedCounter: Counter<string>,
+    @InjectMetric(METRICS.transferFollowerBehind.name) private readonly behindGauge: Gauge<string>,
   ) {
     this.range = config.chain.transfers.maxBlockRange;
   }
 
   onApplicationBootstrap(): void {
-    if (!this.chain.configured) return;
-    this.schedule(0);
+    if (this.chain.configured) this.loop.start();
   }
 
   beforeApplicationShutdown(): void {
-    this.stopped = true;
-    clearTimeout(this.timer);
+    this.loop.stop();
   }
 
-  /** One pass up to the confirmed block; exposed for tests. */
-  async poll(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
+  /** One pass up to the confirmed block, by the one worker that holds the follower's lock. */
+  private async pass(): Promise<void> {
+    const registryAddress = getAddress(this.chain.registryAddress);
+    const lock = await this.locks.tryAcquire(`transfer-follower:${registryAddress}`);
+    if (!lock) return;
     try {
-      const registryAddress = getAddress(this.chain.registryAddress);
-      const lock = await this.locks.tryAcquire(`transfer-follower:${registryAddress}`);
-      if (!lock) return;
-      try {
-        await this.follow(await this.chain.connect(), registryAddress);
-      } finally {
-        await lock.release();
-      }
+      await this.follow(await this.chain.connect(), registryAddress);
     } finally {
-      this.running = false;
+      await lock.release();
     }
-  }
-
-  private schedule(delay: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.poll()
-        .catch((error: unknown) => this.logger.warn(`following the registry's transfers failed, retrying: ${(error as Error).message}`))
-        .finally(() => this.schedule(this.config.chain.transfers.pollIntervalMs));
-    }, delay);
   }
 
   private async follow(provider: JsonRpcProvider, registryAddress: string): Promise<void> {
@@ -82,14 +73,17 @@ export class TransferFollower implements OnApplicationBootstrap, BeforeApplicati
     const through = await confirmedThrough(provider, this.config.chain.confirmations);
     let cursor = await this.checkedCursor(provider, await this.store.cursor(chainId, registryAddress, this.config.chain.fromBlock));
     const mask = custodyMaskOf(chainId, registryAddress);
-    while (cursor.nextBlock <= through && !this.stopped) {
+    this.behindGauge.set(Math.max(0, through - cursor.nextBlock + 1));
+    while (cursor.nextBlock <= through && !this.loop.isStopped) {
       const to = Math.min(through, cursor.nextBlock + this.range - 1);
       const read = await this.transfersIn(provider, cursor, to, mask);
       if (read === null) continue;
       try {
         const { cursor: moved, recorded } = await this.store.record(cursor, read.transfers, { nextBlock: to + 1, lastBlockHash: read.lastBlockHash });
         if (recorded.length > 0) this.logger.log(`${recorded.length} transfer(s) of claimed tokens in blocks ${cursor.nextBlock} to ${to} recorded`);
+        this.recordedCounter.inc(recorded.length);
         cursor = moved;
+        this.behindGauge.set(Math.max(0, through - cursor.nextBlock + 1));
       } catch (error) {
         if (error instanceof CursorMovedError) return;
         throw error;

@@ -5,7 +5,7 @@ import { TicketRegistry__factory } from "../../../typechain-types";
 import { ChainClient } from "../../chain/chain-client";
 import type { AppConfig } from "../../config/app-config";
 import { InjectConfig } from "../../config/config.module";
-import { fromFixedCoordinate } from "../../registry";
+import { eventDetailsOf, type RegistryEventDetailsLog } from "../../registry";
 import type { EventFacts } from "./token-facts";
 
 /** The registry's view of one ticket, as `tickets(ids)` answers it; a zero holder: never minted. */
@@ -71,29 +71,7 @@ export class RegistryReads {
     );
     const last = logs.at(-1);
     const parsed = last ? registry.parseLog(last) : null;
-    if (!parsed) return null;
-    const details = parsed.args.details as {
-      name: string;
-      organizer: string;
-      currency: string;
-      shopUrl: string;
-      imageUrl: string;
-      latitude: bigint;
-      longitude: bigint;
-      startTime: bigint;
-      endTime: bigint;
-    };
-    return {
-      name: details.name,
-      organizer: details.organizer,
-      currency: details.currency,
-      shopUrl: details.shopUrl,
-      imageUrl: details.imageUrl,
-      latitude: fromFixedCoordinate(details.latitude),
-      longitude: fromFixedCoordinate(details.longitude),
-      startTime: details.startTime,
-      endTime: details.endTime,
-    };
+    return parsed ? eventDetailsOf(parsed.args.details as RegistryEventDetailsLog) : null;
   }
 
   private async logs(topics: string[][], blockNumber: number): Promise<Log[]> {

@@ -1,24 +1,13 @@
 /** What a token's metadata shows, all of it read from the registry and its logs. */
+import type { RegistryEventDetails } from "../../registry";
 
 /** The state a token's metadata shows: one of four, in the words a fan reads. */
 export type TokenState = "Valid" | "Checked in" | "Invalidated" | "Claimed";
 
 export const TOKEN_STATES: readonly TokenState[] = ["Valid", "Checked in", "Invalidated", "Claimed"];
 
-/** An event's details as its last EventRegistered or EventUpdated log records them. */
-export interface EventFacts {
-  name: string;
-  organizer: string;
-  currency: string;
-  shopUrl: string;
-  imageUrl: string;
-  /** Degrees, with the registry's 7 decimals; both 0 when the event gave no venue. */
-  latitude: number;
-  longitude: number;
-  /** Unix seconds; 0 when not set. */
-  startTime: bigint;
-  endTime: bigint;
-}
+/** An event's details as its last EventRegistered or EventUpdated log records them (coordinates in degrees; 0 when unset). */
+export type EventFacts = RegistryEventDetails;
 
 /** A minted token as the chain records it. */
 export interface TokenFacts {

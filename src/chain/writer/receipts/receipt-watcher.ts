@@ -5,6 +5,7 @@ import type { AppConfig } from "../../../config/app-config";
 import { InjectConfig } from "../../../config/config.module";
 import { ChainClient } from "../../chain-client";
 import { confirmedThrough as confirmedBlock } from "../../confirmed-block";
+import { PollingLoop } from "../../polling-loop";
 import type { ChainSigner } from "../../signers";
 import { ChainWriterQueue } from "../../queue/chain-writer.queue";
 import { SignerProgress } from "../progress/signer-progress";
@@ -33,9 +34,11 @@ const UNKNOWN_RESEND_AFTER_MS = 3_000;
 export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(ReceiptWatcher.name);
   private readonly wallets: ChainSigner[];
-  private timer: NodeJS.Timeout | undefined;
-  private running = false;
-  private stopped = false;
+  private readonly loop = new PollingLoop(
+    () => this.watch(),
+    () => this.config.chain.writer.pollIntervalMs,
+    (error) => this.logger.warn(`receipt watch failed, retrying: ${error.message}`),
+  );
   /** Broadcast transactions the node did not know at the last pass, with when it first did not. */
   private readonly unknownSince = new Map<string, number>();
   /** Signers whose node counted fewer transactions than the ledger had confirmed, at the last pass. */
@@ -58,35 +61,22 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
   }
 
   onApplicationBootstrap(): void {
-    if (!this.chain.configured) return;
-    this.schedule(0);
+    if (this.chain.configured) this.loop.start();
   }
 
   /** Stops before the connections close; a restarted watcher picks up where this one stopped. */
   beforeApplicationShutdown(): void {
-    this.stopped = true;
-    clearTimeout(this.timer);
+    this.loop.stop();
   }
 
   /** One pass over every signer; exposed for tests. */
-  async poll(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
-    try {
-      const provider = await this.chain.connect();
-      for (const [shard, wallet] of this.wallets.entries()) await this.watchSigner(provider, shard, wallet);
-    } finally {
-      this.running = false;
-    }
+  poll(): Promise<void> {
+    return this.loop.runOnce();
   }
 
-  private schedule(delay: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.poll()
-        .catch((error: unknown) => this.logger.warn(`receipt watch failed, retrying: ${(error as Error).message}`))
-        .finally(() => this.schedule(this.config.chain.writer.pollIntervalMs));
-    }, delay);
+  private async watch(): Promise<void> {
+    const provider = await this.chain.connect();
+    for (const [shard, wallet] of this.wallets.entries()) await this.watchSigner(provider, shard, wallet);
   }
 
   private async watchSigner(provider: JsonRpcProvider, shard: number, wallet: ChainSigner): Promise<void> {
