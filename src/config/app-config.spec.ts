@@ -5,11 +5,23 @@ import { ConfigError, configVariableNames, DEFAULT_DATABASE_URL, loadConfig } fr
 describe("loadConfig", () => {
   it("defaults to local PostgreSQL and Redis, the all role, port 3000, development mode", () => {
     const sut = loadConfig({});
-    expect(sut.app).toEqual({ mode: "development", role: "all", port: 3000, logLevel: "info", shutdownGraceMs: 0 });
+    expect(sut.app).toEqual({ publicBaseUrl: null, mode: "development", role: "all", port: 3000, logLevel: "info", shutdownGraceMs: 0 });
     expect(sut.database.url).toBe(DEFAULT_DATABASE_URL);
     expect(sut.database.createIfMissing).toBe(true);
     expect(sut.redis.url).toBe("redis://127.0.0.1:6379");
     expect(sut.limits).toMatchObject({ ticketItems: 100, streamActions: 5000 });
+  });
+
+  it("takes PUBLIC_BASE_URL as an http(s) address without query or credentials", () => {
+    expect(loadConfig({ PUBLIC_BASE_URL: "https://registry.example.com/base" }).app.publicBaseUrl).toBe("https://registry.example.com/base");
+    expect(() => loadConfig({ PUBLIC_BASE_URL: "ftp://registry.example.com" })).toThrow(/PUBLIC_BASE_URL must use http: or https:/);
+    expect(() => loadConfig({ PUBLIC_BASE_URL: "https://registry.example.com/?a=1" })).toThrow(/PUBLIC_BASE_URL: .* must have no query/);
+  });
+
+  it("reads the registry's deployment block from REGISTRY_FROM_BLOCK, or from its former name VERIFY_FROM_BLOCK", () => {
+    expect(loadConfig({}).chain.fromBlock).toBe(0);
+    expect(loadConfig({ VERIFY_FROM_BLOCK: "120" }).chain.fromBlock).toBe(120);
+    expect(loadConfig({ VERIFY_FROM_BLOCK: "120", REGISTRY_FROM_BLOCK: "130" }).chain.fromBlock).toBe(130);
   });
 
   it("waits out a shutdown grace in production only, and wants a long admin password", () => {

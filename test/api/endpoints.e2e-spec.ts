@@ -17,7 +17,19 @@ let ticketeerId: string;
 
 const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const TICKET_RESULT_KEYS = ["status", "ticketId", "txPromise"];
-const ACTION_VIEW_KEYS = ["acceptedAt", "action", "actionPromise", "blockHash", "blockNumber", "error", "requestedAs", "status", "txHash", "updatedAt"];
+const ACTION_VIEW_KEYS = [
+  "acceptedAt",
+  "action",
+  "actionPromise",
+  "blockHash",
+  "blockNumber",
+  "error",
+  "requestedAs",
+  "status",
+  "transfer",
+  "txHash",
+  "updatedAt",
+];
 
 const eventKey = (ticketeer: string, eventId: string) =>
   "0x" +
@@ -37,6 +49,7 @@ const waitingAction = (promise: string, action: string, requestedAs: string, sta
   blockNumber: null,
   blockHash: null,
   error: null,
+  transfer: null,
   acceptedAt: expect.stringMatching(ISO_TIME),
   updatedAt: expect.stringMatching(ISO_TIME),
 });
@@ -170,6 +183,7 @@ describe("per-action ticket endpoints", () => {
       invalidated: false,
       claimed: false,
       claimedTo: null,
+      holder: null, // the sale is not confirmed: no chain here
       resales: 1,
       price: "15.00",
       uri: "",

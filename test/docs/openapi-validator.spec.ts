@@ -21,6 +21,7 @@ const ACTION = {
   blockNumber: null,
   blockHash: null,
   error: null,
+  transfer: null,
   acceptedAt: "2026-11-23T10:00:00.000Z",
   updatedAt: "2026-11-23T10:00:00.000Z",
 };

@@ -42,6 +42,18 @@ describe("API documentation", () => {
     expect(Object.keys(page.responses["200"].content)).toEqual(["text/html"]);
   });
 
+  it("documents the token metadata as public JSON, cacheable, with its 404 and 503", () => {
+    for (const path of ["/tokens/{tokenId}", "/tokens/collection"]) {
+      const { get, options } = COMMITTED.paths[path];
+      expect(get.security, path).toBeUndefined();
+      expect(Object.keys(get.responses["200"].content), path).toEqual(["application/json"]);
+      expect(Object.keys(get.responses["200"].headers), path).toEqual(["ETag", "Cache-Control", "Access-Control-Allow-Origin"]);
+      expect(Object.keys(get.responses), path).toEqual(expect.arrayContaining(["200", "304", "429", "503"]));
+      expect(Object.keys(options.responses), path).toEqual(["204"]);
+    }
+    expect(Object.keys(COMMITTED.paths["/tokens/{tokenId}"].get.responses)).toEqual(expect.arrayContaining(["400", "404"]));
+  });
+
   it("serves Swagger UI at /docs without an API key", async () => {
     const response = await fetch(`${testApp.baseUrl}/docs`);
     expect(response.status).toBe(200);
@@ -53,8 +65,8 @@ describe("API documentation", () => {
     expect(COMMITTED.components.schemas.ErrorDetailDto.properties.code.enum).toEqual([...ERROR_CODES]);
     expect(COMMITTED.components.schemas.ForbiddenBodyDto.properties.message.enum).toEqual(["Forbidden"]);
     for (const [path, operations] of Object.entries<Record<string, { security?: unknown; responses: Record<string, unknown> }>>(COMMITTED.paths)) {
-      // Public, no key: health, and the ticket page (src/verify, @Public()).
-      if (path === "/health" || path.startsWith("/health/") || path.startsWith("/verify/")) continue;
+      // Public, no key: health, the ticket pages (src/verify, @Public()) and the token metadata (src/tokens, @Public()).
+      if (path === "/health" || path.startsWith("/health/") || path.startsWith("/verify/") || path.startsWith("/tokens/")) continue;
       for (const operation of Object.values(operations)) {
         expect(operation.security, path).toEqual([{ "api-key": [] }]);
         expect(Object.keys(operation.responses), path).toContain("403");
