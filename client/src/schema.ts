@@ -493,7 +493,7 @@ export interface components {
              */
             eventName?: string;
             /**
-             * @description Kept by the service, not on chain.
+             * @description The organizing company's public name: on chain as the event's organizer, which its tickets' metadata shows (the organization's own name when blank).
              * @default
              * @example Example Tickets B.V.
              */
@@ -836,7 +836,7 @@ export interface components {
              */
             eventName?: string;
             /**
-             * @description Kept by the service, not on chain.
+             * @description The organizing company's public name: on chain as the event's organizer, which its tickets' metadata shows (the organization's own name when blank).
              * @default
              * @example Example Tickets B.V.
              */
@@ -915,7 +915,7 @@ export interface components {
              */
             eventName?: string;
             /**
-             * @description Kept by the service, not on chain.
+             * @description The organizing company's public name: on chain as the event's organizer, which its tickets' metadata shows (the organization's own name when blank).
              * @default
              * @example Example Tickets B.V.
              */

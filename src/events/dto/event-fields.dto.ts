@@ -19,7 +19,13 @@ export class EventFieldsDto {
   @MaxText()
   eventName?: string;
 
-  @ApiPropertyOptional({ maxLength: 255, default: "", example: "Example Tickets B.V.", description: "Kept by the service, not on chain." })
+  @ApiPropertyOptional({
+    maxLength: 255,
+    default: "",
+    example: "Example Tickets B.V.",
+    description:
+      "The organizing company's public name: on chain as the event's organizer, which its tickets' metadata shows (the organization's own name when blank).",
+  })
   @IsOptional()
   @IsString()
   @MaxText()
