@@ -74,9 +74,12 @@ export class TransferFollower implements OnApplicationBootstrap, BeforeApplicati
     let cursor = await this.checkedCursor(provider, await this.store.cursor(chainId, registryAddress, this.config.chain.fromBlock));
     const mask = custodyMaskOf(chainId, registryAddress);
     this.behindGauge.set(Math.max(0, through - cursor.nextBlock + 1));
+    // Asked after `through` was read: a claim mined at or below it was accepted before it was sent, so a
+    // ledger with no claim has no token in a wallet up to there, and the cursor moves there at once.
+    const claims = await this.store.anyClaimAccepted();
     while (cursor.nextBlock <= through && !this.loop.isStopped) {
-      const to = Math.min(through, cursor.nextBlock + this.range - 1);
-      const read = await this.transfersIn(provider, cursor, to, mask);
+      const to = claims ? Math.min(through, cursor.nextBlock + this.range - 1) : through;
+      const read = claims ? await this.transfersIn(provider, cursor, to, mask) : { transfers: [], lastBlockHash: await blockHash(provider, to) };
       if (read === null) continue;
       try {
         const { cursor: moved, recorded } = await this.store.record(cursor, read.transfers, { nextBlock: to + 1, lastBlockHash: read.lastBlockHash });
@@ -96,14 +99,14 @@ export class TransferFollower implements OnApplicationBootstrap, BeforeApplicati
    * refused the range as too large (it is halved for the next try).
    */
   private async transfersIn(provider: JsonRpcProvider, cursor: LogCursor, to: number, mask: bigint) {
-    const last = await provider.getBlock(to);
-    if (!last?.hash) throw new Error(`the node has no block ${to}`);
-    if (!(await this.store.anyClaimAccepted())) return { transfers: [], lastBlockHash: last.hash };
     const transferTopic = this.chain.registry.getEvent("Transfer").topicHash;
     try {
-      const logs = await provider.getLogs({ address: cursor.registryAddress, topics: [transferTopic], fromBlock: cursor.nextBlock, toBlock: to });
+      const [logs, lastBlockHash] = await Promise.all([
+        provider.getLogs({ address: cursor.registryAddress, topics: [transferTopic], fromBlock: cursor.nextBlock, toBlock: to }),
+        blockHash(provider, to),
+      ]);
       this.range = Math.min(this.config.chain.transfers.maxBlockRange, this.range * 2);
-      return { transfers: walletTransfers(logs, transferTopic, mask), lastBlockHash: last.hash };
+      return { transfers: walletTransfers(logs, transferTopic, mask), lastBlockHash };
     } catch (error) {
       if (this.range === 1 || !isRangeRefusal(error)) throw error;
       this.range = Math.max(1, Math.floor(this.range / 2));
@@ -124,6 +127,12 @@ export class TransferFollower implements OnApplicationBootstrap, BeforeApplicati
     );
     return this.store.rewind(cursor, back);
   }
+}
+
+async function blockHash(provider: JsonRpcProvider, blockNumber: number): Promise<string> {
+  const block = await provider.getBlock(blockNumber);
+  if (!block?.hash) throw new Error(`the node has no block ${blockNumber}`);
+  return block.hash;
 }
 
 /** A node's refusal of a log query as too large (geth, Erigon and the hosted providers word it differently). */
