@@ -242,40 +242,27 @@ describe("scripts/deploy.ts and the registry tasks against a Hardhat node", func
       expect(deployRun.stdout).to.include(operator);
     });
 
-    it("refuses a PUBLIC_BASE_URL that is not an http(s) address before sending anything", async function () {
+    /** Runs the deploy script with `extraEnv`; it must fail naming each of `named`, having sent and recorded nothing. */
+    async function expectRefusedBeforeSending(extraEnv: Record<string, string>, named: string[]): Promise<void> {
       const otherDir = fs.mkdtempSync(path.join(os.tmpdir(), "registry-deployments-"));
       try {
         const blockBefore = await provider.getBlockNumber();
-        const result = await runHardhat(["run", "scripts/deploy.ts", "--network", "localhost"], {
-          ...env,
-          DEPLOYMENTS_DIR: otherDir,
-          PUBLIC_BASE_URL: "ftp://tickets.example",
-        });
+        const result = await runHardhat(["run", "scripts/deploy.ts", "--network", "localhost"], { ...env, DEPLOYMENTS_DIR: otherDir, ...extraEnv });
         expect(result.code, describeRun(result)).to.not.equal(0);
-        expect(result.stderr).to.include("PUBLIC_BASE_URL").and.to.include("http");
+        for (const text of named) expect(result.stderr).to.include(text);
         expect(fs.readdirSync(otherDir)).to.be.empty;
         expect(await provider.getBlockNumber()).to.equal(blockBefore);
       } finally {
         fs.rmSync(otherDir, { recursive: true, force: true });
       }
+    }
+
+    it("refuses a PUBLIC_BASE_URL that is not an http(s) address before sending anything", async function () {
+      await expectRefusedBeforeSending({ PUBLIC_BASE_URL: "ftp://tickets.example" }, ["PUBLIC_BASE_URL", "http"]);
     });
 
     it("refuses an invalid operator address before sending anything", async function () {
-      const otherDir = fs.mkdtempSync(path.join(os.tmpdir(), "registry-deployments-"));
-      try {
-        const blockBefore = await provider.getBlockNumber();
-        const result = await runHardhat(["run", "scripts/deploy.ts", "--network", "localhost"], {
-          ...env,
-          DEPLOYMENTS_DIR: otherDir,
-          REGISTRY_OPERATORS: `${operator},0x1234`,
-        });
-        expect(result.code, describeRun(result)).to.not.equal(0);
-        expect(result.stderr).to.include("REGISTRY_OPERATORS").and.to.include("0x1234");
-        expect(fs.readdirSync(otherDir)).to.be.empty;
-        expect(await provider.getBlockNumber()).to.equal(blockBefore);
-      } finally {
-        fs.rmSync(otherDir, { recursive: true, force: true });
-      }
+      await expectRefusedBeforeSending({ REGISTRY_OPERATORS: `${operator},0x1234` }, ["REGISTRY_OPERATORS", "0x1234"]);
     });
   });
 
