@@ -134,10 +134,11 @@ interface ITicketRegistry is ICustodialERC721 {
      * custodial address (see isCustodial) to the claimant's wallet.
      *
      * Emits ERC-4906 BatchMetadataUpdate(fromTokenId, toTokenId) for what changes a token's metadata:
-     * once for each stretch of consecutive items of one event, over the lowest to the highest token its
-     * sales, resales, check-ins, invalidations and claims changed (an item that changes nothing, such as
-     * a repeated check-in or a skipped item, is left out); and once per event update, over every token
-     * the event can have (serials 1 to 2^64 - 1).
+     * once per event of the batch, over the lowest to the highest token of that event its sales, resales,
+     * check-ins, invalidations and claims changed (an item that changes nothing, such as a repeated
+     * check-in or a skipped item, is left out), however the items alternate between up to eight events
+     * (a ninth makes the oldest signal early); and once per event update, over every token the event can
+     * have (serials 1 to 2^64 - 1).
      */
     function execute(bytes calldata batch) external;
 

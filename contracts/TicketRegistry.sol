@@ -407,7 +407,8 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
         return TicketView({
             eventIndex: eventIndex,
             serial: TicketIds.serialOf(tokenId),
-            eventKey: _events[eventIndex].key,
+            // A number above 128 bits names no ticket: its truncated event index must not lend it an event's key.
+            eventKey: tokenId >> 128 == 0 ? _events[eventIndex].key : bytes32(0),
             holder: holder,
             checkedIn: flags & TicketFlags.BITMASK_CHECKED_IN != 0,
             invalidated: flags & TicketFlags.BITMASK_INVALIDATED != 0,

@@ -52,6 +52,13 @@ abstract contract CustodialERC721 is Context, ERC165, IERC721Metadata, IERC721Er
     /// @dev No flag word's key: token ids have 128 bits, so their keys have 122.
     uint256 private constant _NO_BUCKET = type(uint256).max;
 
+    /// @dev Events besides the current one whose changes a batch keeps apart before it signals the oldest: items
+    /// alternating between up to this many events and one more cost one signal per event, not one per stretch.
+    uint256 private constant _PARKED_EVENTS = 7;
+
+    /// @dev Words of one event's pending changes in FlagWord.pending: lowest word, its changes, highest word, its changes.
+    uint256 private constant _PENDING_FIELDS = 4;
+
     // ------------------------------------------------------------------------------------------
     // Storage
     // ------------------------------------------------------------------------------------------
@@ -66,19 +73,26 @@ abstract contract CustodialERC721 is Context, ERC165, IERC721Metadata, IERC721Er
     /**
      * @dev A flag word held in memory across a batch (see {_openFlagWord}): consecutive serials share a word, so a
      * batch reads and writes each of its words once instead of once per ticket. It also collects which tokens
-     * changed (flags or owner) since the last signal, for {_tokensChanged}: the lowest and highest flag words
-     * with a change, and the flags that changed in each, all of one event. Finding the exact lowest and highest
-     * token from those two words at signal time costs a few hundred gas per event, where comparing every ticket
-     * against a running minimum and maximum would cost about 50 gas per ticket.
+     * changed (flags or owner) for {_tokensChanged}, per event: the lowest and highest flag words with a change and
+     * the flags that changed in each, for the event of the latest change (low/high) and for up to _PARKED_EVENTS
+     * others (`parked`), so that items alternating between events cost one signal per event, not one per stretch.
+     * Finding the exact lowest and highest token from those two words when the event is signalled costs a few
+     * hundred gas per event, where comparing every ticket against a running minimum and maximum would cost about
+     * 50 gas per ticket.
      */
     struct FlagWord {
         uint256 bucket; // the word's TicketFlags.flagBucketOf key; _NO_BUCKET before the first read
         uint256 word; // the word as the batch has changed it
         uint256 stored; // the word as storage holds it
-        uint256 lowBucket; // the lowest word with an unsignalled change; _NO_BUCKET when there is none
+        uint256 touched; // tokens of the held word whose owner changed but not their flags (a resale), as flag bits
+        uint256 lowBucket; // the lowest word with an unsignalled change of the current event; _NO_BUCKET when none
         uint256 lowChanges; // its changed bits
-        uint256 highBucket; // the highest word with an unsignalled change; _NO_BUCKET when there is none
+        uint256 highBucket; // the highest such word; _NO_BUCKET when none
         uint256 highChanges; // its changed bits
+        // Other events' unsignalled changes, _PENDING_FIELDS words each: lowBucket, lowChanges, highBucket, highChanges.
+        uint256[] parked; // _PARKED_EVENTS * _PENDING_FIELDS words once an event is parked; none before
+        uint256 parkedEvents; // entries of `parked` in use
+        uint256 oldestParked; // the entry signalled first when one more event needs room
     }
 
     /// @dev XOR mask of every custodial address, unique to this contract and chain (see TicketIds).
@@ -345,7 +359,8 @@ abstract contract CustodialERC721 is Context, ERC165, IERC721Metadata, IERC721Er
         address from = _leaveCustody(tokenId, resales);
         uint256 bucket = TicketFlags.resaleBucketOf(tokenId);
         _resaleCounters[bucket] = TicketFlags.withResales(_resaleCounters[bucket], tokenId, resales + 1);
-        _noteChanges(flags, TicketFlags.flagBucketOf(tokenId), TicketFlags.BITMASK_MINTED << TicketFlags.flagShiftOf(tokenId));
+        _flagsAt(flags, tokenId);
+        flags.touched |= TicketFlags.BITMASK_MINTED << TicketFlags.flagShiftOf(tokenId);
         emit Transfer(from, _holderAddress(tokenId, resales + 1), tokenId);
     }
 
@@ -388,16 +403,10 @@ abstract contract CustodialERC721 is Context, ERC165, IERC721Metadata, IERC721Er
     // ------------------------------------------------------------------------------------------
 
     /// @dev A FlagWord holding no word and no change yet, for a batch to read its tickets' flags through.
-    function _openFlagWord() internal pure returns (FlagWord memory) {
-        return FlagWord({
-            bucket: _NO_BUCKET,
-            word: 0,
-            stored: 0,
-            lowBucket: _NO_BUCKET,
-            lowChanges: 0,
-            highBucket: _NO_BUCKET,
-            highChanges: 0
-        });
+    function _openFlagWord() internal pure returns (FlagWord memory flags) {
+        flags.bucket = _NO_BUCKET;
+        flags.lowBucket = _NO_BUCKET;
+        flags.highBucket = _NO_BUCKET;
     }
 
     /// @dev `tokenId`'s flags, read through `flags`: a word other than the one held is read after the held one is stored.
@@ -423,25 +432,33 @@ abstract contract CustodialERC721 is Context, ERC165, IERC721Metadata, IERC721Er
         flags.word = TicketFlags.withFlags(flags.word, tokenId, added);
     }
 
-    /// @dev Stores the held word and signals every change still pending: the end of a batch.
+    /// @dev Stores the held word and signals every event's pending changes: the end of a batch.
     function _closeFlagWord(FlagWord memory flags) internal {
         _storeFlagWord(flags);
-        _signalChanges(flags);
+        if (flags.lowBucket != _NO_BUCKET) {
+            _signalChanges(flags.lowBucket, flags.lowChanges, flags.highBucket, flags.highChanges);
+        }
+        uint256[] memory parked = flags.parked;
+        uint256 events = flags.parkedEvents;
+        for (uint256 base; base < events * _PENDING_FIELDS; base += _PENDING_FIELDS) {
+            _signalChanges(parked[base], parked[base + 1], parked[base + 2], parked[base + 3]);
+        }
     }
 
-    /// @dev Stores the held word if the batch changed it, and notes which of its tokens changed.
+    /// @dev Stores the held word if the batch changed it, and notes which of its tokens changed (flags or owner).
     function _storeFlagWord(FlagWord memory flags) private {
-        uint256 changes = flags.word ^ flags.stored;
+        uint256 word = flags.word;
+        uint256 changes = (word ^ flags.stored) | flags.touched;
         if (changes == 0) return;
-        _ticketFlags[flags.bucket] = flags.word;
-        flags.stored = flags.word;
+        if (word != flags.stored) {
+            _ticketFlags[flags.bucket] = word;
+            flags.stored = word;
+        }
+        flags.touched = 0;
         _noteChanges(flags, flags.bucket, changes);
     }
 
-    /**
-     * @dev Notes that the tokens of flag word `bucket` whose flag bits are set in `changes` changed. A change of
-     * another event than the ones pending signals those first: a signal covers one event's tokens.
-     */
+    /// @dev Notes that the tokens of flag word `bucket` whose flag bits are set in `changes` changed.
     function _noteChanges(FlagWord memory flags, uint256 bucket, uint256 changes) private {
         uint256 high = flags.highBucket;
         // The common case first: consecutive tokens share the highest word noted so far.
@@ -452,36 +469,62 @@ abstract contract CustodialERC721 is Context, ERC165, IERC721Metadata, IERC721Er
         }
         uint256 low = flags.lowBucket;
         if (low == _NO_BUCKET || TicketFlags.eventIndexOfBucket(bucket) != TicketFlags.eventIndexOfBucket(low)) {
-            _signalChanges(flags);
-            flags.lowBucket = bucket;
-            flags.lowChanges = changes;
-            flags.highBucket = bucket;
-            flags.highChanges = changes;
+            _switchPendingEvent(flags, TicketFlags.eventIndexOfBucket(bucket));
+            low = flags.lowBucket;
+            high = flags.highBucket;
+        }
+        if (low == _NO_BUCKET) {
+            (flags.lowBucket, flags.lowChanges, flags.highBucket, flags.highChanges) = (bucket, changes, bucket, changes);
         } else if (bucket > high) {
-            flags.highBucket = bucket;
-            flags.highChanges = changes;
+            (flags.highBucket, flags.highChanges) = (bucket, changes);
+        } else if (bucket == high) {
+            flags.highChanges |= changes;
+            if (bucket == low) flags.lowChanges |= changes;
         } else if (bucket < low) {
-            flags.lowBucket = bucket;
-            flags.lowChanges = changes;
+            (flags.lowBucket, flags.lowChanges) = (bucket, changes);
         } else if (bucket == low) {
             flags.lowChanges |= changes;
         }
     }
 
-    /// @dev Tells {_tokensChanged} the lowest and highest token of the pending changes, and forgets them.
-    function _signalChanges(FlagWord memory flags) private {
-        uint256 low = flags.lowBucket;
-        if (low == _NO_BUCKET) return;
-        flags.lowBucket = _NO_BUCKET;
-        uint256 high = flags.highBucket;
-        flags.highBucket = _NO_BUCKET;
-        uint256 lowChanges = flags.lowChanges;
+    /**
+     * @dev Makes event `eventIndex` the current one of `flags`' pending changes: the current event's changes are
+     * parked (the oldest parked event is signalled when there is no room; the parked entries are allocated at the
+     * first switch, so that a batch of one event never pays for them), and the new event's parked changes, if any,
+     * become the current ones; otherwise the current changes are empty.
+     */
+    function _switchPendingEvent(FlagWord memory flags, uint256 eventIndex) private {
+        // Nothing is pending before the batch's first change, and nothing is parked then either.
+        if (flags.lowBucket == _NO_BUCKET) return;
+        if (flags.parked.length == 0) flags.parked = new uint256[](_PARKED_EVENTS * _PENDING_FIELDS);
+        uint256[] memory parked = flags.parked;
+        uint256 events = flags.parkedEvents;
+        uint256 base;
+        for (; base < events * _PENDING_FIELDS; base += _PENDING_FIELDS) {
+            if (TicketFlags.eventIndexOfBucket(parked[base]) == eventIndex) break;
+        }
+        bool found = base < events * _PENDING_FIELDS;
+        if (!found && events < _PARKED_EVENTS) {
+            flags.parkedEvents = events + 1;
+        } else if (!found) {
+            base = flags.oldestParked * _PENDING_FIELDS;
+            _signalChanges(parked[base], parked[base + 1], parked[base + 2], parked[base + 3]);
+            flags.oldestParked = (flags.oldestParked + 1) % _PARKED_EVENTS;
+        }
+        (uint256 low, uint256 lowChanges, uint256 high, uint256 highChanges) =
+            found ? (parked[base], parked[base + 1], parked[base + 2], parked[base + 3]) : (_NO_BUCKET, 0, _NO_BUCKET, 0);
+        (parked[base], parked[base + 1], parked[base + 2], parked[base + 3]) =
+            (flags.lowBucket, flags.lowChanges, flags.highBucket, flags.highChanges);
+        (flags.lowBucket, flags.lowChanges, flags.highBucket, flags.highChanges) = (low, lowChanges, high, highChanges);
+    }
+
+    /// @dev Tells {_tokensChanged} the lowest token changed in word `low` and the highest in word `high` (one event's).
+    function _signalChanges(uint256 low, uint256 lowChanges, uint256 high, uint256 highChanges) private {
         uint256 lowestBit;
         unchecked {
             lowestBit = Math.log2(lowChanges & (0 - lowChanges));
         }
-        uint256 highestBit = Math.log2(flags.highChanges);
-        _tokensChanged(TicketFlags.tokenIdAt(low, lowestBit), TicketFlags.tokenIdAt(high, highestBit));
+        _tokensChanged(TicketFlags.tokenIdAt(low, lowestBit), TicketFlags.tokenIdAt(high, Math.log2(highChanges)));
     }
 
     // ------------------------------------------------------------------------------------------

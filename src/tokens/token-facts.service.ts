@@ -49,11 +49,13 @@ export class TokenFactsService {
   async facts(tokenId: bigint): Promise<TokenFacts | null> {
     if (!isTicketTokenId(tokenId)) return null;
     const { number } = await this.head.current();
+    // Taken with the head, before anything else can run: what is read at this block is kept only if no change came since.
+    const generations = { windows: this.windows.generation, events: this.events.generation };
     const window = tokenId >> WINDOW_BITS;
-    return (await this.windows.get(window, () => this.readWindow(window, number))).get(tokenId) ?? null;
+    return (await this.windows.get(window, () => this.readWindow(window, number, generations.events), generations.windows)).get(tokenId) ?? null;
   }
 
-  private async readWindow(window: bigint, blockNumber: number): Promise<Window> {
+  private async readWindow(window: bigint, blockNumber: number, eventsGeneration: number): Promise<Window> {
     const first = window << WINDOW_BITS;
     const ids = Array.from({ length: 1 << Number(WINDOW_BITS) }, (_, i) => first + BigInt(i)).filter((id) => (id & UINT64_MAX) !== 0n);
     const tickets = (await this.reads.tickets(ids, blockNumber)).filter((ticket) => ticket.minted);
@@ -65,7 +67,7 @@ export class TokenFactsService {
         tickets.map((ticket) => ticket.tokenId),
         blockNumber,
       ),
-      this.events.get(eventIndex, () => this.reads.eventDetails(eventIndex, blockNumber)),
+      this.events.get(eventIndex, () => this.reads.eventDetails(eventIndex, blockNumber), eventsGeneration),
     ]);
     for (const ticket of tickets) {
       facts.set(ticket.tokenId, {

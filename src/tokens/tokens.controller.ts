@@ -76,7 +76,13 @@ export class TokensController {
     private readonly collection: CollectionService,
     private readonly rateLimit: MetadataRateLimit,
     @InjectConfig() private readonly config: AppConfig,
-  ) {}
+  ) {
+    if (config.app.mode === "production" && config.app.publicBaseUrl === null) {
+      this.logger.warn(
+        "PUBLIC_BASE_URL is not set: each token's external_url follows the Host header of the request that asked; set it to the api's public address",
+      );
+    }
+  }
 
   @Get(COLLECTION_SEGMENT)
   @Public()

@@ -35,7 +35,8 @@ describe("gas snapshot", () => {
     const { baseline } = readGasSnapshot();
     const worse = structuredClone(baseline!.figures);
     worse.claimed["100"] += baseline!.allowance + 1;
-    worse.resold["100"] += 1_000;
+    worse.sold["100"] += baseline!.allowance;
+    worse.registerEvent += 10_000;
     const before = baseline!.figures.claimed["100"];
     expect(overBaseline(baseline!, worse)).to.deep.equal([`claimed.100: ${before} -> ${worse.claimed["100"]} (allowed ${before + baseline!.allowance})`]);
   });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { CursorMovedError, type LogCursor, TransfersStore } from "../../src/chain/transfers/transfers.store";
 import type { WalletTransfer } from "../../src/chain/transfers/wallet-transfers";
-import { CHAIN, type SeededTicket, WriterLedger } from "../support/writer-ledger";
+import { CHAIN, claim, type SeededTicket, WriterLedger } from "../support/writer-ledger";
 
 let ledger: WriterLedger;
 let sut: TransfersStore;
@@ -112,6 +112,18 @@ describe("TransfersStore", () => {
     );
     expect(await holderOf(event.tickets[0])).toBeNull();
     expect(await sut.cursor(cursor.chainId, cursor.registryAddress, 10)).toMatchObject({ nextBlock: 30 });
+  });
+
+  it("names the tokens whose claim is not final yet, whose transfers must wait for its callback", async () => {
+    const event = await ledger.ownShardEvent(3);
+    const [pending, confirmed, unclaimed] = event.tickets;
+    const ids = await ledger.accept(event, [
+      { ticket: pending, item: claim(pending) },
+      { ticket: confirmed, item: claim(confirmed) },
+    ]);
+    await ledger.sql(`UPDATE chain_actions SET status = 'confirmed' WHERE id = $1`, [ids[1]]);
+    expect(await sut.claimsNotFinal([pending.tokenId, confirmed.tokenId, unclaimed.tokenId])).toEqual(new Set([pending.tokenId]));
+    expect(await sut.claimsNotFinal([])).toEqual(new Set());
   });
 
   it("says whether any ticket was ever claimed", async () => {

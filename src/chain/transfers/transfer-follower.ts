@@ -12,7 +12,7 @@ import { confirmedThrough } from "../confirmed-block";
 import { PollingLoop } from "../polling-loop";
 import { SignerLocks } from "../writer/signer-locks";
 import { CursorMovedError, type LogCursor, TransfersStore } from "./transfers.store";
-import { walletTransfers } from "./wallet-transfers";
+import { type WalletTransfer, walletTransfers } from "./wallet-transfers";
 
 /** How far back the cursor goes when a reorg deeper than the confirmations took a block it had read. */
 const REWIND_BLOCKS = 256;
@@ -79,11 +79,13 @@ export class TransferFollower implements OnApplicationBootstrap, BeforeApplicati
     const claims = await this.store.anyClaimAccepted();
     while (cursor.nextBlock <= through && !this.loop.isStopped) {
       const to = claims ? Math.min(through, cursor.nextBlock + this.range - 1) : through;
-      const read = claims ? await this.transfersIn(provider, cursor, to, mask) : { transfers: [], lastBlockHash: await blockHash(provider, to) };
-      if (read === null) continue;
+      const found = claims ? await this.transfersIn(provider, cursor, to, mask) : { transfers: [], lastBlockHash: await blockHash(provider, to) };
+      if (found === null) continue;
+      const read = await this.upToUnfinishedClaims(provider, found, to);
       try {
-        const { cursor: moved, recorded } = await this.store.record(cursor, read.transfers, { nextBlock: to + 1, lastBlockHash: read.lastBlockHash });
-        if (recorded.length > 0) this.logger.log(`${recorded.length} transfer(s) of claimed tokens in blocks ${cursor.nextBlock} to ${to} recorded`);
+        const { cursor: moved, recorded } = await this.store.record(cursor, read.transfers, { nextBlock: read.nextBlock, lastBlockHash: read.lastBlockHash });
+        if (recorded.length > 0)
+          this.logger.log(`${recorded.length} transfer(s) of claimed tokens in blocks ${cursor.nextBlock} to ${read.nextBlock - 1} recorded`);
         this.recordedCounter.inc(recorded.length);
         cursor = moved;
         this.behindGauge.set(Math.max(0, through - cursor.nextBlock + 1));
@@ -91,7 +93,25 @@ export class TransferFollower implements OnApplicationBootstrap, BeforeApplicati
         if (error instanceof CursorMovedError) return;
         throw error;
       }
+      if (read.nextBlock <= to) return;
     }
+  }
+
+  /**
+   * The transfers read, up to the first block holding a transfer of a token whose claim the receipt watcher has
+   * not finalized yet (both read the same depth, each on its own loop): the cursor stops there, so that a ticket's
+   * claimed callback always comes before its transfers'. The rest is read again at a later pass.
+   */
+  private async upToUnfinishedClaims(
+    provider: JsonRpcProvider,
+    found: { transfers: WalletTransfer[]; lastBlockHash: string },
+    to: number,
+  ): Promise<{ transfers: WalletTransfer[]; nextBlock: number; lastBlockHash: string }> {
+    const waiting = await this.store.claimsNotFinal(found.transfers.map((transfer) => transfer.tokenId));
+    const first = found.transfers.find((transfer) => waiting.has(transfer.tokenId));
+    if (!first) return { ...found, nextBlock: to + 1 };
+    const before = found.transfers.filter((transfer) => transfer.blockNumber < first.blockNumber);
+    return { transfers: before, nextBlock: first.blockNumber, lastBlockHash: await blockHash(provider, first.blockNumber - 1) };
   }
 
   /**

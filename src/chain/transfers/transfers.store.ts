@@ -44,6 +44,17 @@ export class TransfersStore {
     return row.claimed;
   }
 
+  /** The tokens among `tokenIds` whose ticket's claim is not final in the ledger yet (its callback is still to come). */
+  async claimsNotFinal(tokenIds: readonly bigint[]): Promise<Set<bigint>> {
+    if (tokenIds.length === 0) return new Set();
+    const rows = await this.dataSource.query<{ token_id: string }[]>(
+      `SELECT t.token_id FROM tickets t JOIN chain_actions a ON a.ticket_ref = t.id AND a.kind = 'claimed'
+        WHERE t.token_id = ANY($1::numeric[]) AND a.status NOT IN ('confirmed', 'error')`,
+      [[...new Set(tokenIds.map(String))]],
+    );
+    return new Set(rows.map((row) => BigInt(row.token_id)));
+  }
+
   /**
    * In one transaction: every transfer of a ticket of this ledger not recorded before becomes a confirmed
    * `transferred` action of its ticket with its callback, the tickets learn their holders, and the cursor

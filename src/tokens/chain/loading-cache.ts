@@ -1,11 +1,14 @@
 /**
- * A bounded in-memory cache whose misses load once however many ask at the same time. An entry
- * invalidated while its load is in flight is served to those waiting but not kept: it may predate the
- * change. The oldest entries go first when the cache is full (Map keeps insertion order).
+ * A bounded in-memory cache whose misses load once however many ask at the same time, and which keeps a
+ * loaded value only if nothing was invalidated since its caller took the generation it read at: a value
+ * read at a block from before a change is served to its callers but never kept. A load of a key that is
+ * invalidated while in flight is left to its callers; later callers load anew. The oldest entries go first
+ * when the cache is full (Map keeps insertion order).
  */
 export class LoadingCache<K, V> {
   private readonly entries = new Map<K, V>();
-  private readonly loading = new Map<K, { promise: Promise<V>; stale: boolean }>();
+  private readonly loading = new Map<K, Promise<V>>();
+  private invalidations = 0;
 
   constructor(private readonly maxEntries: number) {}
 
@@ -13,27 +16,35 @@ export class LoadingCache<K, V> {
     return this.entries.size;
   }
 
-  /** The cached value, or the one `load` gives (shared with every concurrent caller of the same key). */
-  get(key: K, load: () => Promise<V>): Promise<V> {
-    if (this.entries.has(key)) return Promise.resolve(this.entries.get(key) as V);
-    const pending = this.loading.get(key);
-    if (pending) return pending.promise;
-    const entry = { promise: load(), stale: false };
-    this.loading.set(key, entry);
-    entry.promise.then(
-      (value) => {
-        this.loading.delete(key);
-        if (!entry.stale) this.keep(key, value);
-      },
-      () => this.loading.delete(key),
-    );
-    return entry.promise;
+  /** The count of invalidations so far: take it when choosing what to read at (a block), and hand it to get. */
+  get generation(): number {
+    return this.invalidations;
   }
 
-  /** Forgets the entries whose key `matches`, and keeps none of the loads of such keys in flight. */
+  /** The cached value, or the one `load` gives (shared with every concurrent caller of the same key), kept if no invalidation came after `generation`. */
+  get(key: K, load: () => Promise<V>, generation: number): Promise<V> {
+    if (this.entries.has(key)) return Promise.resolve(this.entries.get(key) as V);
+    const pending = this.loading.get(key);
+    if (pending) return pending;
+    const promise = load();
+    this.loading.set(key, promise);
+    promise.then(
+      (value) => {
+        if (this.loading.get(key) === promise) this.loading.delete(key);
+        if (this.invalidations === generation) this.keep(key, value);
+      },
+      () => {
+        if (this.loading.get(key) === promise) this.loading.delete(key);
+      },
+    );
+    return promise;
+  }
+
+  /** Forgets the entries whose key `matches`; their loads in flight are joined by no later caller. */
   invalidate(matches: (key: K) => boolean): void {
+    this.invalidations += 1;
     for (const key of [...this.entries.keys()]) if (matches(key)) this.entries.delete(key);
-    for (const [key, entry] of this.loading) if (matches(key)) entry.stale = true;
+    for (const key of [...this.loading.keys()]) if (matches(key)) this.loading.delete(key);
   }
 
   clear(): void {

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { encodedItemBytes } from "../../../registry";
 import { planBatch as sut, TRANSACTION_OVERHEAD_BYTES } from "./batch-plan";
 import { BATCH_BASE_GAS } from "./item-gas";
+import { EVENT_SWITCH_GAS, SIGNAL_GAS } from "./metadata-signals";
 import type { PendingAction } from "./pending-action";
 
 const scan = (seq: number): PendingAction => ({
@@ -82,7 +83,28 @@ describe("planBatch", () => {
     // A neighbour shares both; a ticket 64 serials on needs a flag slot of its own; another event needs both again.
     expect(sut([sale(1, event(1n, 1n)), sale(2, event(1n, 2n))], gasOnly(1_000_000)).gasLimit).toBe(first + 9_500);
     expect(sut([sale(1, event(1n, 1n)), sale(2, event(1n, 65n))], gasOnly(1_000_000)).gasLimit).toBe(first + 9_500 + 22_100);
-    expect(sut([sale(1, event(1n, 1n)), sale(2, event(2n, 1n))], gasOnly(1_000_000)).gasLimit).toBe(2 * first - BATCH_BASE_GAS);
+    // Another event also needs a signal of its own, and the move to it.
+    expect(sut([sale(1, event(1n, 1n)), sale(2, event(2n, 1n))], gasOnly(1_000_000)).gasLimit).toBe(2 * first - BATCH_BASE_GAS + EVENT_SWITCH_GAS + SIGNAL_GAS);
+  });
+
+  it("prices items alternating between events as the registry signals them: one signal per event, a switch per move", () => {
+    const checkInOf = (seq: number, eventIndex: bigint): PendingAction => ({
+      ...scan(seq),
+      item: { action: "checkedIn", tokenId: (eventIndex << 64n) | 1n, orderTime: 1n },
+    });
+    // Two events in turn: a signal for the second, then a switch at every move.
+    const alternating = sut(
+      [1n, 2n, 1n, 2n].map((eventIndex, i) => checkInOf(i, eventIndex)),
+      gasOnly(1_000_000),
+    );
+    expect(alternating.gasLimit).toBe(BATCH_BASE_GAS + 4 * 3_000 + 2 * 5_000 + SIGNAL_GAS + 3 * EVENT_SWITCH_GAS);
+    // Nine events in turn, twice: the registry keeps eight apart, so the second round signals each again.
+    const events = [1n, 2n, 3n, 4n, 5n, 6n, 7n, 8n, 9n];
+    const roundRobin = sut(
+      [...events, ...events].map((eventIndex, i) => checkInOf(i, eventIndex)),
+      gasOnly(1_000_000),
+    );
+    expect(roundRobin.gasLimit).toBe(BATCH_BASE_GAS + 18 * 3_000 + 9 * 5_000 + 17 * EVENT_SWITCH_GAS + 17 * SIGNAL_GAS);
   });
 
   it("charges a check-in's flag slot unless an earlier item of the batch wrote it", () => {

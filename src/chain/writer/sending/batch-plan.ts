@@ -1,5 +1,6 @@
 import { encodedItemBytes } from "../../../registry";
 import { BATCH_BASE_GAS, itemGas, storageGas } from "./item-gas";
+import { MetadataSignals } from "./metadata-signals";
 import type { PendingAction } from "./pending-action";
 
 /**
@@ -39,10 +40,11 @@ export function planBatch(waiting: readonly PendingAction[], limits: BatchLimits
   let bytes = TRANSACTION_OVERHEAD_BYTES;
   const actions: PendingAction[] = [];
   const touched = new Set<string>();
+  const signals = new MetadataSignals();
   for (const action of waiting) {
     const storage = storageGas(action.item, touched);
     const size = encodedItemBytes(action.item);
-    const cost = itemGas(action.item) + storage.gas + size * (limits.calldataGasPerByte ?? 0);
+    const cost = itemGas(action.item) + storage.gas + signals.gasOf(action.item) + size * (limits.calldataGasPerByte ?? 0);
     if (gas + cost > limits.gas || bytes + size > limits.bytes) {
       if (actions.length === 0) return { actions, gasLimit: 0, full: true, tooLarge: { action, reason: tooLargeReason(gas + cost, bytes + size, limits) } };
       break;
@@ -50,6 +52,7 @@ export function planBatch(waiting: readonly PendingAction[], limits: BatchLimits
     gas += cost;
     bytes += size;
     for (const slot of storage.slots) touched.add(slot);
+    signals.take(action.item);
     actions.push(action);
   }
   return { actions, gasLimit: gas, full: actions.length < waiting.length };

@@ -15,7 +15,10 @@ const ITEM_GAS: Record<RegistryBatchItem["action"], number> = {
   claimed: 62_000,
 };
 
-/** The transaction's own cost: 21,000 intrinsic gas, the role and pause checks, the loop's setup. */
+/**
+ * The transaction's own cost: 21,000 intrinsic gas, the role and pause checks, the loop's setup, and the
+ * ERC-4906 signal of the batch's first event (about 2,000; every further event is priced by MetadataSignals).
+ */
 export const BATCH_BASE_GAS = 60_000;
 
 export function itemGas(item: RegistryBatchItem): number {
