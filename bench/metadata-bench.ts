@@ -2,13 +2,13 @@ import { randomBytes } from "node:crypto";
 
 import { Client } from "pg";
 
+import { type RpcCalls, startProductionNodeProxy } from "../test/support/production-node-proxy";
 import { generateTestTls, writeTestTls } from "../test/support/test-ca";
 import { freePort } from "../test/support/test-chain";
 import { startCallbackSink } from "./callback-sink";
 import { describeLimit, type Figure, meetsTarget, ratioOf, writeFigures } from "./figures";
 import { CHAIN_NODE_LABELS, startChainNode } from "./stack/chain-node";
 import { createDatabase } from "./stack/database";
-import { type RpcCalls, startRpcCounter } from "./stack/rpc-counter";
 import { poster } from "./poster";
 import { runDirectory } from "./stack/run-directory";
 import { spawnService, waitForHealth } from "./stack/service-process";
@@ -20,7 +20,7 @@ import { median, quantile } from "./stats";
  * event in a row, never read before (cold), by 8 clients at once, then the same 1,000 again (warm).
  * The service runs as an api process (the one answering metadata) and a worker process on a fresh
  * database, on Anvil as a production-like chain (2-second blocks, chain id 80002); the api reaches
- * the node through a counting JSON-RPC proxy (bench/stack/rpc-counter.ts), the worker directly, so
+ * the node through the production node proxy of the tests, which counts the calls, the worker directly, so
  * the calls counted during a crawl are the metadata's. Prints p50, p99 and requests per second of
  * each crawl and the node calls per request beside the targets, and beside the limit: the same
  * 1,000 requests from 8 clients to `GET /health/live` of the same api process, which reads neither
@@ -65,8 +65,8 @@ export async function runMetadataBench(): Promise<Figure[]> {
   try {
     const chain = await startChainNode(logs.path, { kind: "anvil" });
     teardown.add("chain node", chain.stop);
-    const counter = await startRpcCounter(chain.url);
-    teardown.add("JSON-RPC counter", counter.close);
+    const counter = await startProductionNodeProxy(chain.url);
+    teardown.add("JSON-RPC proxy", () => counter.close());
     const tls = writeTestTls(await generateTestTls());
     teardown.add("test TLS files", async () => tls.remove());
     const receiver = await startCallbackSink(tls.certFile, tls.keyFile);
@@ -128,9 +128,9 @@ export async function runMetadataBench(): Promise<Figure[]> {
     await crawl(warmupTokens, metadataUrl, checkMetadata);
     await crawl(warmupTokens, () => `${baseUrl}/health/live`, checkOk);
 
-    counter.reset();
+    counter.resetCounts();
     const cold = { name: `cold: ${TOKENS} tokens, first read`, ...(await crawl(tokens, metadataUrl, checkMetadata)), node: counter.counted() };
-    counter.reset();
+    counter.resetCounts();
     const warm = { name: `warm: the same ${TOKENS} again`, ...(await crawl(tokens, metadataUrl, checkMetadata)), node: counter.counted() };
     // The limit: the same requests to an endpoint of the same process that reads neither the chain nor the database.
     const limit = { name: `limit: GET /health/live ×${TOKENS}`, ...(await crawl(tokens, () => `${baseUrl}/health/live`, checkOk)), node: null };

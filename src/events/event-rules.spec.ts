@@ -297,28 +297,26 @@ describe("updateEvent", () => {
     expect(() => encodeItem(recorded[0].onChain!)).not.toThrow();
   });
 
-  it.each([["callbackUrl", { callbackUrl: "https://integrator.example.com/v2/callbacks" }]])(
-    "records no on-chain item for a change of only %s",
-    async (_fields, fields) => {
-      const event = anEvent();
-      const { context, recorded, touchedEvents } = await acceptanceFixture({ events: [event] });
-      const outcome = updateEvent(context, update(fields), "updateEvent");
-      expect(outcome.error).toBeUndefined();
-      expect(event).toMatchObject(fields);
-      expect(touchedEvents).toEqual([event]);
-      expect(recorded).toEqual([
-        {
-          id: outcome.actionId,
-          kind: "updateEvent",
-          requestedAs: "updateEvent",
-          eventRef: event.id,
-          eventIndex: event.eventIndex,
-          ticketRef: null,
-          onChain: null,
-        },
-      ]);
-    },
-  );
+  it("records no on-chain item for a change of only callbackUrl", async () => {
+    const event = anEvent();
+    const { context, recorded, touchedEvents } = await acceptanceFixture({ events: [event] });
+    const fields = { callbackUrl: "https://integrator.example.com/v2/callbacks" };
+    const outcome = updateEvent(context, update(fields), "updateEvent");
+    expect(outcome.error).toBeUndefined();
+    expect(event).toMatchObject(fields);
+    expect(touchedEvents).toEqual([event]);
+    expect(recorded).toEqual([
+      {
+        id: outcome.actionId,
+        kind: "updateEvent",
+        requestedAs: "updateEvent",
+        eventRef: event.id,
+        eventIndex: event.eventIndex,
+        ticketRef: null,
+        onChain: null,
+      },
+    ]);
+  });
 
   it.each([
     ["eventName", "x"],

@@ -30,10 +30,6 @@ export class ChainActionsRepository {
     return { eventId: ids.event_id, ticketId: ids.ticket_id };
   }
 
-  async listForTicket(ticketRef: string): Promise<ChainAction[]> {
-    return this.repository.find({ where: { ticketRef }, order: { seq: "ASC" } });
-  }
-
   /** The actions of each of these tickets, in acceptance order. */
   async listForTickets(ticketRefs: readonly string[]): Promise<Map<string, ChainAction[]>> {
     const byTicket = new Map<string, ChainAction[]>(ticketRefs.map((ref) => [ref, []]));

@@ -3,6 +3,17 @@ import { createHash } from "node:crypto";
 import { AbiCoder, getBytes } from "ethers";
 
 const UINT64_MAX = (1n << 64n) - 1n;
+const UINT256_LIMIT = 1n << 256n;
+
+/** A token id as tokenURI and the API write it: decimal digits, at most the 78 of 2^256 - 1. */
+export const DECIMAL_TOKEN_ID_PATTERN = /^[0-9]{1,78}$/;
+
+/** A token id written in decimal, or null when `text` is not one below 2^256. */
+export function parseTokenId(text: string): bigint | null {
+  if (!DECIMAL_TOKEN_ID_PATTERN.test(text)) return null;
+  const tokenId = BigInt(text);
+  return tokenId < UINT256_LIMIT ? tokenId : null;
+}
 
 /** tokenId = eventIndex << 64 | serial: the service numbers both, so a token's id is known at acceptance. */
 export function tokenIdOf(eventIndex: bigint, serial: bigint): bigint {

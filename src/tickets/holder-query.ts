@@ -2,12 +2,12 @@ import { getAddress } from "ethers";
 
 import { ApiError } from "../common/errors/api-error";
 import { invalidField } from "../common/errors/error-detail";
+import { DECIMAL_TOKEN_ID_PATTERN } from "../registry";
 
 /** The most tickets one page of GET /api/v1/tickets holds. */
 export const MAX_PAGE_SIZE = 100;
 
 const CURSOR_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
-const TOKEN_ID_PATTERN = /^[0-9]{1,78}$/;
 
 /** GET /api/v1/tickets?holder=…&cursor=…&limit=…, checked: a 400 names the parameter at fault. */
 export class HolderQuery {
@@ -41,7 +41,7 @@ function parseHolder(value: unknown): string {
 function parseCursor(value: unknown): bigint {
   if (value === undefined) return 0n;
   const decoded = typeof value === "string" && CURSOR_PATTERN.test(value) ? Buffer.from(value, "base64url").toString() : "";
-  if (!TOKEN_ID_PATTERN.test(decoded)) throw new ApiError(400, invalidField("cursor", "is not a cursor this endpoint gave (nextCursor)"));
+  if (!DECIMAL_TOKEN_ID_PATTERN.test(decoded)) throw new ApiError(400, invalidField("cursor", "is not a cursor this endpoint gave (nextCursor)"));
   return BigInt(decoded);
 }
 

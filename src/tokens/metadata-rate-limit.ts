@@ -1,5 +1,4 @@
 import { Injectable, Logger } from "@nestjs/common";
-import type { Response } from "express";
 import type Redis from "ioredis";
 
 import { SharedRateLimit } from "../common/http/shared-rate-limit";
@@ -13,20 +12,9 @@ import { InjectRedis } from "../redis/redis.module";
  * cache, narrow enough that nobody anonymous spends the node's quota on tokens that do not exist.
  */
 @Injectable()
-export class MetadataRateLimit {
-  private readonly limit: SharedRateLimit;
-
+export class MetadataRateLimit extends SharedRateLimit {
   constructor(@InjectRedis() redis: Redis, @InjectConfig() config: AppConfig) {
     const { points, durationSeconds } = config.tokenMetadata;
-    this.limit = new SharedRateLimit(
-      redis,
-      { keyPrefix: `${config.redis.keyPrefix}:metadata-rate`, points, durationSeconds },
-      new Logger(MetadataRateLimit.name),
-    );
-  }
-
-  /** Counts one request of `clientIp`; false (with Retry-After set) when it is over the limit. */
-  allow(clientIp: string, response: Response): Promise<boolean> {
-    return this.limit.allow(clientIp, response);
+    super(redis, { keyPrefix: `${config.redis.keyPrefix}:metadata-rate`, points, durationSeconds }, new Logger(MetadataRateLimit.name));
   }
 }

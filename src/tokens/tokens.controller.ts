@@ -21,16 +21,13 @@ import { type ErrorDetail, errorDetail, invalidField } from "../common/errors/er
 import { COLLECTION_SEGMENT, TOKENS_PATH, tokenPageUrl } from "../common/public-urls";
 import type { AppConfig } from "../config/app-config";
 import { InjectConfig } from "../config/config.module";
+import { parseTokenId } from "../registry";
 import { CollectionService } from "./collection.service";
 import { CollectionMetadataDto, TokenMetadataDto } from "./dto/token-metadata.dto";
 import { MetadataRateLimit } from "./metadata-rate-limit";
 import { TokenFactsService } from "./token-facts.service";
 import { tokenMetadata } from "./token-metadata";
 import { TokenUrisStore } from "./token-uris.store";
-
-/** A token id as tokenURI writes it: decimal digits, below 2^256. */
-const TOKEN_ID_PATTERN = /^[0-9]{1,78}$/;
-const UINT256_LIMIT = 1n << 256n;
 
 /** Wallet web apps read metadata from their own origin: any origin may, and may see the ETag. */
 const CORS_HEADERS: Record<string, string> = {
@@ -181,13 +178,6 @@ export class TokensController {
   private publicBaseUrl(request: Request): string {
     return this.config.app.publicBaseUrl ?? `${request.protocol}://${request.get("host") ?? "localhost"}`;
   }
-}
-
-/** A token id in decimal, or null when `raw` is not one. */
-export function parseTokenId(raw: string): bigint | null {
-  if (!TOKEN_ID_PATTERN.test(raw)) return null;
-  const tokenId = BigInt(raw);
-  return tokenId < UINT256_LIMIT ? tokenId : null;
 }
 
 /**

@@ -14,7 +14,7 @@ import {
 import type { Request, Response } from "express";
 
 import { Public } from "../auth/authenticated-organization";
-import { isTicketTokenId } from "../registry";
+import { DECIMAL_TOKEN_ID_PATTERN, isTicketTokenId } from "../registry";
 import { VERIFY_PATH } from "./public-paths";
 import { messagePage, notFoundPage, PAGE_HEADERS, ticketPage, tokenNotFoundPage, tokenPage } from "./ticket-page";
 import { type EventFilter, TicketVerificationService } from "./ticket-verification.service";
@@ -22,9 +22,6 @@ import { VerifyRateLimit } from "./verify-rate-limit";
 
 /** Ticket ids are 1 to 255 characters (the API's rule for every string). */
 const MAX_TICKET_ID_LENGTH = 255;
-
-/** A token id as tokenURI and external_url write it: decimal digits. */
-const TOKEN_ID_PATTERN = /^[0-9]{1,78}$/;
 
 const HTML = (description: string) => ({ description, content: { "text/html": { schema: { type: "string" } } } });
 
@@ -65,7 +62,7 @@ export class VerifyController {
       send(429, messagePage("Too many requests", `This page allows ${this.rateLimit.describe} from one address. Try again later.`));
       return;
     }
-    if (!TOKEN_ID_PATTERN.test(rawTokenId)) {
+    if (!DECIMAL_TOKEN_ID_PATTERN.test(rawTokenId)) {
       send(400, messagePage("Not a token id", "A token id is a decimal number, as the token's metadata links to it."));
       return;
     }

@@ -66,7 +66,7 @@ describe("ActionRecorder and ChainActionsRepository", () => {
       },
       { kind: "scanned", requestedAs: "checkedInTicket", eventRef, eventIndex: 1n, ticketRef, onChain: checkIn },
     ]);
-    const history = await repository.listForTicket(ticketRef);
+    const history = (await repository.listForTickets([ticketRef])).get(ticketRef)!;
     expect(history.map((action) => [action.id, action.kind, action.requestedAs, action.status, action.requestId])).toEqual([
       [sold, "sold", "soldTicket", "waiting_broadcast", "request-7"],
       [scanned, "scanned", "checkedInTicket", "waiting_broadcast", "request-7"],
@@ -78,7 +78,7 @@ describe("ActionRecorder and ChainActionsRepository", () => {
   it("marks a change with nothing on chain final at once and puts its callback in the outbox", async () => {
     const { eventRef, ticketRef, eventId, ticketId } = await eventWithTicket();
     const [update] = await record([{ kind: "updateTicket", requestedAs: "updateTicket", eventRef, eventIndex: 1n, ticketRef, onChain: null }]);
-    const [action] = await repository.listForTicket(ticketRef);
+    const [action] = (await repository.listForTickets([ticketRef])).get(ticketRef)!;
     expect(action).toMatchObject({ id: update, status: "no_broadcast_required", payload: null });
     const [callback] = await db.dataSource.query<
       {

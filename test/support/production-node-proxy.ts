@@ -38,7 +38,20 @@ export interface ProductionNodeProxy {
   delayCalls(method: string, ms: number, options?: { afterForwarding?: boolean }): () => void;
   /** How many requests of `method` reached the proxy. */
   count(method: string): number;
+  /** The calls that reached the proxy since its start or the last `resetCounts()`. */
+  counted(): RpcCalls;
+  resetCounts(): void;
   close(): Promise<void>;
+}
+
+/** The JSON-RPC calls a proxy saw: each call of a batch request counts. */
+export interface RpcCalls {
+  /** HTTP requests (a batch is one). */
+  requests: number;
+  /** JSON-RPC calls (a batch of 20 is 20). */
+  calls: number;
+  /** Calls by method, the most frequent first. */
+  byMethod: [string, number][];
 }
 
 /** geth's and bor's txMaxSize: 4 slots of 32 KiB. */
@@ -52,7 +65,8 @@ interface RpcRequest {
 
 export async function startProductionNodeProxy(upstream: string): Promise<ProductionNodeProxy> {
   const sent: ProductionNodeProxy["sent"] = [];
-  const counts = new Map<string, number>();
+  let counts = new Map<string, number>();
+  let httpRequests = 0;
   const refusals = new Set<{ message: string; when: (raw: string, bytes: number) => boolean; forward: boolean }>();
   const statuses = new Set<{ status: number; method?: string }>();
   const drops = new Set<{ method: string; afterForwarding: boolean }>();
@@ -83,6 +97,7 @@ export async function startProductionNodeProxy(upstream: string): Promise<Produc
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     const text = await readBody(request);
+    httpRequests += 1;
     const body = JSON.parse(text) as RpcRequest | RpcRequest[];
     const requests = Array.isArray(body) ? body : [body];
     const status = [...statuses].find((entry) => entry.method === undefined || requests.some((r) => r.method === entry.method));
@@ -146,6 +161,14 @@ export async function startProductionNodeProxy(upstream: string): Promise<Produc
       return () => delays.delete(entry);
     },
     count: (method) => counts.get(method) ?? 0,
+    counted: () => {
+      const byMethod = [...counts.entries()].sort((a, b) => b[1] - a[1]);
+      return { requests: httpRequests, calls: byMethod.reduce((sum, [, calls]) => sum + calls, 0), byMethod };
+    },
+    resetCounts: () => {
+      counts = new Map();
+      httpRequests = 0;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

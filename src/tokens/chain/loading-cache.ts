@@ -3,7 +3,9 @@
  * loaded value only if nothing was invalidated since its caller took the generation it read at: a value
  * read at a block from before a change is served to its callers but never kept. A load of a key that is
  * invalidated while in flight is left to its callers; later callers load anew. The oldest entries go first
- * when the cache is full (Map keeps insertion order).
+ * when the cache is full (Map keeps insertion order). Written here rather than taken from lru-cache, whose
+ * fetch() drops a load only when its own key changes: the rule needed is global (any change after the
+ * head was read), since a window's load may start after the change that concerns it was seen.
  */
 export class LoadingCache<K, V> {
   private readonly entries = new Map<K, V>();
