@@ -60,11 +60,15 @@ export class SignerFundsMonitor implements OnApplicationBootstrap, OnApplication
   /** One check of every signer; exposed for tests. */
   async check(): Promise<FundsReport> {
     const provider = await this.chain.connect();
-    const [fees, usage] = await Promise.all([
+    // The chain before the ledger: the writer records a nonce before it sends it, so a ledger read after
+    // the chain is never behind it for the service's own transactions (ledger_next < chain_latest would
+    // wrongly say that someone else used the key).
+    const [fees, onChain] = await Promise.all([
       currentFees(provider, this.config.chain.fees),
-      this.usageStore.usageSince(new Date(Date.now() - FUNDS_HORIZON_MS)),
+      Promise.all(this.addresses.map((address) => readOnChain(provider, address))),
     ]);
-    const signers = await Promise.all(this.addresses.map((address) => this.readSigner(provider, address, usage, fees.maxFeePerGas)));
+    const usage = await this.usageStore.usageSince(new Date(Date.now() - FUNDS_HORIZON_MS));
+    const signers = onChain.map((signer) => this.fundsOf(signer, usage, fees.maxFeePerGas));
     const report = { checkedAt: new Date(), maxFeePerGas: fees.maxFeePerGas, signers };
     this.publish(report);
     return report;
@@ -82,12 +86,8 @@ export class SignerFundsMonitor implements OnApplicationBootstrap, OnApplication
     }, delay);
   }
 
-  private async readSigner(provider: JsonRpcProvider, address: string, usage: SignerUsage, maxFeePerGas: bigint): Promise<SignerFunds> {
-    const [balanceWei, chainLatest, chainPending] = await Promise.all([
-      provider.getBalance(address, "latest"),
-      provider.getTransactionCount(address, "latest"),
-      provider.getTransactionCount(address, "pending"),
-    ]);
+  private fundsOf(signer: SignerOnChain, usage: SignerUsage, maxFeePerGas: bigint): SignerFunds {
+    const { address, balanceWei, chainLatest, chainPending } = signer;
     const gasLastHour = usage.gas.get(address) ?? 0n;
     const floorGas = BigInt(this.config.chain.writer.txGasCap);
     const neededWei = fundsNeeded({ gasLastHour, floorGas, maxFeePerGas, minimumWei: this.config.chain.funds.minimumWei });
@@ -124,4 +124,20 @@ export class SignerFundsMonitor implements OnApplicationBootstrap, OnApplication
     if (this.failure !== null) this.logger.log("signer funds check works again");
     this.failure = null;
   }
+}
+
+interface SignerOnChain {
+  address: string;
+  balanceWei: bigint;
+  chainLatest: number;
+  chainPending: number;
+}
+
+async function readOnChain(provider: JsonRpcProvider, address: string): Promise<SignerOnChain> {
+  const [balanceWei, chainLatest, chainPending] = await Promise.all([
+    provider.getBalance(address, "latest"),
+    provider.getTransactionCount(address, "latest"),
+    provider.getTransactionCount(address, "pending"),
+  ]);
+  return { address, balanceWei, chainLatest, chainPending };
 }
