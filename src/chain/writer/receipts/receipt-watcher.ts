@@ -232,14 +232,15 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
   /**
    * A transaction signed and never broadcast belongs to a running flush, which sends it in nonce
    * order; only when no flush holds the signer (its worker died, or the node refused it) does the watcher send it.
-   * This pass read it before taking the lock: a flush may have sent it and let go since, so it is read again.
+   * This pass read it before taking the lock: a flush may have sent it and let go since, so it is read again,
+   * or met a refusal that the next pass answers, so it is left to that answer.
    */
   private async sendOrphaned(provider: JsonRpcProvider, slot: SignerSlot, signed: OpenTransaction): Promise<void> {
     const writer = await this.locks.tryAcquire(`writer:${slot.wallet.address}`);
     if (!writer) return;
     let result;
     try {
-      if (!(await this.receipts.stillUnsent(signed.id))) return;
+      if (!(await this.receipts.stillUnsent(signed.id)) || !this.refusals.mayRetry(signed)) return;
       result = await broadcastRaw(provider, signed, this.logger, this.progress);
       if (result.accepted) await this.sending.markBroadcast(signed.id);
     } finally {

@@ -73,9 +73,13 @@ export class RefusalResponder {
     return result;
   }
 
-  /** Whether the nonce may be sent (or bumped) again now, or is still backing off after a refusal. */
+  /**
+   * Whether the nonce may be sent (or bumped) again now: not while it is backing off after a refusal,
+   * nor while a refusal the writer met waits for the watcher's answer (a later flush or a watcher pass
+   * that read it unsent before would otherwise send the refused bytes again, ahead of that answer).
+   */
   mayRetry(tx: OpenTransaction): boolean {
-    return (this.backOff.get(tx.signer)?.nextAt ?? 0) <= Date.now();
+    return !this.unanswered.has(keyOf(tx)) && (this.backOff.get(tx.signer)?.nextAt ?? 0) <= Date.now();
   }
 
   /** Responds to a broadcast's result (nothing to do when the node accepted it). */
