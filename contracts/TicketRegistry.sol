@@ -290,7 +290,7 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
         private
         returns (uint256, uint256)
     {
-        bytes memory records = _allocateRecords(batch.length - offset);
+        (bytes memory records, uint256 recordsEnd) = _allocateRecords(batch.length - offset);
         uint256 length;
         bool checkIn = action == BatchReader.CHECKED_IN;
         do {
@@ -314,7 +314,7 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
                 ++index;
             }
         } while (offset < batch.length && batch.word(offset, 1) == action);
-        _emitRecords(records, length, checkIn);
+        _emitRecords(records, recordsEnd, length, checkIn);
         return (offset, index);
     }
 
@@ -335,18 +335,24 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
         return ItemFailure.None;
     }
 
-    /// @dev Room for every record the rest of the batch could hold, plus a spare word: records are written as whole words.
-    function _allocateRecords(uint256 remainingBytes) private pure returns (bytes memory records) {
+    /// @dev Room for every record the rest of the batch could hold, plus a spare word: records are written as whole
+    /// words. Returns the buffer and the free memory pointer just after it.
+    function _allocateRecords(uint256 remainingBytes) private pure returns (bytes memory records, uint256 end) {
         uint256 capacity = (remainingBytes / BatchReader.RECORD_ITEM_SIZE) * BatchReader.RECORD_SIZE;
         assembly ("memory-safe") {
             records := mload(0x40)
-            mstore(0x40, add(records, add(capacity, 0x40)))
+            end := add(records, add(capacity, 0x40))
+            mstore(0x40, end)
         }
     }
 
-    /// @dev Emits the run's log and frees its buffer: nothing else is allocated while a run is applied.
-    function _emitRecords(bytes memory records, uint256 length, bool checkIn) private {
+    /// @dev Emits the run's log and frees its buffer (`end` is the free memory pointer just after it), unless the
+    /// run allocated memory after it that must outlive the run: a flag word's parked events, allocated when a run's
+    /// tickets first move between events. Freed regardless, later runs and logs would write over them.
+    function _emitRecords(bytes memory records, uint256 end, uint256 length, bool checkIn) private {
+        uint256 free;
         assembly ("memory-safe") {
+            free := mload(0x40)
             mstore(records, length)
         }
         if (length != 0) {
@@ -354,7 +360,9 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
             else emit TicketsInvalidated(records);
         }
         assembly ("memory-safe") {
-            mstore(0x40, records)
+            switch eq(free, end)
+            case 1 { mstore(0x40, records) }
+            default { mstore(0x40, free) }
         }
     }
 

@@ -71,6 +71,29 @@ describe("TicketRegistry metadata", () => {
       ]);
     });
 
+    it("keeps the events it parked during a run of check-ins through the runs after it (the run's record buffer is freed)", async () => {
+      const { registry, execute } = await loadFixture(soldTickets);
+      await execute([registerEventItem(3n, "event-3")]);
+      const invalidations = Array.from({ length: 12 }, (_, i) => ({ action: "invalidated" as const, tokenId: tokenIdOf(1n, 150n + BigInt(i)), orderTime: 1n }));
+      const tx = await execute([
+        { action: "checkedIn", tokenId: tokenIdOf(1n, 10n), orderTime: 1n },
+        { action: "checkedIn", tokenId: tokenIdOf(2n, 2n), orderTime: 1n },
+        { action: "checkedIn", tokenId: tokenIdOf(1n, 11n), orderTime: 1n },
+        ...invalidations,
+        ...sales(3n, [1, 2, 3]),
+        { action: "checkedIn", tokenId: tokenIdOf(2n, 3n), orderTime: 1n },
+      ]);
+      expect(await itemFailures(registry, tx)).to.deep.equal([]);
+      expect((await registry.eventRecord(3n)).ticketsSold).to.equal(3n);
+      expect((await registry.eventRecord(1n)).ticketsSold).to.equal(200n);
+      expect(plain(await registry.ticket(tokenIdOf(3n, 3n))).eventIndex).to.equal(3n);
+      expect(await metadataSignals(registry, tx)).to.have.deep.members([
+        [tokenIdOf(1n, 10n), tokenIdOf(1n, 161n)],
+        [tokenIdOf(2n, 2n), tokenIdOf(2n, 3n)],
+        [tokenIdOf(3n, 1n), tokenIdOf(3n, 3n)],
+      ]);
+    });
+
     it("signals resales and claims over the tokens they moved", async () => {
       const { registry, execute, alice } = await loadFixture(soldTickets);
       const resold = await execute([
