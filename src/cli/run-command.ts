@@ -7,7 +7,7 @@ import { Logger } from "@nestjs/common";
 import { isAddress } from "ethers";
 
 import { ChainUnavailableError } from "../chain/chain-client";
-import { SignerBusyError, type SignerReconcileReport } from "../chain/writer/reconcile/signer-reconciler";
+import { ForeignPendingError, SignerBusyError, type SignerReconcileReport } from "../chain/writer/reconcile/signer-reconciler";
 import { openSignerReconciler } from "../chain/writer/reconcile/standalone-signer-reconciler";
 import type { AppConfig } from "../config/app-config";
 import { dataSourceOptions } from "../database/data-source-options";
@@ -56,7 +56,8 @@ async function reconcileSigner(dataSource: DataSource, config: AppConfig, addres
   try {
     return await opened.reconciler.reconcile(address);
   } catch (error) {
-    throw error instanceof SignerBusyError || error instanceof ChainUnavailableError ? new RefusedError(error.message) : error;
+    const refused = error instanceof SignerBusyError || error instanceof ForeignPendingError || error instanceof ChainUnavailableError;
+    throw refused ? new RefusedError(error.message) : error;
   } finally {
     await opened.close();
   }

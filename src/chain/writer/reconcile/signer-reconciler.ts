@@ -41,6 +41,14 @@ export class SignerBusyError extends Error {
   }
 }
 
+/** The node holds transactions of the signer the ledger does not know, not mined yet. */
+export class ForeignPendingError extends Error {
+  constructor(signer: string, mined: bigint, pending: bigint) {
+    super(`the node holds transactions of ${signer} this ledger did not sign at nonces ${mined}…${pending - 1n}, not mined yet: run again once they are`);
+    this.name = "ForeignPendingError";
+  }
+}
+
 /** How long reconciling waits for the signer's running flush and watcher pass to let go. */
 const LOCK_WAIT_MS = 30_000;
 
@@ -100,6 +108,9 @@ export class SignerReconciler {
     // The highest nonce of ours the chain has or the node holds: nothing at or below it can be signed again.
     const highestKept = states.reduce((highest, state) => (state.kind === "unknown" ? highest : state.nonce), -1n);
     const nextNonce = chainNonce > highestKept ? chainNonce : highestKept + 1n;
+    // Another sender's transactions still in the node's pool may yet vanish from it: following them
+    // would leave a gap below the signer's next nonces that nothing fills. Mined, they are the chain's.
+    if (chainNonce > chainMinedNonce && chainNonce > highestKept + 1n) throw new ForeignPendingError(signer, chainMinedNonce, chainNonce);
     const unknown = states.filter((state) => state.kind === "unknown");
     const givenUp = unknown.filter((state) => state.nonce < chainNonce);
     const withdrawn = unknown.filter((state) => state.nonce >= nextNonce);

@@ -123,6 +123,8 @@ export class ChainWriter {
       while (!sending.refused && (await this.store.countNoncesInFlight(wallet.address)) < this.config.chain.writer.maxInFlightPerSigner) {
         const plan = await this.nextBatch(shard, limits, chainId);
         if (!plan) return;
+        // Again before each batch: the key may be used elsewhere while this flush waits for a batch to fill.
+        if (!(await this.nonceGuard.maySign(wallet.address, BigInt(await provider.getTransactionCount(wallet.address, "pending"))))) return;
         const cost = BigInt(plan.gasLimit) * fees.maxFeePerGas;
         if (balance < cost) return await this.funds.hold(wallet.address, shard, this.shardCount, shortOfFunds(balance, cost), cost);
         balance -= cost;
