@@ -10,9 +10,10 @@ import { startTestApp, type TestApp } from "../support/test-app";
 
 /**
  * What the writer does about each of a production node's refusals, proven on a real node behind
- * the production-node proxy: resync the nonce, bump the fees, plan smaller, wait for funds. In every
- * case each action is applied once, and the signer's nonces end gapless: the chain's count equals
- * the ledger's next nonce, and no transaction is left open.
+ * the production-node proxy: stop a signer whose nonce was used elsewhere until it is reconciled,
+ * bump the fees, plan smaller, wait for funds. In every case each action is applied once, and the
+ * signer's nonces end gapless: the chain's count equals the ledger's next nonce, and no transaction
+ * is left open.
  */
 
 let chain: TestChain;

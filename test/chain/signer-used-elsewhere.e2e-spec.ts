@@ -221,7 +221,7 @@ describe("our own transaction mined but not yet marked when the signer is reconc
     const ours = await eventually(
       async () => {
         const rows = await sqlOf(testApp)<{ tx_hash: string; nonce: string }>(
-          `SELECT DISTINCT t.tx_hash, t.nonce FROM chain_transactions t JOIN chain_actions a ON a.tx_hash = t.tx_hash WHERE a.id = ANY($1::uuid[]) AND t.status = 'broadcast'`,
+          `SELECT DISTINCT t.tx_hash, t.nonce FROM chain_transactions t JOIN chain_actions a ON a.tx_hash = t.tx_hash WHERE a.id = ANY($1::uuid[]) AND t.status IN ('signed', 'broadcast')`,
           [promises],
         );
         const mined = await Promise.all(rows.map((row) => chain.provider.getTransactionReceipt(row.tx_hash)));
