@@ -6,9 +6,7 @@ import { WebhookSecretsService } from "../callbacks/secrets/webhook-secrets.serv
 import { Logger } from "@nestjs/common";
 import { isAddress } from "ethers";
 
-import { ChainUnavailableError } from "../chain/chain-client";
-import { ForeignPendingError, SignerBusyError, type SignerReconcileReport } from "../chain/writer/reconcile/signer-reconciler";
-import { openSignerReconciler } from "../chain/writer/reconcile/standalone-signer-reconciler";
+import type { SignerReconcileReport } from "../chain/writer/reconcile/signer-reconciler";
 import type { AppConfig } from "../config/app-config";
 import { dataSourceOptions } from "../database/data-source-options";
 import { ENTITIES } from "../entities";
@@ -52,15 +50,10 @@ async function reconcileSigner(dataSource: DataSource, config: AppConfig, addres
   const valid: boolean = isAddress(address);
   if (!valid) throw new RefusedError(`${address} is not an address`);
   if (config.chain.rpcUrls.length === 0 || !config.chain.registryAddress) throw new RefusedError("no chain configured (CHAIN_RPC_URL and REGISTRY_ADDRESS)");
-  const opened = openSignerReconciler(dataSource, config);
-  try {
-    return await opened.reconciler.reconcile(address);
-  } catch (error) {
-    const refused = error instanceof SignerBusyError || error instanceof ForeignPendingError || error instanceof ChainUnavailableError;
-    throw refused ? new RefusedError(error.message) : error;
-  } finally {
-    await opened.close();
-  }
+  // Required only now: the other commands need neither the chain client nor the registry's ABI.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const chain = require("./reconcile-signer") as typeof import("./reconcile-signer");
+  return chain.reconcileSigner(dataSource, config, address);
 }
 
 /**
