@@ -1,5 +1,6 @@
 import type { OrganizationsService } from "../auth/organizations.service";
 import type { OrganizationOnboardingService } from "../callbacks/secrets/organization-onboarding.service";
+import type { SignerReconcileReport } from "../chain/writer/reconcile/signer-reconciler";
 
 /** Every option any command takes; each command says which of them it accepts. */
 export const OPTIONS = {
@@ -21,10 +22,12 @@ export interface CommandInput {
   json: boolean;
 }
 
-/** What commands act through: organizations and keys (auth), and onboarding with webhook secrets (callbacks). */
+/** What commands act through: organizations and keys (auth), onboarding with webhook secrets (callbacks), and the chain writer's signers. */
 export interface CommandServices {
   organizations: OrganizationsService;
   onboarding: OrganizationOnboardingService;
+  /** Connects to the chain and the queue only when called. */
+  signers: { reconcile(address: string): Promise<SignerReconcileReport> };
 }
 
 export interface Command {

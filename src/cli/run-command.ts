@@ -3,6 +3,10 @@ import { DataSource } from "typeorm";
 import { OrganizationsError, OrganizationsService } from "../auth/organizations.service";
 import { OrganizationOnboardingService } from "../callbacks/secrets/organization-onboarding.service";
 import { WebhookSecretsService } from "../callbacks/secrets/webhook-secrets.service";
+import { Logger } from "@nestjs/common";
+import { isAddress } from "ethers";
+
+import type { SignerReconcileReport } from "../chain/writer/reconcile/signer-reconciler";
 import type { AppConfig } from "../config/app-config";
 import { dataSourceOptions } from "../database/data-source-options";
 import { ENTITIES } from "../entities";
@@ -17,6 +21,9 @@ import { note } from "./output";
  * place that knows how keys and webhook secrets are made.
  */
 export async function runCommand(config: AppConfig, command: Command, input: CommandInput): Promise<void> {
+  // Services log through Nest's Logger, which writes to stdout: only errors (to stderr), so that stdout
+  // carries the command's output alone (`--json` piped as is); each command prints what it did.
+  Logger.overrideLogger(["error"]);
   await prepareDatabase(config);
   const dataSource = await new DataSource(dataSourceOptions(config.database.url, ENTITIES)).initialize();
   try {
@@ -31,7 +38,22 @@ export async function runCommand(config: AppConfig, command: Command, input: Com
 /** Composes the services as the application's modules do. */
 function commandServices(dataSource: DataSource, config: AppConfig): CommandServices {
   const organizations = new OrganizationsService(dataSource);
-  return { organizations, onboarding: new OrganizationOnboardingService(dataSource, organizations, new WebhookSecretsService(dataSource, config)) };
+  return {
+    organizations,
+    onboarding: new OrganizationOnboardingService(dataSource, organizations, new WebhookSecretsService(dataSource, config)),
+    signers: { reconcile: (address) => reconcileSigner(dataSource, config, address) },
+  };
+}
+
+async function reconcileSigner(dataSource: DataSource, config: AppConfig, address: string): Promise<SignerReconcileReport> {
+  // A plain boolean: isAddress narrows its argument, which would leave `address` typed never below.
+  const valid: boolean = isAddress(address);
+  if (!valid) throw new RefusedError(`${address} is not an address`);
+  if (config.chain.rpcUrls.length === 0 || !config.chain.registryAddress) throw new RefusedError("no chain configured (CHAIN_RPC_URL and REGISTRY_ADDRESS)");
+  // Required only now: the other commands need neither the chain client nor the registry's ABI.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const chain = require("./reconcile-signer") as typeof import("./reconcile-signer");
+  return chain.reconcileSigner(dataSource, config, address);
 }
 
 /**

@@ -9,7 +9,7 @@ export function usage(): string {
   return [
     `Usage: ${PROGRAM} <command> [options]`,
     "",
-    "Manages organizations and their API keys. Reads DATABASE_URL (and the rest of the service's",
+    "Manages organizations, their API keys and the chain writer's signers. Reads DATABASE_URL (and the rest of the service's",
     "configuration) from the environment and brings the schema up to date first.",
     "",
     "Commands:",

@@ -120,6 +120,7 @@ describe("ops CLI (npm run cli)", () => {
       "key list <ticketeerId>",
       "key revoke <prefix>",
       "key rotate <prefix>",
+      "signer reconcile <address>",
     ]) {
       expect(help.stdout).toContain(command);
     }
@@ -262,6 +263,8 @@ describe("ops CLI (npm run cli)", () => {
       [["key", "revoke", "trk_a", "--label", "x"], /^error: key revoke does not take --label\n/],
       [["key", "list", "acme", "--verbose"], /^error: Unknown option '--verbose'/],
       [["user", "delete"], /^error: unknown command "user delete"\n\nRun "npm run cli -- help"/],
+      [["signer", "reconcile"], /^error: missing <address>\n\nUsage: npm run cli -- signer reconcile <address>/],
+      [["signer", "reconcile", "0x1234"], /^error: 0x1234 is not an address\n/],
     ];
 
     const results = await Promise.all(cases.map(([args]) => cli(...args)));

@@ -100,7 +100,11 @@ describe("readiness without the admin credential", () => {
     expect(shown.toLowerCase()).not.toContain(signer.toLowerCase().slice(2));
     expect(shown).not.toMatch(/balanceWei|neededWei|nonces|chainPending/);
     expect(JSON.parse(shown)).toMatchObject({
-      info: { signerFunds: { status: "up", signers: 1, shortSigners: 0 }, chainWriter: { status: "up", stuckSigners: 0 } },
+      info: {
+        signerFunds: { status: "up", signers: 1, shortSigners: 0 },
+        chainWriter: { status: "up", stuckSigners: 0 },
+        signerNonces: { status: "up", stoppedSigners: 0 },
+      },
     });
     const full = await (await adminFetch(`${testApp.baseUrl}/health/ready`)).json();
     expect(full.info.signerFunds.signers[signer]).toMatchObject({ status: "funded", nonces: { chainLatest: expect.any(Number) } });
