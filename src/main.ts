@@ -75,19 +75,33 @@ async function stop(signal: NodeJS.Signals, starting: Promise<void>): Promise<vo
   await starting.catch(() => undefined);
   const app = service;
   if (!app) return; // the start failed and exits on its own
+  let code = 1;
   try {
     const unreachable = await unreachableDependencies(app);
     // The signal goes to the shutdown hooks (readiness drained for SHUTDOWN_GRACE_MS, the log lines), as Nest's own hooks pass it.
     await (app as unknown as { close: (signal: string) => Promise<void> }).close(signal);
     if (unreachable.length === 0) {
+      code = 0;
       logger.log(`${signal}: stopped; unfinished work waits in the ledger`);
-      process.exit(0);
+    } else {
+      logger.warn(`${signal}: stopped with ${unreachable.join(" and ")} unreachable (exit code 1); unfinished work waits in the ledger`);
     }
-    logger.warn(`${signal}: stopped with ${unreachable.join(" and ")} unreachable (exit code 1); unfinished work waits in the ledger`);
   } catch (error) {
     logger.error(`${signal}: the stop failed (exit code 1): ${error instanceof Error ? error.message : String(error)}`);
   }
-  process.exit(1);
+  exitAfter(signal, code);
+}
+
+/**
+ * Exits with `code`; but when the process that loaded this file listens to the signal too
+ * (`npm start -- --single-process`, which stops its chain after the service), the signal is raised
+ * again for it, as Nest's shutdown hooks do, and it decides when the process ends.
+ */
+function exitAfter(signal: NodeJS.Signals, code: number): void {
+  process.exitCode = code;
+  for (const each of STOP_SIGNALS) process.removeListener(each, onStopSignal);
+  if (process.listenerCount(signal) > 0) process.kill(process.pid, signal);
+  else process.exit(code);
 }
 
 /** One line that says why the start failed. */
@@ -99,7 +113,10 @@ function startFailure(error: unknown): string {
 }
 
 const starting = bootstrap();
-for (const signal of STOP_SIGNALS) process.on(signal, (received: NodeJS.Signals) => void stop(received, starting));
+function onStopSignal(signal: NodeJS.Signals): void {
+  void stop(signal, starting);
+}
+for (const signal of STOP_SIGNALS) process.on(signal, onStopSignal);
 starting.catch((error: unknown) => {
   if (error instanceof ConfigError) {
     console.error(error.message);
