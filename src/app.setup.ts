@@ -26,20 +26,23 @@ import { requireHttps, securityHeaders } from "./security/security-headers";
 import { readTlsFiles, watchTlsFiles } from "./security/tls";
 import { STREAM_PATHS } from "./stream/stream.controller";
 
-/** Builds the HTTP application; main.ts and the end-to-end tests share it. */
-export async function createApp(config: AppConfig): Promise<INestApplication> {
+/**
+ * Builds the HTTP application; main.ts and the end-to-end tests share it. `shutdownHooks: false`:
+ * the caller handles the stop signals itself (main.ts, which says how the process stopped).
+ */
+export async function createApp(config: AppConfig, options: { shutdownHooks?: boolean } = {}): Promise<INestApplication> {
   // Lines logged while the application starts wait for its JSON logger instead of going to the console.
   // TLS_CERT_FILE / TLS_KEY_FILE: HTTPS served directly, the files picked up again when they change.
   const httpsOptions = readTlsFiles(config.http) ?? undefined;
   const app = await NestFactory.create(AppModule.forConfig(config), { bodyParser: false, bufferLogs: true, httpsOptions });
   app.useLogger(app.get(ServiceLogger));
   if (httpsOptions) watchTlsFiles(app.getHttpServer() as HttpsServer, config.http);
-  configureApp(app, config);
+  configureApp(app, config, options);
   return app;
 }
 
-export function configureApp(app: INestApplication, config: AppConfig): void {
-  app.enableShutdownHooks();
+export function configureApp(app: INestApplication, config: AppConfig, options: { shutdownHooks?: boolean } = {}): void {
+  if (options.shutdownHooks !== false) app.enableShutdownHooks();
   // First, so that requests refused before routing (403, 413, invalid JSON) are timed too.
   app.use(app.get(HttpMetrics).middleware);
   app.use(app.get(ConnectionDrain).middleware);

@@ -8,16 +8,28 @@ import { createApp } from "./app.setup";
 import { OrganizationOnboardingService } from "./callbacks/secrets/organization-onboarding.service";
 import { type AppConfig, ConfigError, loadConfig } from "./config/app-config";
 import { createDatabaseIfMissing, runMigrations } from "./database/prepare-database";
+import { unreachableDependencies } from "./health/unreachable-dependencies";
 import { processLogging } from "./logging";
 
 const logger = new Logger("Bootstrap");
+const STOP_SIGNALS: NodeJS.Signals[] = ["SIGTERM", "SIGINT", "SIGHUP"];
+
+/** The application once built; the stop signal once one has come. */
+let service: INestApplication | undefined;
+let stopSignal: NodeJS.Signals | undefined;
 
 async function bootstrap(): Promise<void> {
   const config = loadConfig();
   // JSON lines from the first one: the database is prepared before the application exists.
   Logger.overrideLogger(processLogging(config).nest);
   await prepareDatabase(config);
-  const app = await createApp(config);
+  service = await createApp(config, { shutdownHooks: false });
+  // Stopped while starting (the sibling process of `npm start` failed, say): serve nothing.
+  if (stopSignal) return;
+  await serve(service, config);
+}
+
+async function serve(app: INestApplication, config: AppConfig): Promise<void> {
   if (config.app.role === "worker") {
     await app.listen(config.app.port);
     logger.log(`worker role started: operations endpoints on port ${listeningPort(app)} (health, metrics, queue dashboard), no API`);
@@ -51,11 +63,65 @@ async function seedPlayground(onboarding: OrganizationOnboardingService, config:
   logger.log(`playground organization ${ticketeerId} is ready; use DEV_API_KEY as X-Api-Key`);
 }
 
-bootstrap().catch((error: unknown) => {
+/**
+ * A stop signal, whenever it comes: a start under way is finished first (a stop in the middle of it
+ * left Bull's connections closed under the processors it was starting: an unhandled "Connection is
+ * closed"), then the application closes gracefully. The last line and the exit code say how it
+ * stopped: 0, or 1 when PostgreSQL or Redis did not answer at the stop (their work waits for the next start).
+ */
+async function stop(signal: NodeJS.Signals, starting: Promise<void>): Promise<void> {
+  if (stopSignal) return;
+  stopSignal = signal;
+  await starting.catch(() => undefined);
+  const app = service;
+  if (!app) return; // the start failed and exits on its own
+  let code = 1;
+  try {
+    const unreachable = await unreachableDependencies(app);
+    // The signal goes to the shutdown hooks (readiness drained for SHUTDOWN_GRACE_MS, the log lines), as Nest's own hooks pass it.
+    await (app as unknown as { close: (signal: string) => Promise<void> }).close(signal);
+    if (unreachable.length === 0) {
+      code = 0;
+      logger.log(`${signal}: stopped; unfinished work waits in the ledger`);
+    } else {
+      logger.warn(`${signal}: stopped with ${unreachable.join(" and ")} unreachable (exit code 1); unfinished work waits in the ledger`);
+    }
+  } catch (error) {
+    logger.error(`${signal}: the stop failed (exit code 1): ${error instanceof Error ? error.message : String(error)}`);
+  }
+  exitAfter(signal, code);
+}
+
+/**
+ * Exits with `code`; but when the process that loaded this file listens to the signal too
+ * (`npm start -- --single-process`, which stops its chain after the service), the signal is raised
+ * again for it, as Nest's shutdown hooks do, and it decides when the process ends.
+ */
+function exitAfter(signal: NodeJS.Signals, code: number): void {
+  process.exitCode = code;
+  for (const each of STOP_SIGNALS) process.removeListener(each, onStopSignal);
+  if (process.listenerCount(signal) > 0) process.kill(process.pid, signal);
+  else process.exit(code);
+}
+
+/** One line that says why the start failed. */
+function startFailure(error: unknown): string {
+  const { code, port } = (error ?? {}) as { code?: unknown; port?: unknown };
+  if (code === "EADDRINUSE") return `could not start: port ${String(port)} is in use by another process (EADDRINUSE); stop it or set PORT to a free port`;
+  if (code === "EACCES") return `could not start: no permission to listen on port ${String(port)} (EACCES); set PORT to one above 1023`;
+  return `could not start: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+const starting = bootstrap();
+function onStopSignal(signal: NodeJS.Signals): void {
+  void stop(signal, starting);
+}
+for (const signal of STOP_SIGNALS) process.on(signal, onStopSignal);
+starting.catch((error: unknown) => {
   if (error instanceof ConfigError) {
     console.error(error.message);
   } else {
-    logger.error(error instanceof Error ? error : String(error));
+    logger.error(startFailure(error));
   }
   process.exit(1);
 });

@@ -1,4 +1,4 @@
-import type { Client } from "pg";
+import type { Pool } from "pg";
 
 import type { CallbackTally } from "./callback-tally";
 
@@ -18,7 +18,7 @@ const PROGRESS_EVERY_MS = 10_000;
  * (or when `givenUp` says nothing will drain it: a service is down for good).
  */
 export async function waitForDrain(
-  db: Client,
+  db: Pool,
   tally: CallbackTally,
   timeoutMs: number,
   givenUp: () => boolean,
@@ -39,7 +39,7 @@ export async function waitForDrain(
   }
 }
 
-export async function backlogOf(db: Client, tally: CallbackTally): Promise<Backlog> {
+export async function backlogOf(db: Pool, tally: CallbackTally): Promise<Backlog> {
   const { rows } = await db.query<{ unfinished: number; pending: number; delivered: number }>(
     `SELECT (SELECT count(*) FROM chain_actions WHERE status IN ('waiting_broadcast', 'pending'))::int AS unfinished,
             (SELECT count(*) FROM callbacks WHERE status = 'pending')::int AS pending,

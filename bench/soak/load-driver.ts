@@ -68,6 +68,7 @@ async function send(
   const startedAt = Date.now();
   const started = performance.now();
   let outcomes: ActionOutcome[];
+  let status: number | null = null;
   try {
     const response = await fetch(target.baseUrl + request.path, {
       method: "POST",
@@ -75,13 +76,14 @@ async function send(
       body: JSON.stringify(request.body),
       signal: AbortSignal.timeout(timeoutMs),
     });
+    status = response.status;
     outcomes = outcomesOf(request, response.status, parseJson(await response.text()));
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     outcomes = request.actions.map(() => ({ status: "unanswered", reason }));
   }
   const answered = outcomes.some((outcome) => outcome.status !== "unanswered");
-  record.requests.push({ route: request.route, startedAt, ms: performance.now() - started, actions: request.actions.length, answered });
+  record.requests.push({ route: request.route, startedAt, ms: performance.now() - started, actions: request.actions.length, answered, status });
   request.actions.forEach((action, index) => apply(action, outcomes[index], startedAt));
 }
 

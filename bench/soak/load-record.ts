@@ -13,6 +13,8 @@ export interface RequestSample {
   actions: number;
   /** Answered 200 (or, for /api/v1/events, with an item status). */
   answered: boolean;
+  /** The HTTP status, or null when no answer came (a cut connection, the timeout). */
+  status: number | null;
 }
 
 /** Everything the load generator sent and what the service answered: the run's own account, checked against the ledger. */

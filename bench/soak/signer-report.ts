@@ -1,5 +1,5 @@
 import { Wallet } from "ethers";
-import type { Client } from "pg";
+import type { Pool } from "pg";
 
 interface SignerRow {
   signer: string;
@@ -23,7 +23,7 @@ interface SenderRow {
  * registry refused in them and the transactions it took (signed attempts include fee bumps and
  * re-sends). `signerKeys` in the service's order: a signer is named by its place, #1 to #N.
  */
-export async function printSignerThroughput(db: Client, signerKeys: string[], runSeconds: number): Promise<void> {
+export async function printSignerThroughput(db: Pool, signerKeys: string[], runSeconds: number): Promise<void> {
   const order = signerKeys.map((key) => new Wallet(key).address.toLowerCase());
   const rows = (
     await db.query<SignerRow>(`
@@ -60,7 +60,7 @@ export async function printSignerThroughput(db: Client, signerKeys: string[], ru
 }
 
 /** Which worker process signed how much (bench_transaction_senders, stack/sender-tracking.ts). */
-export async function printSenders(db: Client, signerKeys: string[]): Promise<void> {
+export async function printSenders(db: Pool, signerKeys: string[]): Promise<void> {
   const order = signerKeys.map((key) => new Wallet(key).address.toLowerCase());
   const rows = (
     await db.query<SenderRow>(`

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 
-import { Client } from "pg";
+import { Pool } from "pg";
 
 import { machineInfo } from "../machine";
 import { MemorySampler } from "../stack/rss";
@@ -13,6 +13,7 @@ import { checkCallbacks } from "./checks/callback-check";
 import { checkChain } from "./checks/chain-check";
 import { type CheckLine, firstFew, verdict } from "./checks/check-line";
 import { checkLedger } from "./checks/ledger-check";
+import { checkDatabaseOutageAnswers } from "./checks/outage-answers-check";
 import { checkOrder } from "./checks/order-check";
 import { waitForDrain } from "./drain";
 import { type FaultRecord, type FaultSettings, runFaultSchedule } from "./faults/fault-schedule";
@@ -43,6 +44,7 @@ export async function runSoak(options: RunOptions, faults: FaultSettings | null)
     logDir: logs.path,
     organization,
     chainProxy: faults !== null,
+    databaseProxy: faults?.rotation.includes("postgres") ?? false,
     // Fault runs kill the node and restart it from its state file, which a Hardhat node cannot do: Anvil
     // as a production-like chain, behind the production-node proxy that refuses transactions on demand.
     ...(faults
@@ -57,9 +59,10 @@ export async function runSoak(options: RunOptions, faults: FaultSettings | null)
     serviceEnv: faults ? { CALLBACK_LEASE_MS: "20000", CALLBACK_TIMEOUT_MS: "10000" } : {},
     onCallback: (callback) => tally.receive(callback),
   });
-  const db = new Client({ connectionString: stack.database.url });
+  // A pool, not one client: a connection the server ends (57P01, a restart) is replaced, and its error does not crash the run.
+  const db = new Pool({ connectionString: stack.database.url, max: 2 });
+  db.on("error", () => undefined);
   try {
-    await db.connect();
     printStack(stack, options, faults);
     const machine = await machineInfo();
     console.log(
@@ -74,7 +77,7 @@ export async function runSoak(options: RunOptions, faults: FaultSettings | null)
   }
 }
 
-async function loadAndCheck(stack: Stack, db: Client, tally: CallbackTally, options: RunOptions, faults: FaultSettings | null): Promise<boolean> {
+async function loadAndCheck(stack: Stack, db: Pool, tally: CallbackTally, options: RunOptions, faults: FaultSettings | null): Promise<boolean> {
   const memory = new MemorySampler(() => processesOf(stack));
   memory.startEvery(MEMORY_SAMPLE_MS);
   const model = new LoadModel(randomBytes(3).toString("hex"));
@@ -110,10 +113,11 @@ async function loadAndCheck(stack: Stack, db: Client, tally: CallbackTally, opti
     ...ledger.lines,
     ...(await checkChain(db, stack.chain.registry, options.sample)),
     ...(await checkOrder(db, tally)),
+    ...checkDatabaseOutageAnswers(record, faultRecords),
     ...(await checkCallbacks(
       db,
       tally,
-      faults ? faultRecords.filter((fault) => fault.kind.startsWith("worker")).map((fault) => ({ at: fault.startedAt })) : null,
+      faults ? faultRecords.filter((fault) => fault.kind.startsWith("worker") || fault.kind === "PostgreSQL unreachable").map(deliveryInterruption) : null,
     )),
   ];
 
@@ -132,8 +136,13 @@ async function loadAndCheck(stack: Stack, db: Client, tally: CallbackTally, opti
   return printChecks(lines);
 }
 
+/** A worker killed (a moment) or PostgreSQL unreachable (a while): deliveries made then may go unrecorded and be sent again. */
+function deliveryInterruption(fault: FaultRecord): { at: number; until?: number } {
+  return fault.kind === "PostgreSQL unreachable" ? { at: fault.startedAt, until: fault.endedAt } : { at: fault.startedAt };
+}
+
 /** The event's custody address: a claim sent there is one the registry must refuse (an on-chain error on purpose). */
-async function learnCustody(db: Client, stack: Stack, event: ModelEvent): Promise<void> {
+async function learnCustody(db: Pool, stack: Stack, event: ModelEvent): Promise<void> {
   try {
     const { rows } = await db.query<{ event_index: string }>(`SELECT event_index::text FROM events WHERE event_id = $1`, [event.eventId]);
     if (rows[0]) event.custody = await stack.chain.registry.custodyAddress(BigInt(rows[0].event_index));
@@ -176,5 +185,6 @@ function faultDurations(faults: FaultSettings): string {
     `chain unreachable ${faults.chainDownMs / 1000} s`,
     `node killed and restarted after ${faults.nodeDownMs / 1000} s from a state written every ${faults.nodeStateIntervalSeconds} s`,
     `transactions refused for ${faults.refusalMs / 1000} s`,
+    `PostgreSQL unreachable ${faults.databaseDownMs / 1000} s`,
   ].join(", ");
 }

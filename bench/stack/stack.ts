@@ -29,6 +29,8 @@ export interface StackOptions {
   organization: StackOrganization;
   /** Put a TCP proxy between the service and its chain node, so the node can be made unreachable. */
   chainProxy: boolean;
+  /** Put a TCP proxy between the service processes and PostgreSQL, so the database can be made unreachable to them alone. */
+  databaseProxy?: boolean;
   /** The chain node (default: Hardhat's automining node). */
   chainNode?: ChainNodeOptions;
   /**
@@ -58,6 +60,8 @@ export interface Stack {
   callbackUrl: (path?: string) => string;
   chain: ChainNode;
   proxy: TcpProxy | null;
+  /** The TCP proxy the service processes reach PostgreSQL through, when asked for. */
+  databaseProxy: TcpProxy | null;
   /** The production-node proxy in front of the node, when asked for. */
   nodeProxy: ProductionNodeProxy | null;
   redis: RedisServer;
@@ -92,13 +96,16 @@ async function assemble(options: StackOptions, teardown: Teardown): Promise<Stac
   teardown.add("redis", redis.stop);
   const database = await createDatabase("soak");
   teardown.add("database", database.drop);
+  const databaseUrl = new URL(database.url);
+  const databaseProxy = options.databaseProxy ? await startTcpProxy(Number(databaseUrl.port || 5432), databaseUrl.hostname) : null;
+  if (databaseProxy) teardown.add("database proxy", databaseProxy.close);
 
   const port = await freePort();
   const { organization } = options;
   const env = {
     ...chain.env,
     CHAIN_RPC_URL: proxy?.url ?? nodeUrl,
-    DATABASE_URL: database.url,
+    DATABASE_URL: databaseProxy ? Object.assign(databaseUrl, { hostname: "127.0.0.1", port: String(databaseProxy.port) }).toString() : database.url,
     REDIS_URL: redis.url,
     REDIS_KEY_PREFIX: "trs-soak",
     APP_MODE: "development",
@@ -122,6 +129,7 @@ async function assemble(options: StackOptions, teardown: Teardown): Promise<Stac
     callbackUrl: (path = "/callbacks") => `https://localhost:${receiver.port}${path}`,
     chain,
     proxy,
+    databaseProxy,
     nodeProxy,
     redis,
     database,

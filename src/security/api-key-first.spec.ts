@@ -46,11 +46,18 @@ describe("apiKeyFirst", () => {
     expect((await run({ method: "GET", url: "/nothing" })).headers.connection).toBeUndefined();
   });
 
-  it("answers a key over its limit with the 429, and a key that cannot be checked with a 500, both unread", async () => {
+  it("answers a key over its limit with the 429, and a key that cannot be checked with a 503 (database unreachable) or a 500, all unread", async () => {
     const key = { "x-api-key": "k".repeat(40), "transfer-encoding": "chunked" };
     const limited = await run({ headers: key, lookup: async () => ORGANIZATION, overLimit: true });
     expect(limited).toMatchObject({ status: 429, body: { status: "error", error: { code: "rate_limited" } }, headers: { connection: "close" } });
-    const failed = await run({ headers: key, lookup: () => Promise.reject(new Error("database away")) });
+    const unreachable = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
+    const unavailable = await run({ headers: key, lookup: () => Promise.reject(unreachable) });
+    expect(unavailable).toMatchObject({
+      status: 503,
+      body: { status: "error", error: { code: "service_unavailable" } },
+      headers: { connection: "close", "retry-after": expect.stringMatching(/^[1-9]\d*$/) },
+    });
+    const failed = await run({ headers: key, lookup: () => Promise.reject(new Error('relation "api_keys" does not exist')) });
     expect(failed).toMatchObject({ status: 500, body: { status: "error", error: { code: "internal_error" } }, headers: { connection: "close" } });
   });
 

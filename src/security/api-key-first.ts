@@ -5,8 +5,10 @@ import { API_KEY_HEADER } from "../auth/api-key.guard";
 import type { AuthService } from "../auth/auth.service";
 import type { AuthenticatedRequest } from "../auth/authenticated-organization";
 import type { RateLimiter } from "../auth/rate-limiter";
+import { isDatabaseUnreachable } from "../common/errors/database-unreachable";
 import { errorDetail } from "../common/errors/error-detail";
 import { FORBIDDEN_BODY } from "../common/http/api-exception.filter";
+import { DATABASE_UNAVAILABLE, DEPENDENCY_RETRY_AFTER_SECONDS } from "../common/http/service-unavailable";
 import { type KnownRoute, matchRoute, UNMATCHED_ROUTE } from "../metrics/http/route-label";
 
 const logger = new Logger("ApiKeyFirst");
@@ -23,8 +25,8 @@ const DOCS_PATH = /^\/docs(?:[/?]|-json|-yaml|$)/i;
  * whatever its method and whether or not its path exists, without a valid key gets exactly
  * 403 {"message":"Forbidden"}; a key over its limit gets the 429. Neither reads a byte of the body:
  * the answer asks the client to close the connection, and Node closes it once the answer is out
- * instead of reading the rest. A key that cannot be checked (the database away) gets a 500, unread
- * too. The guards (ApiKeyGuard, RateLimitGuard) see the request as
+ * instead of reading the rest. A key that cannot be checked gets a 503 with Retry-After while the
+ * database is unreachable (a 500 for any other failure), unread too. The guards (ApiKeyGuard, RateLimitGuard) see the request as
  * authenticated and counted and do not repeat either.
  */
 export function apiKeyFirst(auth: AuthService, limiter: RateLimiter, routes: () => readonly KnownRoute[]) {
@@ -41,7 +43,14 @@ export function apiKeyFirst(auth: AuthService, limiter: RateLimiter, routes: () 
       (refusal) => (refusal ? refuse(request, response, refusal.status, refusal.body) : next()),
       // A failed key lookup (the database away): nobody is authenticated, so the body stays unread here too.
       (error: unknown) => {
-        logger.error(`API key not checked: ${error instanceof Error ? error.message : String(error)}`);
+        const reason = error instanceof Error ? error.message : String(error);
+        if (isDatabaseUnreachable(error)) {
+          logger.warn(`API key not checked, database unreachable: ${reason}`);
+          response.setHeader("Retry-After", String(DEPENDENCY_RETRY_AFTER_SECONDS));
+          refuse(request, response, 503, { status: "error", error: DATABASE_UNAVAILABLE });
+          return;
+        }
+        logger.error(`API key not checked: ${reason}`);
         refuse(request, response, 500, INTERNAL_ERROR);
       },
     );

@@ -38,6 +38,8 @@ export interface NpmStartPlayground {
   runs: NpmStartRun[];
   /** `npm start` (with `args`), answered once the API and, unless `--single-process`, the worker answer /health. */
   start(...args: string[]): Promise<NpmStartRun>;
+  /** `npm start` (with `args`), not waited for: a run that is meant to fail. */
+  launch(...args: string[]): NpmStartRun;
   /** Kills what is still running of every run, then drops the database and the data folder. */
   dispose(): Promise<void>;
 }
@@ -63,9 +65,14 @@ export async function npmStartPlayground(name: string, env: Record<string, strin
   };
   const runs: NpmStartRun[] = [];
 
-  const start = async (...args: string[]): Promise<NpmStartRun> => {
+  const launch = (...args: string[]): NpmStartRun => {
     const run = spawnRun(args, childEnv);
     runs.push(run);
+    return run;
+  };
+
+  const start = async (...args: string[]): Promise<NpmStartRun> => {
+    const run = launch(...args);
     const split = !args.includes("--single-process");
     await eventually(
       async () => {
@@ -93,7 +100,7 @@ export async function npmStartPlayground(name: string, env: Record<string, strin
     await client.end();
   };
 
-  return { dataDir, apiKey, ports, api: apiClient(`http://127.0.0.1:${ports.api}`, apiKey), runs, start, dispose };
+  return { dataDir, apiKey, ports, api: apiClient(`http://127.0.0.1:${ports.api}`, apiKey), runs, start, launch, dispose };
 }
 
 function spawnRun(args: string[], env: NodeJS.ProcessEnv): NpmStartRun {

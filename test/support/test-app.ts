@@ -28,13 +28,19 @@ export interface TestApp {
   close: () => Promise<void>;
 }
 
+export interface TestAppOptions {
+  /** The app (and the test's queries through it) reaches PostgreSQL on this local port: a TCP proxy the test can cut. */
+  databasePort?: number;
+}
+
 /** The real application on a fresh database and its own Redis key prefix, listening on a free port. */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const database = await createTestDatabase();
   const keyPrefix = `trs-test-${randomBytes(4).toString("hex")}`;
+  const databaseUrl = options.databasePort === undefined ? database.url : viaPort(database.url, options.databasePort);
   const config = loadConfig({
     APP_MODE: "test",
-    DATABASE_URL: database.url,
+    DATABASE_URL: databaseUrl,
     REDIS_KEY_PREFIX: keyPrefix,
     RATE_LIMIT_REQUESTS: "100000",
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "error",
@@ -65,7 +71,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     app,
     config,
     baseUrl,
-    databaseUrl: database.url,
+    databaseUrl,
     organization,
     client: async () => {
       const created = await organization();
@@ -82,6 +88,13 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
       }
     },
   };
+}
+
+function viaPort(url: string, port: number): string {
+  const proxied = new URL(url);
+  proxied.hostname = "127.0.0.1";
+  proxied.port = String(port);
+  return proxied.toString();
 }
 
 async function deleteRedisKeys(url: string, prefix: string): Promise<void> {

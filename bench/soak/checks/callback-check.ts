@@ -1,4 +1,4 @@
-import type { Client } from "pg";
+import type { Pool } from "pg";
 
 import type { CallbackTally, SeenCallback } from "../callback-tally";
 import { type CheckLine, firstFew, info, verdict } from "./check-line";
@@ -11,18 +11,22 @@ interface OutboxRow {
   error_code: string | null;
 }
 
-/** A moment the run killed the worker: a delivery it made and had no time to record is sent again. */
+/**
+ * A moment the run killed the worker, or (with `until`) a while PostgreSQL was unreachable: a delivery
+ * the worker made and could not record is sent again.
+ */
 export interface WorkerKill {
   at: number;
+  until?: number;
 }
 
 /**
  * Callbacks end to end: every final action has its one outbox row, every row was delivered, and
  * the receiver saw each webhook-id — with a valid signature and a body that matches the ledger —
  * exactly once. With `kills` (a fault run) a second delivery is explained when the worker was
- * killed between the first one and its redelivery; any other duplicate fails.
+ * killed (or the database unreachable) between the first one and its redelivery; any other duplicate fails.
  */
-export async function checkCallbacks(db: Client, tally: CallbackTally, kills: WorkerKill[] | null): Promise<CheckLine[]> {
+export async function checkCallbacks(db: Pool, tally: CallbackTally, kills: WorkerKill[] | null): Promise<CheckLine[]> {
   const outbox = (
     await db.query<OutboxRow>(
       `SELECT c.id, c.action_id, c.status, a.status AS action_status, a.error_code FROM callbacks c JOIN chain_actions a ON a.id = c.action_id`,
@@ -68,7 +72,7 @@ export async function checkCallbacks(db: Client, tally: CallbackTally, kills: Wo
       ? verdict(
           unexplained.length === 0,
           "deliveries beyond the first (receivers drop them by webhook-id)",
-          `${duplicated.length} webhook-ids delivered more than once: ${explained.length} redelivered because the worker was killed after the receiver's 2xx and before recording it, ${unexplained.length} unexplained`,
+          `${duplicated.length} webhook-ids delivered more than once: ${explained.length} redelivered because the worker was killed (or the database unreachable) after the receiver's 2xx and before recording it, ${unexplained.length} unexplained`,
         )
       : verdict(duplicated.length === 0, "every callback delivered exactly once", `${duplicated.length} webhook-ids delivered more than once`),
     info("deliveries at the receiver", `${tally.deliveries} deliveries of ${tally.byWebhookId.size} callbacks`),
@@ -83,5 +87,5 @@ function bodyMatches(seen: SeenCallback, row: OutboxRow): boolean {
 
 function redeliveredAfterKill(seen: SeenCallback, kills: WorkerKill[]): boolean {
   const [first, ...later] = seen.receivedAt;
-  return later.every((again) => kills.some((kill) => kill.at >= first && kill.at <= again));
+  return later.every((again) => kills.some((kill) => (kill.until ?? kill.at) >= first && kill.at <= again));
 }

@@ -1,4 +1,4 @@
-import type { Client } from "pg";
+import type { Pool } from "pg";
 
 import { RegistryItemFailure } from "../../../src/registry/registry-failures";
 import type { TicketRegistry } from "../../../typechain-types";
@@ -32,7 +32,7 @@ interface LedgerEvent {
  * the registry's refusals equal to the ledger's on-chain errors, and the state of a sample of
  * tickets (flags, resales, holder) as the ledger has it.
  */
-export async function checkChain(db: Client, registry: TicketRegistry, sampleSize: number): Promise<CheckLine[]> {
+export async function checkChain(db: Pool, registry: TicketRegistry, sampleSize: number): Promise<CheckLine[]> {
   const tally = await tallyRegistryLogs(registry);
   const tickets = await ledgerTickets(db);
   const events = (
@@ -79,7 +79,7 @@ export async function checkChain(db: Client, registry: TicketRegistry, sampleSiz
 
 const id = (ticket: LedgerTicket) => BigInt(ticket.token_id);
 
-async function ledgerTickets(db: Client): Promise<LedgerTicket[]> {
+async function ledgerTickets(db: Pool): Promise<LedgerTicket[]> {
   const rows = (
     await db.query<Omit<LedgerTicket, "confirmed"> & { id: string }>(
       `SELECT id, token_id::text, ticket_id, checked_in, invalidated, claimed, claimed_to, resales, holder FROM tickets`,

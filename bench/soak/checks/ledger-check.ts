@@ -1,4 +1,4 @@
-import type { Client } from "pg";
+import type { Pool } from "pg";
 
 import type { Expectation } from "../action-planner";
 import type { LoadRecord } from "../load-record";
@@ -34,7 +34,7 @@ function endedAsExpected(row: LedgerRow, expect: Expectation): boolean {
  * unfinished; and rows no answer announced (requests cut off during a fault) are final too.
  */
 export async function checkLedger(
-  db: Client,
+  db: Pool,
   record: LoadRecord,
   /** A fault run's faults: a request open during one (or within UNANSWERED_GRACE_MS after its end) may go unanswered; null in a soak. */
   faults: FaultWindow[] | null,

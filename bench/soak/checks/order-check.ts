@@ -1,4 +1,4 @@
-import type { Client } from "pg";
+import type { Pool } from "pg";
 
 import type { CallbackTally } from "../callback-tally";
 import { type CheckLine, firstFew, info, verdict } from "./check-line";
@@ -26,7 +26,7 @@ interface CallbackRow {
  * signers in one block cannot be ordered from the ledger and are counted apart. At the receiver: each
  * ticket's (or event's) callbacks, in the order of their actions, first arrived in that order.
  */
-export async function checkOrder(db: Client, tally: CallbackTally): Promise<CheckLine[]> {
+export async function checkOrder(db: Pool, tally: CallbackTally): Promise<CheckLine[]> {
   const onChain = (
     await db.query<OnChainRow>(`
       SELECT a.ticket_ref, a.seq::text, a.kind, t.signer, t.nonce::text, a.batch_index, t.block_number::text

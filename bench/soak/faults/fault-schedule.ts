@@ -6,10 +6,11 @@ export type FaultKind =
   | "chain node unreachable"
   | "chain node killed (SIGKILL), restarted from its state file"
   | "node refuses every transaction: oversized data"
-  | "node refuses every transaction: transaction underpriced";
+  | "node refuses every transaction: transaction underpriced"
+  | "PostgreSQL unreachable";
 
 /** The names `npm run faults -- --faults` takes, in the rotation's order. */
-export const FAULT_NAMES = ["worker", "redis", "unreachable", "node-kill", "oversized", "underpriced"] as const;
+export const FAULT_NAMES = ["worker", "redis", "unreachable", "node-kill", "oversized", "underpriced", "postgres"] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 
 export interface FaultRecord {
@@ -37,6 +38,8 @@ export interface FaultSettings {
   nodeStateIntervalSeconds: number;
   /** How long the node refuses every transaction. */
   refusalMs: number;
+  /** How long PostgreSQL is unreachable to the service processes. */
+  databaseDownMs: number;
   /** The faults of the rotation, in its order. */
   rotation: readonly FaultName[];
 }
@@ -50,7 +53,9 @@ export interface FaultSettings {
  * seconds, so that it comes back without its last blocks and its transaction pool; and the node
  * refusing every transaction as geth/bor do, `oversized data` then, the next time, `transaction
  * underpriced` (the production-node proxy answers eth_sendRawTransaction with the refusal and does
- * not forward it).
+ * not forward it); and PostgreSQL made unreachable to the service processes (the TCP proxy they reach
+ * it through closed: connections refused, open ones cut, as when the server stops), the server itself
+ * running on for the rest of the machine.
  */
 export async function runFaultSchedule(stack: Stack, settings: FaultSettings, loadStartedAt: number, loadDurationMs: number): Promise<FaultRecord[]> {
   let workerKills = 0;
@@ -76,6 +81,7 @@ export async function runFaultSchedule(stack: Stack, settings: FaultSettings, lo
       inject: () => refuseTransactions(stack, "transaction underpriced", settings.refusalMs),
       lastsMs: settings.refusalMs,
     },
+    { name: "postgres", kind: "PostgreSQL unreachable", inject: () => cutDatabase(stack, settings.databaseDownMs), lastsMs: settings.databaseDownMs },
   ];
   const faults = settings.rotation.map((name) => all.find((fault) => fault.name === name) as (typeof all)[number]);
   const records: FaultRecord[] = [];
@@ -118,6 +124,13 @@ async function cutChain(stack: Stack, downMs: number): Promise<void> {
   await stack.proxy.close();
   await new Promise((resolve) => setTimeout(resolve, downMs));
   await stack.proxy.open();
+}
+
+async function cutDatabase(stack: Stack, downMs: number): Promise<void> {
+  if (!stack.databaseProxy) throw new Error("the stack has no database proxy to cut");
+  await stack.databaseProxy.close();
+  await new Promise((resolve) => setTimeout(resolve, downMs));
+  await stack.databaseProxy.open();
 }
 
 async function killNode(stack: Stack, downMs: number): Promise<FaultOutcome> {

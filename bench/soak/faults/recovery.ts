@@ -1,4 +1,4 @@
-import type { Client } from "pg";
+import type { Pool } from "pg";
 
 import type { LoadRecord } from "../load-record";
 import type { FaultRecord } from "./fault-schedule";
@@ -22,7 +22,7 @@ export interface Recovery {
  * callback delivered after it, and when every action accepted before the end was final. Actions whose
  * request got no answer are counted from the fault's start until 5 s after its end.
  */
-export async function recoveryOf(db: Client, faults: FaultRecord[], record: LoadRecord): Promise<Recovery[]> {
+export async function recoveryOf(db: Pool, faults: FaultRecord[], record: LoadRecord): Promise<Recovery[]> {
   const rows: Recovery[] = [];
   for (const fault of faults) {
     const end = new Date(fault.endedAt);

@@ -2,8 +2,10 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, HttpSta
 import type { Response } from "express";
 
 import { ApiError } from "../errors/api-error";
+import { isDatabaseUnreachable } from "../errors/database-unreachable";
 import { errorDetail, type ErrorDetail } from "../errors/error-detail";
 import { ReplayedAnswer } from "./replayed-answer";
+import { DATABASE_UNAVAILABLE, sendServiceUnavailable } from "./service-unavailable";
 
 /** The exact body the interface promises for a missing, unknown or revoked key. */
 export const FORBIDDEN_BODY = { message: "Forbidden" } as const;
@@ -15,7 +17,10 @@ interface BodyParserError {
   limit?: number;
 }
 
-/** Turns every failure into the shared error body; internals never leak into a 500. */
+/**
+ * Turns every failure into the shared error body; internals never leak into a 500. The database
+ * unreachable is not a failure of the request: a 503 with Retry-After.
+ */
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger(ApiExceptionFilter.name);
@@ -38,6 +43,11 @@ export class ApiExceptionFilter implements ExceptionFilter {
     }
     if (exception instanceof HttpException) {
       this.sendHttpException(exception, response);
+      return;
+    }
+    if (isDatabaseUnreachable(exception)) {
+      this.logger.warn(`database unreachable, answered 503: ${(exception as Error).message}`);
+      sendServiceUnavailable(response, DATABASE_UNAVAILABLE);
       return;
     }
     this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));

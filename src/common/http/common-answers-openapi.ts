@@ -5,7 +5,8 @@ const ERROR_BODY_SCHEMA = { $ref: "#/components/schemas/ErrorBodyDto" };
 /**
  * The answers the HTTP layer gives on every route, whatever its controller does: the JSON body parser
  * runs for every request that has a body (a GET too), REQUIRE_HTTPS refuses plain HTTP before routing,
- * path and query parameters are checked (TextParamsPipe), and a failure nobody expected is a 500.
+ * path and query parameters are checked (TextParamsPipe), every route but the docs reads the database
+ * (the API key at least) and answers 503 while it is unreachable, and a failure nobody expected is a 500.
  */
 const COMMON_ANSWERS: Record<string, string> = {
   "400":
@@ -14,7 +15,15 @@ const COMMON_ANSWERS: Record<string, string> = {
     "or a malformed Idempotency-Key).",
   "413": "payload_too_large: the body exceeds the endpoint's size cap.",
   "415": "invalid_body: the body is not UTF-8 (a Content-Encoding or charset the service does not read).",
-  "500": "internal_error: something went wrong on the service's side (the database away, say); nothing of the request was applied.",
+  "500": "internal_error: something went wrong on the service's side; nothing of the request was applied.",
+  "503":
+    "service_unavailable: a dependency (the database) cannot be reached just now; nothing of the request was applied. " +
+    "Send it again after the Retry-After header's seconds (with the same Idempotency-Key, where the endpoint takes one).",
+};
+
+/** The headers that come with a common answer. */
+const COMMON_ANSWER_HEADERS: Record<string, Record<string, { description: string; schema: { type: "integer"; minimum: number } }>> = {
+  "503": { "Retry-After": { description: "Seconds to wait before sending the request again.", schema: { type: "integer", minimum: 1 } } },
 };
 
 /**
@@ -30,7 +39,8 @@ export function documentCommonAnswers(document: OpenAPIObject): OpenAPIObject {
       for (const [status, description] of Object.entries(COMMON_ANSWERS)) {
         const documented = operation.responses[status] as { description?: string; content?: Record<string, unknown> } | undefined;
         if (!documented) {
-          operation.responses[status] = { description, content: { "application/json": { schema: ERROR_BODY_SCHEMA } } };
+          const headers = COMMON_ANSWER_HEADERS[status];
+          operation.responses[status] = { description, ...(headers ? { headers } : {}), content: { "application/json": { schema: ERROR_BODY_SCHEMA } } };
         } else if (documented.content && !documented.content["application/json"]) {
           documented.description = `${documented.description ?? ""}\n\nAs JSON (application/json): ${description}`.trim();
           documented.content["application/json"] = { schema: ERROR_BODY_SCHEMA };

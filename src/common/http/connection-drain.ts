@@ -1,4 +1,4 @@
-import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationShutdown } from "@nestjs/common";
+import { type BeforeApplicationShutdown, Injectable, Logger } from "@nestjs/common";
 import type { NextFunction, Request, Response } from "express";
 
 /**
@@ -7,17 +7,13 @@ import type { NextFunction, Request, Response } from "express";
  * with no connection once the requests in flight are answered; none is cut mid-request.
  */
 @Injectable()
-export class ConnectionDrain implements BeforeApplicationShutdown, OnApplicationShutdown {
+export class ConnectionDrain implements BeforeApplicationShutdown {
   private readonly logger = new Logger("Shutdown");
   private draining = false;
 
   beforeApplicationShutdown(signal?: string): void {
     this.draining = true;
     this.logger.log(`${signal ?? "shutdown"}: leaving readiness, draining connections, finishing the work in flight`);
-  }
-
-  onApplicationShutdown(signal?: string): void {
-    this.logger.log(`${signal ?? "shutdown"}: stopped; unfinished work waits in the ledger`);
   }
 
   readonly middleware = (_request: Request, response: Response, next: NextFunction): void => {
