@@ -1378,9 +1378,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description internal_error: something went wrong on the service's side (the database away, say); nothing of the request was applied. */
+            /** @description internal_error: something went wrong on the service's side; nothing of the request was applied. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database) cannot be reached just now; nothing of the request was applied. Send it again after the Retry-After header's seconds (with the same Idempotency-Key, where the endpoint takes one). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1462,9 +1473,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description internal_error: something went wrong on the service's side (the database away, say); nothing of the request was applied. */
+            /** @description internal_error: something went wrong on the service's side; nothing of the request was applied. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database) cannot be reached just now; nothing of the request was applied. Send it again after the Retry-After header's seconds (with the same Idempotency-Key, where the endpoint takes one). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1573,9 +1595,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description internal_error: something went wrong on the service's side (the database away, say); nothing of the request was applied. */
+            /** @description internal_error: something went wrong on the service's side; nothing of the request was applied. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database) cannot be reached just now; nothing of the request was applied. Send it again after the Retry-After header's seconds (with the same Idempotency-Key, where the endpoint takes one). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1684,9 +1717,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description internal_error: something went wrong on the service's side (the database away, say); nothing of the request was applied. */
+            /** @description internal_error: something went wrong on the service's side; nothing of the request was applied. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database) cannot be reached just now; nothing of the request was applied. Send it again after the Retry-After header's seconds (with the same Idempotency-Key, where the endpoint takes one). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1795,9 +1839,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description internal_error: something went wrong on the service's side (the database away, say); nothing of the request was applied. */
+            /** @description internal_error: something went wrong on the service's side; nothing of the request was applied. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database) cannot be reached just now; nothing of the request was applied. Send it again after the Retry-After header's seconds (with the same Idempotency-Key, where the endpoint takes one). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1906,9 +1961,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description internal_error: something went wrong on the service's side (the database away, say); nothing of the request was applied. */
+            /** @description internal_error: something went wrong on the service's side; nothing of the request was applied. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database) cannot be reached just now; nothing of the request was applied. Send it again after the Retry-After header's seconds (with the same Idempotency-Key, where the endpoint takes one). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2017,9 +2083,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description internal_error: something went wrong on the service's side (the database away, say); nothing of the request was applied. */
+            /** @description internal_error: something went wrong on the service's side; nothing of the request was applied. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database) cannot be reached just now; nothing of the request was applied. Send it again after the Retry-After header's seconds (with the same Idempotency-Key, where the endpoint takes one). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2096,9 +2173,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description internal_error: something went wrong on the service's side (the database away, say); nothing of the request was applied. */
+            /** @description internal_error: something went wrong on the service's side; nothing of the request was applied. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database) cannot be reached just now; nothing of the request was applied. Send it again after the Retry-After header's seconds (with the same Idempotency-Key, where the endpoint takes one). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2180,9 +2268,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description internal_error: something went wrong on the service's side (the database away, say); nothing of the request was applied. */
+            /** @description internal_error: something went wrong on the service's side; nothing of the request was applied. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database) cannot be reached just now; nothing of the request was applied. Send it again after the Retry-After header's seconds (with the same Idempotency-Key, where the endpoint takes one). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2291,9 +2390,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description internal_error: something went wrong on the service's side (the database away, say); nothing of the request was applied. */
+            /** @description internal_error: something went wrong on the service's side; nothing of the request was applied. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database) cannot be reached just now; nothing of the request was applied. Send it again after the Retry-After header's seconds (with the same Idempotency-Key, where the endpoint takes one). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2402,9 +2512,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description internal_error: something went wrong on the service's side (the database away, say); nothing of the request was applied. */
+            /** @description internal_error: something went wrong on the service's side; nothing of the request was applied. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database) cannot be reached just now; nothing of the request was applied. Send it again after the Retry-After header's seconds (with the same Idempotency-Key, where the endpoint takes one). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2497,9 +2618,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description internal_error: something went wrong on the service's side (the database away, say); nothing of the request was applied. */
+            /** @description internal_error: something went wrong on the service's side; nothing of the request was applied. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database) cannot be reached just now; nothing of the request was applied. Send it again after the Retry-After header's seconds (with the same Idempotency-Key, where the endpoint takes one). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2581,9 +2713,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description internal_error: something went wrong on the service's side (the database away, say); nothing of the request was applied. */
+            /** @description internal_error: something went wrong on the service's side; nothing of the request was applied. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database) cannot be reached just now; nothing of the request was applied. Send it again after the Retry-After header's seconds (with the same Idempotency-Key, where the endpoint takes one). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2654,9 +2797,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description internal_error: something went wrong on the service's side (the database away, say); nothing of the request was applied. */
+            /** @description internal_error: something went wrong on the service's side; nothing of the request was applied. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database) cannot be reached just now; nothing of the request was applied. Send it again after the Retry-After header's seconds (with the same Idempotency-Key, where the endpoint takes one). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2736,7 +2890,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description internal_error: something went wrong on the service's side (the database away, say); nothing of the request was applied. */
+            /** @description internal_error: something went wrong on the service's side; nothing of the request was applied. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2745,13 +2899,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description The chain cannot be read just now, or none is configured */
+            /**
+             * @description The chain cannot be read just now, or none is configured
+             *
+             *     As JSON (application/json): service_unavailable: a dependency (the database) cannot be reached just now; nothing of the request was applied. Send it again after the Retry-After header's seconds (with the same Idempotency-Key, where the endpoint takes one).
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": string;
+                    "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
         };
@@ -2832,7 +2991,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description internal_error: something went wrong on the service's side (the database away, say); nothing of the request was applied. */
+            /** @description internal_error: something went wrong on the service's side; nothing of the request was applied. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2841,13 +3000,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description The chain cannot be read just now, or none is configured */
+            /**
+             * @description The chain cannot be read just now, or none is configured
+             *
+             *     As JSON (application/json): service_unavailable: a dependency (the database) cannot be reached just now; nothing of the request was applied. Send it again after the Retry-After header's seconds (with the same Idempotency-Key, where the endpoint takes one).
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": string;
+                    "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
         };
@@ -2918,7 +3082,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description internal_error: something went wrong on the service's side (the database away, say); nothing of the request was applied. */
+            /** @description internal_error: something went wrong on the service's side; nothing of the request was applied. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3034,7 +3198,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description internal_error: something went wrong on the service's side (the database away, say); nothing of the request was applied. */
+            /** @description internal_error: something went wrong on the service's side; nothing of the request was applied. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3141,9 +3305,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description internal_error: something went wrong on the service's side (the database away, say); nothing of the request was applied. */
+            /** @description internal_error: something went wrong on the service's side; nothing of the request was applied. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database) cannot be reached just now; nothing of the request was applied. Send it again after the Retry-After header's seconds (with the same Idempotency-Key, where the endpoint takes one). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3255,9 +3430,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description internal_error: something went wrong on the service's side (the database away, say); nothing of the request was applied. */
+            /** @description internal_error: something went wrong on the service's side; nothing of the request was applied. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database) cannot be reached just now; nothing of the request was applied. Send it again after the Retry-After header's seconds (with the same Idempotency-Key, where the endpoint takes one). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3339,9 +3525,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description internal_error: something went wrong on the service's side (the database away, say); nothing of the request was applied. */
+            /** @description internal_error: something went wrong on the service's side; nothing of the request was applied. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database) cannot be reached just now; nothing of the request was applied. Send it again after the Retry-After header's seconds (with the same Idempotency-Key, where the endpoint takes one). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3454,9 +3651,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description internal_error: something went wrong on the service's side (the database away, say); nothing of the request was applied. */
+            /** @description internal_error: something went wrong on the service's side; nothing of the request was applied. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database) cannot be reached just now; nothing of the request was applied. Send it again after the Retry-After header's seconds (with the same Idempotency-Key, where the endpoint takes one). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3563,7 +3771,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description internal_error: something went wrong on the service's side (the database away, say); nothing of the request was applied. */
+            /** @description internal_error: something went wrong on the service's side; nothing of the request was applied. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3747,7 +3955,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description internal_error: something went wrong on the service's side (the database away, say); nothing of the request was applied. */
+            /** @description internal_error: something went wrong on the service's side; nothing of the request was applied. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3931,7 +4139,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description internal_error: something went wrong on the service's side (the database away, say); nothing of the request was applied. */
+            /** @description internal_error: something went wrong on the service's side; nothing of the request was applied. */
             500: {
                 headers: {
                     [name: string]: unknown;
