@@ -1,11 +1,13 @@
 import type { OrganizationsService } from "../auth/organizations.service";
 import type { OrganizationOnboardingService } from "../callbacks/secrets/organization-onboarding.service";
+import type { LedgerReconciler } from "../chain/ledger-reconcile/ledger-reconciler";
 
 /** Every option any command takes; each command says which of them it accepts. */
 export const OPTIONS = {
   name: { type: "string" },
   label: { type: "string" },
   "grace-hours": { type: "string" },
+  report: { type: "string" },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
@@ -21,10 +23,12 @@ export interface CommandInput {
   json: boolean;
 }
 
-/** What commands act through: organizations and keys (auth), and onboarding with webhook secrets (callbacks). */
+/** What commands act through: organizations and keys (auth), onboarding with webhook secrets (callbacks), the ledger against the chain. */
 export interface CommandServices {
   organizations: OrganizationsService;
   onboarding: OrganizationOnboardingService;
+  /** Made on first use: only the ledger's commands reach Redis and the chain. */
+  ledger: { workers: () => Promise<number>; reconciler: () => LedgerReconciler };
 }
 
 export interface Command {
