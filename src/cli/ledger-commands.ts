@@ -88,7 +88,8 @@ function printSummary(report: LedgerReconcileReport, file: string): void {
     const nonce = signer.nextNonce ? `next nonce ${signer.nextNonce.from} → ${signer.nextNonce.to}` : "next nonce already at the chain's";
     print(`Signer ${signer.address}: ${nonce}; ${signer.foundMined.length} of the ledger's transactions found mined.`);
   }
-  if (changes.appliedActions.length > 0) print(`${changes.appliedActions.length} waiting actions were already on chain: now confirmed.`);
+  if (changes.appliedActions.length > 0)
+    print(`${changes.appliedActions.length} waiting actions had been sent by the lost part of the ledger: closed as the chain applied them (and called back).`);
   print(
     `On chain and unknown to the ledger: ${report.lostEvents.length} event${report.lostEvents.length === 1 ? "" : "s"}, ` +
       `${report.lostTickets.length} ticket${report.lostTickets.length === 1 ? "" : "s"} (report: ${file}).`,

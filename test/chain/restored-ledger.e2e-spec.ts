@@ -117,8 +117,10 @@ describe("a ledger restored from a dump older than its latest batches", () => {
     await waitForLedgerStatus(testApp, inFlight.promises, "pending");
     await eventually(async () => ((await sqlOf(testApp!)(`SELECT 1 FROM chain_transactions WHERE status = 'broadcast'`)).length > 0 ? true : undefined));
     await queue.pause();
-    const waiting = await sell(api, eventA.eventId, 1);
-    expect((await actionRows(testApp, waiting.promises)).map((row) => row.status)).toEqual(["waiting_broadcast"]);
+    const waitingSale = await sell(api, eventA.eventId, 1);
+    const waitingScan = txPromises(await api.post("/api/v1/scanned", [{ ticketId: confirmed.ticketIds[0], orderTime: 1_750_000_100 }]));
+    const waiting = { promises: [...waitingSale.promises, ...waitingScan] };
+    expect((await actionRows(testApp, waiting.promises)).map((row) => row.status)).toEqual(["waiting_broadcast", "waiting_broadcast"]);
 
     await run("pg_dump", ["--format=custom", "--file", dumpFile, database.url]);
 
@@ -162,7 +164,7 @@ describe("a ledger restored from a dump older than its latest batches", () => {
         ...Array(2).fill(eventKeyOf(ticketeerId, eventA.eventId)),
         ...Array(2).fill(eventKeyOf(ticketeerId, eventB.eventId)),
       ]);
-      // The sale that waited in the ledger at the dump was sent by the lost part: it is closed, not sent again.
+      // The sale and the scan that waited in the ledger at the dump were sent by the lost part: they are closed, not sent again.
       expect(report.changes.appliedActions).toEqual(waiting.promises);
       expect(report.changes.signers[0].foundMined.length).toBeGreaterThan(0);
       expect(await collisions(restored, eventA.eventId)).toEqual({ nextEventIndexTaken: false, nextSerialTaken: false, nonceBehind: false });
@@ -192,6 +194,9 @@ describe("a ledger restored from a dump older than its latest batches", () => {
     const after = [...inFlight.promises, ...waiting.promises, ...moreOfA.promises, eventC.promise, ...soldOfC.promises, eventBAgain.promise];
     await waitForLedgerStatus(testApp, after, "confirmed");
     expect(await sqlOf(testApp)(`SELECT kind, error_code FROM chain_actions WHERE status = 'error'`)).toEqual([]);
+    // The scan was applied once: the ticket's one check-in record on chain is the one the ledger confirmed.
+    const scans = await chain.registry.queryFilter(chain.registry.filters.TicketsCheckedIn(), 0, "latest");
+    expect(scans).toHaveLength(1);
   });
 });
 

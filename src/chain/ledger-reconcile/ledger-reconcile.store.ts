@@ -1,14 +1,18 @@
 import type { DataSource, EntityManager } from "typeorm";
 
 import { insertCallbacks } from "../../ledger/outbox";
-import { eventKeyOf, ticketHashOf } from "../../registry";
+import { type BatchAction, chainFailureCode, eventKeyOf, RegistryItemFailure, ticketHashOf } from "../../registry";
+import { type HolderChange, recordTokenHolders } from "../token-holders";
+import type { LostBatchItem } from "./lost-batches";
 
-/** What the ledger holds of an index or a token found on chain. */
-export interface LedgerSubject {
-  /** The action that puts it on chain (newEvent, sold), when the ledger still waits for it. */
-  waitingActionId: string | null;
-  /** The hash the ledger expects on chain: the event's key, the ticket's hash. */
-  expectedHash: string;
+/** What the ledger expects on chain of an event index or a token it gave: the event's key, the ticket's hash. */
+export type ExpectedHash = string;
+
+/** An action of the ledger not yet final on chain, by what it acts on (eventIndex for event actions, tokenId otherwise). */
+export interface WaitingAction {
+  id: string;
+  action: BatchAction;
+  subject: bigint;
 }
 
 /** A serial reservation moved past the chain's highest serial of its event. */
@@ -18,12 +22,22 @@ export interface SerialMove {
   to: bigint;
 }
 
-/** The ledger's own action found already applied by a transaction it has no record of (sent from the lost part of the ledger). */
+/** A waiting action of the ledger that a batch it has no record of carried (sent by the lost part of the ledger). */
 export interface AppliedAction {
   actionId: string;
-  blockNumber: number;
-  txHash: string;
+  item: LostBatchItem;
 }
+
+/** The batch action each ledger action is sent as. */
+const BATCH_ACTION: Record<string, BatchAction> = {
+  newEvent: "registerEvent",
+  updateEvent: "updateEvent",
+  sold: "sold",
+  resold: "resold",
+  scanned: "checkedIn",
+  invalidated: "invalidated",
+  claimed: "claimed",
+};
 
 /** The SQL of `ledger reconcile`: what the ledger knows of what the chain holds, and the moves that put it past the chain. */
 export class LedgerReconcileStore {
@@ -46,28 +60,39 @@ export class LedgerReconcileStore {
     return new Set(rows.map((row) => row.tx_hash.toLowerCase()));
   }
 
-  /** The ledger's events under these registry indexes, each with its newEvent action if that still waits. */
-  async events(eventIndexes: readonly bigint[]): Promise<Map<bigint, LedgerSubject>> {
-    const rows = await this.dataSource.query<{ event_index: string; ticketeer_id: string; event_id: string; waiting: string | null }[]>(
-      `SELECT e.event_index::text, o.ticketeer_id, e.event_id,
-              (SELECT a.id FROM chain_actions a WHERE a.event_ref = e.id AND a.ticket_ref IS NULL AND a.kind = 'newEvent'
-                  AND a.status IN ('waiting_broadcast', 'pending') LIMIT 1) AS waiting
-         FROM events e JOIN organizations o ON o.id = e.organization_id
-        WHERE e.event_index = ANY($1::bigint[])`,
+  /** The keys of the ledger's events under these registry indexes. */
+  async events(eventIndexes: readonly bigint[]): Promise<Map<bigint, ExpectedHash>> {
+    const rows = await this.dataSource.query<{ event_index: string; ticketeer_id: string; event_id: string }[]>(
+      `SELECT e.event_index::text, o.ticketeer_id, e.event_id FROM events e JOIN organizations o ON o.id = e.organization_id WHERE e.event_index = ANY($1::bigint[])`,
       [eventIndexes.map(String)],
     );
-    return new Map(rows.map((row) => [BigInt(row.event_index), { waitingActionId: row.waiting, expectedHash: eventKeyOf(row.ticketeer_id, row.event_id) }]));
+    return new Map(rows.map((row) => [BigInt(row.event_index), eventKeyOf(row.ticketeer_id, row.event_id)]));
   }
 
-  /** The ledger's tickets under these token ids, each with its sale action if that still waits. */
-  async tickets(tokenIds: readonly bigint[]): Promise<Map<bigint, LedgerSubject>> {
-    const rows = await this.dataSource.query<{ token_id: string; ticket_id: string; waiting: string | null }[]>(
-      `SELECT t.token_id::text, t.ticket_id,
-              (SELECT a.id FROM chain_actions a WHERE a.ticket_ref = t.id AND a.kind = 'sold' AND a.status IN ('waiting_broadcast', 'pending') LIMIT 1) AS waiting
-         FROM tickets t WHERE t.token_id = ANY($1::numeric[])`,
+  /** The ticket hashes of the ledger's tickets under these token ids. */
+  async tickets(tokenIds: readonly bigint[]): Promise<Map<bigint, ExpectedHash>> {
+    const rows = await this.dataSource.query<{ token_id: string; ticket_id: string }[]>(
+      `SELECT t.token_id::text, t.ticket_id FROM tickets t WHERE t.token_id = ANY($1::numeric[])`,
       [tokenIds.map(String)],
     );
-    return new Map(rows.map((row) => [BigInt(row.token_id), { waitingActionId: row.waiting, expectedHash: ticketHashOf(row.ticket_id) }]));
+    return new Map(rows.map((row) => [BigInt(row.token_id), ticketHashOf(row.ticket_id)]));
+  }
+
+  /**
+   * The actions that wait to be sent, or wait in a transaction none of whose attempts was found mined,
+   * in acceptance order: those a batch of the lost part of the ledger may have carried.
+   */
+  async waitingActions(): Promise<WaitingAction[]> {
+    const rows = await this.dataSource.query<{ id: string; kind: string; subject: string }[]>(
+      `SELECT a.id, a.kind, COALESCE(t.token_id, e.event_index)::text AS subject
+         FROM chain_actions a
+         JOIN events e ON e.id = a.event_ref
+         LEFT JOIN tickets t ON t.id = a.ticket_ref
+        WHERE a.status IN ('waiting_broadcast', 'pending')
+          AND NOT EXISTS (SELECT 1 FROM chain_transactions c WHERE c.signer = a.tx_signer AND c.nonce = a.tx_nonce AND c.status IN ('mined', 'confirmed', 'reverted'))
+        ORDER BY a.seq`,
+    );
+    return rows.flatMap((row) => (BATCH_ACTION[row.kind] ? [{ id: row.id, action: BATCH_ACTION[row.kind], subject: BigInt(row.subject) }] : []));
   }
 
   /**
@@ -101,27 +126,40 @@ export class LedgerReconcileStore {
   }
 
   /**
-   * Closes the ledger's own waiting actions that the chain already applied: confirmed with the
-   * transaction that did, and called back as any confirmed action. Sent again they would fail as
-   * existing (onchain_event_exists, onchain_ticket_exists).
+   * Closes the ledger's waiting actions that a batch of the lost part of the ledger carried, with what
+   * the registry made of each (confirmed, or the item's failure), and calls them back as the receipt
+   * watcher would: sent again they would fail as existing or be applied twice.
    */
-  async markApplied(applied: readonly AppliedAction[], blockHashes: ReadonlyMap<number, string>, chain: { chainId: bigint; registryAddress: string }) {
+  async closeApplied(
+    applied: readonly AppliedAction[],
+    holders: readonly HolderChange[],
+    chain: { chainId: bigint; registryAddress: string },
+  ): Promise<string[]> {
     if (applied.length === 0) return [];
     return this.dataSource.transaction(async (manager: EntityManager) => {
+      const failure = (action: AppliedAction) => action.item.failure;
       const [rows] = await manager.query<[{ id: string }[], number]>(
         `UPDATE chain_actions AS a
-            SET status = 'confirmed', tx_hash = f.tx_hash, block_number = f.block_number, block_hash = f.block_hash,
-                tx_signer = NULL, tx_nonce = NULL, batch_index = NULL, error_code = NULL, error_message = NULL, updated_at = now()
-           FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[]) AS f(id, tx_hash, block_number, block_hash)
+            SET status = CASE WHEN f.error_code IS NULL THEN 'confirmed' ELSE 'error' END, error_code = f.error_code, error_message = f.error_message,
+                tx_hash = f.tx_hash, block_number = f.block_number, block_hash = f.block_hash,
+                tx_signer = NULL, tx_nonce = NULL, batch_index = NULL, updated_at = now()
+           FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[]) AS f(id, tx_hash, block_number, block_hash, error_code, error_message)
           WHERE a.id = f.id AND a.status IN ('waiting_broadcast', 'pending')
           RETURNING a.id`,
         [
           applied.map((action) => action.actionId),
-          applied.map((action) => action.txHash),
-          applied.map((action) => action.blockNumber),
-          applied.map((action) => blockHashes.get(action.blockNumber) ?? null),
+          applied.map((action) => action.item.txHash),
+          applied.map((action) => action.item.blockNumber),
+          applied.map((action) => action.item.blockHash),
+          applied.map((action) => (failure(action) === null ? null : chainFailureCode(failure(action) as RegistryItemFailure))),
+          applied.map((action) =>
+            failure(action) === null
+              ? null
+              : `The registry refused the item: ${RegistryItemFailure[failure(action) as RegistryItemFailure] ?? "unnamed reason"}.`,
+          ),
         ],
       );
+      await recordTokenHolders(manager, holders);
       await insertCallbacks(
         manager,
         rows.map((row) => row.id),

@@ -3,7 +3,8 @@ import type { DataSource } from "typeorm";
 
 import type { AppConfig } from "../../config/app-config";
 import type { ChainClient } from "../chain-client";
-import { type AppliedAction, LedgerReconcileStore, type LedgerSubject, type SerialMove } from "./ledger-reconcile.store";
+import { type AppliedAction, LedgerReconcileStore, type SerialMove } from "./ledger-reconcile.store";
+import { readLostBatches } from "./lost-batches";
 import { readRegistryHistory, type RegisteredEvent, type SoldTicket } from "./registry-history";
 import { reconcileSignerNonce, type SignerNonceChange } from "./signer-nonces";
 
@@ -25,7 +26,7 @@ export interface LedgerReconcileReport {
     eventIndexes: { from: bigint; to: bigint } | null;
     serials: SerialMove[];
     signers: SignerNonceChange[];
-    /** The ledger's waiting actions the chain had already applied, now confirmed. */
+    /** The ledger's waiting actions that its lost part had sent, now closed with what the chain made of them. */
     appliedActions: string[];
   };
 }
@@ -53,6 +54,7 @@ export class LedgerReconciler {
     const provider = await this.chain.connect();
     const [chainId, toBlock] = await Promise.all([this.chain.chainId(), provider.getBlockNumber()]);
     const registryAddress = this.chain.registryAddress;
+    // First: the ledger's own transactions found mined are then told apart from those of its lost part.
     const signers = await this.reconcileSigners(provider);
     const fromBlock = await this.firstBlockToRead();
     const history = await readRegistryHistory(provider, this.chain.registry, {
@@ -68,8 +70,14 @@ export class LedgerReconciler {
       history,
       history.tickets.filter((ticket) => !isKnown(known.tickets.get(ticket.tokenId), ticket.ticketHash)),
     );
-    const applied = this.appliedActions(history, known);
-    const appliedActions = await this.store.markApplied(applied, await blockHashes(provider, applied), { chainId, registryAddress });
+    const appliedActions = await this.closeApplied(
+      provider,
+      history.transactions.filter((hash) => !known.transactions.has(hash.toLowerCase())),
+      {
+        chainId,
+        registryAddress,
+      },
+    );
     return {
       chainId,
       registryAddress,
@@ -108,22 +116,31 @@ export class LedgerReconciler {
   }
 
   /**
-   * The ledger's waiting newEvent and sold actions whose event or ticket a transaction the ledger has
-   * no record of put on chain: sent by the lost part of the ledger before the restore. (What a
-   * transaction of the ledger's own did, the receipt watcher closes.)
+   * Closes the ledger's waiting actions that the lost part of the ledger sent: the batches of the
+   * ledger's signers it has no record of are read from the chain, and each of their items is matched
+   * with the oldest waiting action of the same kind on the same event or ticket (items of actions the
+   * restored ledger never accepted match none).
    */
-  private appliedActions(
-    history: { events: RegisteredEvent[]; tickets: SoldTicket[] },
-    known: Awaited<ReturnType<LedgerReconciler["ledgerView"]>>,
-  ): AppliedAction[] {
+  private async closeApplied(provider: JsonRpcProvider, unknownTransactions: string[], chain: { chainId: bigint; registryAddress: string }): Promise<string[]> {
+    const signers = this.chain.signers().map((signer) => signer.address);
+    const lost = await readLostBatches(provider, this.chain.registry, chain.registryAddress, signers, unknownTransactions);
+    const waiting = new Map<string, string[]>();
+    for (const action of await this.store.waitingActions()) {
+      const key = `${action.action}:${action.subject}`;
+      waiting.set(key, [...(waiting.get(key) ?? []), action.id]);
+    }
     const applied: AppliedAction[] = [];
-    const take = (subject: LedgerSubject | undefined, hash: string, log: { blockNumber: number; txHash: string }) => {
-      if (!subject?.waitingActionId || subject.expectedHash !== hash || known.transactions.has(log.txHash.toLowerCase())) return;
-      applied.push({ actionId: subject.waitingActionId, blockNumber: log.blockNumber, txHash: log.txHash });
-    };
-    for (const event of history.events) take(known.events.get(event.eventIndex), event.eventKey, event);
-    for (const ticket of history.tickets) take(known.tickets.get(ticket.tokenId), ticket.ticketHash, ticket);
-    return applied;
+    for (const item of lost.items) {
+      const actionId = waiting.get(`${item.action}:${item.subject}`)?.shift();
+      if (actionId) applied.push({ actionId, item });
+    }
+    // Holders only of the tokens whose sale, resale or claim the ledger now has; the rest it does not know.
+    const moved = new Set(applied.filter(({ item }) => ["sold", "resold", "claimed"].includes(item.action)).map(({ item }) => item.subject));
+    return this.store.closeApplied(
+      applied,
+      lost.holders.filter((change) => moved.has(change.tokenId)),
+      chain,
+    );
   }
 
   /** Each lost ticket with its event's key: from the logs read, else from the registry. */
@@ -140,8 +157,8 @@ export class LedgerReconciler {
 }
 
 /** The ledger knows what the chain holds when it holds the same thing under the same index or token. */
-function isKnown(subject: LedgerSubject | undefined, hash: string): boolean {
-  return subject !== undefined && subject.expectedHash === hash;
+function isKnown(expected: string | undefined, hash: string): boolean {
+  return expected === hash;
 }
 
 function highestEventIndex(history: { events: RegisteredEvent[] }): bigint {
@@ -152,13 +169,4 @@ function highestSerials(history: { tickets: SoldTicket[] }): Map<bigint, bigint>
   const highest = new Map<bigint, bigint>();
   for (const ticket of history.tickets) if (ticket.serial > (highest.get(ticket.eventIndex) ?? 0n)) highest.set(ticket.eventIndex, ticket.serial);
   return highest;
-}
-
-async function blockHashes(provider: JsonRpcProvider, applied: readonly AppliedAction[]): Promise<Map<number, string>> {
-  const hashes = new Map<number, string>();
-  for (const block of new Set(applied.map((action) => action.blockNumber))) {
-    const found = await provider.getBlock(block);
-    if (found?.hash) hashes.set(block, found.hash);
-  }
-  return hashes;
 }

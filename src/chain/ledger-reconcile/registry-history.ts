@@ -25,6 +25,8 @@ export interface SoldTicket {
 export interface RegistryHistory {
   events: RegisteredEvent[];
   tickets: SoldTicket[];
+  /** Every transaction that left a log of the registry (every batch does), in chain order. */
+  transactions: string[];
 }
 
 export interface HistoryRange {
@@ -36,23 +38,26 @@ export interface HistoryRange {
 }
 
 /**
- * The events registered and tickets sold in a range of blocks, read from the registry's logs. Both
- * logs carry what is needed in their indexed topics (EventRegistered: eventIndex, eventKey;
- * TicketSold: tokenId, ticketHash), so no log data is decoded.
+ * The events registered, tickets sold and transactions of a range of blocks, read from the registry's
+ * logs. EventRegistered and TicketSold carry what is needed in their indexed topics (eventIndex and
+ * eventKey; tokenId and ticketHash), so no log data is decoded.
  */
 export async function readRegistryHistory(provider: JsonRpcProvider, registry: TicketRegistryInterface, range: HistoryRange): Promise<RegistryHistory> {
   const registered = registry.getEvent("EventRegistered").topicHash;
   const sold = registry.getEvent("TicketSold").topicHash;
-  const history: RegistryHistory = { events: [], tickets: [] };
+  const history: RegistryHistory = { events: [], tickets: [], transactions: [] };
+  const transactions = new Set<string>();
   for (let from = range.fromBlock; from <= range.toBlock; from += range.maxBlockRange) {
     const to = Math.min(range.toBlock, from + range.maxBlockRange - 1);
-    const logs = await provider.getLogs({ address: range.registryAddress, topics: [[registered, sold]], fromBlock: from, toBlock: to });
+    const logs = await provider.getLogs({ address: range.registryAddress, fromBlock: from, toBlock: to });
     for (const log of logs) {
       if (log.removed) continue;
+      transactions.add(log.transactionHash);
       if (log.topics[0] === registered) history.events.push(registeredEvent(log));
       if (log.topics[0] === sold) history.tickets.push(soldTicket(log));
     }
   }
+  history.transactions = [...transactions];
   return history;
 }
 
