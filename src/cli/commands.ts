@@ -116,4 +116,36 @@ const secretEncrypt: Command = {
   },
 };
 
-export const COMMANDS: readonly Command[] = [orgCreate, orgList, keyCreate, keyList, keyRevoke, keyRotate, secretRotate, secretEncrypt, ledgerReconcile];
+const signerReconcile: Command = {
+  name: "signer reconcile",
+  summary:
+    "Let a signer stopped because the chain took its nonces elsewhere sign again: its own transactions found mined are marked so, " +
+    "the nonces the chain took otherwise are given up (their actions and every later one wait again, in order), and it follows the chain's nonce.",
+  operands: ["address"],
+  requiredOptions: [],
+  optionalOptions: ["json"],
+  async run({ signers }, { required, json }) {
+    const report = await signers.reconcile(required.address);
+    if (json) return printJson(report);
+    if (!report.resumed) return print(`Signer ${report.signer} never wrote to this ledger: nothing to reconcile.`);
+    print(`Signer ${report.signer} reconciled${report.stop ? ` (stopped since ${timestamp(report.stop.since)}: ${report.stop.reason})` : ""}.`);
+    print(`  next nonce:  ${report.ledgerNonce} → ${report.nextNonce} (the chain counts ${report.chainNonce}, ${report.chainMinedNonce} mined)`);
+    print(`  found mined: ${report.markedMined.length === 0 ? "-" : report.markedMined.join(", ")}`);
+    print(`  given up:    ${report.givenUp.length === 0 ? "-" : report.givenUp.map((nonce) => `${nonce.nonce} (${nonce.hashes.join(", ")})`).join("; ")}`);
+    print(`  taken back:  ${report.withdrawn.length === 0 ? "-" : report.withdrawn.join(", ")}`);
+    print(`  ${report.requeuedActions} action(s) wait again, in acceptance order; the signer signs again.`);
+  },
+};
+
+export const COMMANDS: readonly Command[] = [
+  orgCreate,
+  orgList,
+  keyCreate,
+  keyList,
+  keyRevoke,
+  keyRotate,
+  secretRotate,
+  secretEncrypt,
+  signerReconcile,
+  ledgerReconcile,
+];

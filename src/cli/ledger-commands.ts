@@ -59,11 +59,7 @@ export function reportJson(report: LedgerReconcileReport) {
     changes: {
       eventIndexes: changes.eventIndexes && { from: changes.eventIndexes.from.toString(), to: changes.eventIndexes.to.toString() },
       serials: changes.serials.map((move) => ({ eventIndex: move.eventIndex.toString(), from: move.from.toString(), to: move.to.toString() })),
-      signers: changes.signers.map((signer) => ({
-        address: signer.address,
-        nextNonce: signer.nextNonce && { from: signer.nextNonce.from.toString(), to: signer.nextNonce.to.toString() },
-        foundMined: signer.foundMined,
-      })),
+      signers: changes.signers,
       appliedActions: changes.appliedActions,
     },
   };
@@ -85,8 +81,14 @@ function printSummary(report: LedgerReconcileReport, file: string): void {
       : "Serials: already past the chain's.",
   );
   for (const signer of changes.signers) {
-    const nonce = signer.nextNonce ? `next nonce ${signer.nextNonce.from} → ${signer.nextNonce.to}` : "next nonce already at the chain's";
-    print(`Signer ${signer.address}: ${nonce}; ${signer.foundMined.length} of the ledger's transactions found mined.`);
+    if (!signer.resumed) {
+      print(`Signer ${signer.signer}: never wrote to this ledger.`);
+      continue;
+    }
+    print(
+      `Signer ${signer.signer}: next nonce ${signer.ledgerNonce} → ${signer.nextNonce} (the chain counts ${signer.chainNonce}); ` +
+        `${signer.markedMined.length} of the ledger's transactions found mined, ${signer.givenUp.length} nonce(s) given up, ${signer.requeuedActions} action(s) wait again.`,
+    );
   }
   if (changes.appliedActions.length > 0)
     print(`${changes.appliedActions.length} waiting actions had been sent by the lost part of the ledger: closed as the chain applied them (and called back).`);

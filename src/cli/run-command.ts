@@ -1,3 +1,5 @@
+import { Logger } from "@nestjs/common";
+import { isAddress } from "ethers";
 import { DataSource } from "typeorm";
 
 import { OrganizationsError, OrganizationsService } from "../auth/organizations.service";
@@ -5,6 +7,8 @@ import { OrganizationOnboardingService } from "../callbacks/secrets/organization
 import { WebhookSecretsService } from "../callbacks/secrets/webhook-secrets.service";
 import { ChainClient, ChainUnavailableError } from "../chain/chain-client";
 import { LedgerReconciler } from "../chain/ledger-reconcile/ledger-reconciler";
+import { SignerBusyError, type SignerReconcileReport } from "../chain/writer/reconcile/signer-reconciler";
+import { openSignerReconciler } from "../chain/writer/reconcile/standalone-signer-reconciler";
 import type { AppConfig } from "../config/app-config";
 import { dataSourceOptions } from "../database/data-source-options";
 import { ENTITIES } from "../entities";
@@ -20,6 +24,9 @@ import { note } from "./output";
  * and the services stay the one place that knows how keys and webhook secrets are made.
  */
 export async function runCommand(config: AppConfig, command: Command, input: CommandInput): Promise<void> {
+  // Services log through Nest's Logger, which writes to stdout: only errors (to stderr), so that stdout
+  // carries the command's output alone (`--json` piped as is); each command prints what it did.
+  Logger.overrideLogger(["error"]);
   await prepareDatabase(config);
   const dataSource = await new DataSource(dataSourceOptions(config.database.url, ENTITIES)).initialize();
   const chain = new ChainClient(config);
@@ -39,8 +46,27 @@ function commandServices(dataSource: DataSource, config: AppConfig, chain: Chain
   return {
     organizations,
     onboarding: new OrganizationOnboardingService(dataSource, organizations, new WebhookSecretsService(dataSource, config)),
-    ledger: { workers: () => chainWriterWorkers(config), reconciler: () => new LedgerReconciler(dataSource, chain, config) },
+    signers: { reconcile: (address) => reconcileSigner(dataSource, config, address) },
+    ledger: {
+      workers: () => chainWriterWorkers(config),
+      reconciler: () => new LedgerReconciler(dataSource, chain, config, (address) => reconcileSigner(dataSource, config, address)),
+    },
   };
+}
+
+async function reconcileSigner(dataSource: DataSource, config: AppConfig, address: string): Promise<SignerReconcileReport> {
+  // A plain boolean: isAddress narrows its argument, which would leave `address` typed never below.
+  const valid: boolean = isAddress(address);
+  if (!valid) throw new RefusedError(`${address} is not an address`);
+  if (config.chain.rpcUrls.length === 0 || !config.chain.registryAddress) throw new RefusedError("no chain configured (CHAIN_RPC_URL and REGISTRY_ADDRESS)");
+  const opened = openSignerReconciler(dataSource, config);
+  try {
+    return await opened.reconciler.reconcile(address);
+  } catch (error) {
+    throw error instanceof SignerBusyError || error instanceof ChainUnavailableError ? new RefusedError(error.message) : error;
+  } finally {
+    await opened.close();
+  }
 }
 
 /**

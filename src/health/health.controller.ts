@@ -10,6 +10,7 @@ import { Public } from "../auth/authenticated-organization";
 import { ChainClient } from "../chain/chain-client";
 import { FeeCapIndicator } from "../chain/writer/fee-cap/fee-cap.indicator";
 import { SignerProgressIndicator } from "../chain/writer/progress/signer-progress.indicator";
+import { SignerStopIndicator } from "../chain/writer/reconcile/signer-stop.indicator";
 import { SignerFundsIndicator } from "../chain/writer/signer-funds/signer-funds.indicator";
 import type { AppConfig } from "../config/app-config";
 import { InjectConfig } from "../config/config.module";
@@ -31,6 +32,7 @@ export class HealthController {
     @Optional() private readonly signerFunds?: SignerFundsIndicator,
     @Optional() private readonly feeCap?: FeeCapIndicator,
     @Optional() private readonly signerProgress?: SignerProgressIndicator,
+    @Optional() private readonly signerStops?: SignerStopIndicator,
   ) {}
 
   @Get("live")
@@ -50,8 +52,9 @@ export class HealthController {
     description:
       "503 while a dependency this instance needs is down or while it shuts down: a load balancer stops sending it requests. " +
       "An API instance keeps accepting work while the chain is down (the actions wait in the ledger), so for it the chain is reported, not required. " +
-      "Status degraded (still 200): the chain is away from an API instance, or a signer's balance is below what the next hour of batches needs, fees are over MAX_FEE_PER_GAS_GWEI, or a signer is stuck (chainWriter: its oldest nonce unmined for SIGNER_STUCK_AFTER_MS, or its last 3 broadcasts refused). " +
-      "Without the admin credential (ADMIN_USERNAME/ADMIN_PASSWORD as basic auth) signers are only counted (signerFunds.signers, shortSigners; chainWriter.stuckSigners): their addresses, balances and nonces are for the admin.",
+      "Status degraded (still 200): the chain is away from an API instance, or a signer's balance is below what the next hour of batches needs, fees are over MAX_FEE_PER_GAS_GWEI, or a signer is stuck (chainWriter: its oldest nonce unmined for SIGNER_STUCK_AFTER_MS, or its last 3 broadcasts refused), " +
+      "or a signer is stopped (signerNonces: the chain took its nonces with transactions the ledger does not know; it signs nothing until `npm run cli -- signer reconcile <address>`). " +
+      "Without the admin credential (ADMIN_USERNAME/ADMIN_PASSWORD as basic auth) signers are only counted (signerFunds.signers, shortSigners; chainWriter.stuckSigners; signerNonces.stoppedSigners): their addresses, balances and nonces are for the admin.",
   })
   ready(@Req() request: Request) {
     return this.shownTo(request, () => this.readiness());
@@ -82,7 +85,7 @@ export class HealthController {
   }
 
   private readiness() {
-    const { signerFunds, feeCap, signerProgress } = this;
+    const { signerFunds, feeCap, signerProgress, signerStops } = this;
     return this.health.check([
       () => this.database.pingCheck("database").withTimeout(CHECK_TIMEOUT_MS),
       () => this.redisCheck(),
@@ -90,6 +93,7 @@ export class HealthController {
       ...(signerFunds ? [() => signerFunds.isHealthy()] : []),
       ...(feeCap?.configured ? [() => feeCap.isHealthy()] : []),
       ...(signerProgress ? [() => signerProgress.isHealthy()] : []),
+      ...(signerStops ? [() => signerStops.isHealthy()] : []),
     ]);
   }
 

@@ -9,7 +9,7 @@ interface HealthResult {
 /**
  * What readiness shows without the admin credential: every indicator and its status, but no signer
  * addresses, balances or nonces. signerFunds keeps how many signers there are and how many are
- * short; chainWriter how many are stuck. The admin credential (basic auth) gets the whole result.
+ * short; chainWriter how many are stuck; signerNonces how many are stopped. The admin credential (basic auth) gets the whole result.
  */
 export function publicHealth<T>(result: T): T {
   const { info, error, details, ...rest } = result as HealthResult;
@@ -35,6 +35,14 @@ function redact(indicator: string, value: Record<string, unknown>): Record<strin
   if (indicator === "chainWriter") {
     const stuck = Object.keys(value.stuckSigners ?? {}).length;
     return { status: value.status, stuckSigners: stuck, ...(stuck > 0 ? { reason: `${stuck} signer(s) stuck` } : {}) };
+  }
+  if (indicator === "signerNonces") {
+    const stopped = Object.keys(value.stoppedSigners ?? {}).length;
+    return {
+      status: value.status,
+      stoppedSigners: stopped,
+      ...(stopped > 0 ? { reason: `${stopped} signer(s) stopped: the chain took nonces the ledger does not know` } : {}),
+    };
   }
   return value;
 }

@@ -104,6 +104,12 @@ export const METRICS = {
     "1 while a signer makes no progress: its oldest in-flight nonce unmined for SIGNER_STUCK_AFTER_MS, its last 3 broadcasts refused, or waiting for funds; else 0",
     ["signer"],
   ),
+  signerStopped: metric(
+    "gauge",
+    "chain_signer_stopped",
+    "1 while a signer signs nothing because the chain took its nonces with transactions the ledger does not know (its key used elsewhere, a restored ledger), until `signer reconcile`; else 0",
+    ["signer"],
+  ),
   signerWaitingFunds: metric(
     "gauge",
     "chain_signer_waiting_funds",

@@ -8,7 +8,19 @@ import { SendingStore } from "../../src/chain/writer/sending/sending.store";
 import type { OpenTransaction } from "../../src/chain/writer/signed-transaction";
 import { loadConfig } from "../../src/config/app-config";
 import { RegistryItemFailure } from "../../src/registry";
-import { CHAIN, checkIn, claim, fakeSignature, newSigner, sale, type SeededEvent, SHARD_COUNT, WALLET, WriterLedger } from "../support/writer-ledger";
+import {
+  CHAIN,
+  checkIn,
+  claim,
+  fakeSignature,
+  newSigner,
+  registration,
+  sale,
+  type SeededEvent,
+  SHARD_COUNT,
+  WALLET,
+  WriterLedger,
+} from "../support/writer-ledger";
 
 const BLOCK_HASH = "0x" + "b1".repeat(32);
 
@@ -143,6 +155,76 @@ describe("FinalizationStore.markConfirmed", () => {
     expect(await sut.requeueReverted(mined, receiptOf(mined, 0), 3, CHAIN)).toBeNull();
     expect((await ledger.actionRows(ids)).map((row) => row.status)).toEqual(["confirmed", "confirmed"]);
     expect(await ledger.callbackRows(ids)).toHaveLength(2);
+  });
+});
+
+describe("FinalizationStore.markConfirmed: items mined before what they depend on", () => {
+  const eventUnknown = (batchIndex: number) => ({ batchIndex, code: "onchain_event_unknown", message: "The registry refused the item: EventUnknown." });
+  const ticketUnknown = (batchIndex: number) => ({ batchIndex, code: "onchain_ticket_unknown", message: "The registry refused the item: TicketUnknown." });
+
+  /** The event's registration and two sales accepted; the sales (only) sent and broadcast at a nonce of their own. */
+  async function salesAheadOfTheirEvent() {
+    const event = await ledger.ownShardEvent(2);
+    const [registered, ...saleIds] = await ledger.accept(event, [
+      { ticket: null, item: registration(event) },
+      ...event.tickets.map((ticket) => ({ ticket, item: sale(ticket) })),
+    ]);
+    const signer = newSigner();
+    await sending.ensureSigner(signer, CHAIN.chainId, 0n);
+    const sales = (await sending.waitingActions(SHARD_COUNT, Number(event.eventIndex), 100)).slice(1);
+    const sent = await sending.commitNewTransaction(signer, sales, async (nonce) => fakeSignature(signer, nonce, sales.length));
+    await sending.markBroadcast(sent.id);
+    const [mined] = await receipts.openTransactions(signer);
+    return { event, registered, saleIds, mined };
+  }
+
+  it("puts a sale refused as EventUnknown back in line, without a callback, while its event's registration is on its way", async () => {
+    const { registered, saleIds, mined } = await salesAheadOfTheirEvent();
+
+    const closed = await sut.markConfirmed(mined, receiptOf(mined, 1), [eventUnknown(0), eventUnknown(1)], new Map(), CHAIN);
+
+    expect(closed?.map((action) => [action.id, action.status, action.errorCode])).toEqual(saleIds.map((id) => [id, "waiting_broadcast", null]));
+    expect((await ledger.actionRows([registered, ...saleIds])).map((row) => [row.status, row.tx_hash, row.tx_nonce, row.error_code])).toEqual([
+      ["waiting_broadcast", null, null, null],
+      ["waiting_broadcast", null, null, null],
+      ["waiting_broadcast", null, null, null],
+    ]);
+    expect(await ledger.callbackRows(saleIds)).toEqual([]);
+  });
+
+  it("fails a sale refused as EventUnknown once its event's registration failed", async () => {
+    const { registered, saleIds, mined } = await salesAheadOfTheirEvent();
+    await ledger.sql(`UPDATE chain_actions SET status = 'error', error_code = 'onchain_event_exists' WHERE id = $1`, [registered]);
+
+    const closed = await sut.markConfirmed(mined, receiptOf(mined, 1), [eventUnknown(0), eventUnknown(1)], new Map(), CHAIN);
+
+    expect(closed?.map((action) => [action.status, action.errorCode])).toEqual(Array(2).fill(["error", "onchain_event_unknown"]));
+    expect((await ledger.callbackRows(saleIds)).map((row) => row.payload.status)).toEqual(["error", "error"]);
+  });
+
+  it("puts a check-in refused as TicketUnknown back in line while the ticket's sale is on its way; one of a ticket never sold fails", async () => {
+    const event = await ledger.ownShardEvent(2);
+    const [sold, unsold] = event.tickets;
+    const [saleId, checkInId, strayId] = await ledger.accept(event, [
+      { ticket: sold, item: sale(sold) },
+      { ticket: sold, item: checkIn(sold) },
+      { ticket: unsold, item: checkIn(unsold) },
+    ]);
+    const signer = newSigner();
+    await sending.ensureSigner(signer, CHAIN.chainId, 0n);
+    const waiting = await sending.waitingActions(SHARD_COUNT, Number(event.eventIndex), 100);
+    // The sale at one nonce, the check-ins at the next, mined first.
+    await sending.commitNewTransaction(signer, waiting.slice(0, 1), async (nonce) => fakeSignature(signer, nonce, 1));
+    await sending.commitNewTransaction(signer, waiting.slice(1), async (nonce) => fakeSignature(signer, nonce, 2));
+    const mined = (await receipts.openTransactions(signer))[1];
+
+    await sut.markConfirmed(mined, receiptOf(mined, 1), [ticketUnknown(0), ticketUnknown(1)], new Map(), CHAIN);
+
+    expect((await ledger.actionRows([saleId, checkInId, strayId])).map((row) => [row.status, row.error_code])).toEqual([
+      ["pending", null],
+      ["waiting_broadcast", null],
+      ["error", "onchain_ticket_unknown"],
+    ]);
   });
 });
 

@@ -54,6 +54,14 @@ export const sale = (ticket: SeededTicket): RegistryBatchItem => ({
   price: "10.00",
   orderTime: 1n,
 });
+/** The event's registration, as the writer sends it. */
+export const registration = (event: SeededEvent): RegistryBatchItem => ({
+  action: "registerEvent",
+  eventIndex: event.eventIndex,
+  eventKey: "0x" + "01".repeat(32),
+  ticketeer: "0x" + "02".repeat(32),
+  details: { name: "n", currency: "EUR", shopUrl: "", imageUrl: "", latitude: 0, longitude: 0, startTime: 1n, endTime: 2n, organizer: "o" },
+});
 export const checkIn = (ticket: SeededTicket): RegistryBatchItem => ({ action: "checkedIn", tokenId: ticket.tokenId, orderTime: 2n });
 export const claim = (ticket: SeededTicket, to = WALLET): RegistryBatchItem => ({ action: "claimed", tokenId: ticket.tokenId, to });
 
@@ -119,8 +127,8 @@ export class WriterLedger {
     return { ref: event.id, eventIndex, tickets };
   }
 
-  /** Accepts the items in one acceptance, in order, as the API would; returns the actions' ids. */
-  async accept(event: SeededEvent, items: { ticket: SeededTicket; item: RegistryBatchItem }[], requestId = "request-1"): Promise<string[]> {
+  /** Accepts the items in one acceptance, in order, as the API would (an event's own action without a ticket); returns the actions' ids. */
+  async accept(event: SeededEvent, items: { ticket: SeededTicket | null; item: RegistryBatchItem }[], requestId = "request-1"): Promise<string[]> {
     return this.dataSource.transaction(async (manager) => {
       const recorder = new ActionRecorder(manager, this.organizationId, requestId);
       const ids = items.map(({ ticket, item }) =>
@@ -129,7 +137,7 @@ export class WriterLedger {
           requestedAs: KIND_OF[item.action],
           eventRef: event.ref,
           eventIndex: event.eventIndex,
-          ticketRef: ticket.ref,
+          ticketRef: ticket?.ref ?? null,
           onChain: item,
         }),
       );

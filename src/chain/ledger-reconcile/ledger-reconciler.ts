@@ -3,10 +3,10 @@ import type { DataSource } from "typeorm";
 
 import type { AppConfig } from "../../config/app-config";
 import type { ChainClient } from "../chain-client";
+import type { SignerReconcileReport } from "../writer/reconcile/signer-reconciler";
 import { type AppliedAction, LedgerReconcileStore, type SerialMove } from "./ledger-reconcile.store";
 import { readLostBatches } from "./lost-batches";
 import { readRegistryHistory, type RegisteredEvent, type SoldTicket } from "./registry-history";
-import { reconcileSignerNonce, type SignerNonceChange } from "./signer-nonces";
 
 /** An event on chain the ledger does not know: a promise made by a part of the ledger that is gone. */
 export type LostEvent = RegisteredEvent;
@@ -25,7 +25,8 @@ export interface LedgerReconcileReport {
   changes: {
     eventIndexes: { from: bigint; to: bigint } | null;
     serials: SerialMove[];
-    signers: SignerNonceChange[];
+    /** What SignerReconciler found and did for each configured signer. */
+    signers: SignerReconcileReport[];
     /** The ledger's waiting actions that its lost part had sent, now closed with what the chain made of them. */
     appliedActions: string[];
   };
@@ -43,9 +44,11 @@ export class LedgerReconciler {
   private readonly store: LedgerReconcileStore;
 
   constructor(
-    private readonly dataSource: DataSource,
+    dataSource: DataSource,
     private readonly chain: ChainClient,
     private readonly config: AppConfig,
+    /** SignerReconciler's reconcile: the ledger's own transactions found mined, the nonces the chain took otherwise given up, the chain's nonce. */
+    private readonly reconcileSigner: (address: string) => Promise<SignerReconcileReport>,
   ) {
     this.store = new LedgerReconcileStore(dataSource);
   }
@@ -55,7 +58,7 @@ export class LedgerReconciler {
     const [chainId, toBlock] = await Promise.all([this.chain.chainId(), provider.getBlockNumber()]);
     const registryAddress = this.chain.registryAddress;
     // First: the ledger's own transactions found mined are then told apart from those of its lost part.
-    const signers = await this.reconcileSigners(provider);
+    const signers = await this.reconcileSigners();
     const fromBlock = await this.firstBlockToRead();
     const history = await readRegistryHistory(provider, this.chain.registry, {
       registryAddress,
@@ -93,10 +96,10 @@ export class LedgerReconciler {
     };
   }
 
-  private async reconcileSigners(provider: JsonRpcProvider): Promise<SignerNonceChange[]> {
-    const changes: SignerNonceChange[] = [];
-    for (const signer of this.chain.signers()) changes.push(await reconcileSignerNonce(this.dataSource, provider, signer.address));
-    return changes;
+  private async reconcileSigners(): Promise<SignerReconcileReport[]> {
+    const reports: SignerReconcileReport[] = [];
+    for (const signer of this.chain.signers()) reports.push(await this.reconcileSigner(signer.address));
+    return reports;
   }
 
   private async firstBlockToRead(): Promise<number> {

@@ -12,7 +12,7 @@ export const ChainWriterJob = {
 } as const;
 
 export interface FlushJobData {
-  reason: "accepted" | "sweep" | "busy" | "capacity" | "fees" | "funds" | "refusal";
+  reason: "accepted" | "sweep" | "busy" | "capacity" | "fees" | "funds" | "refusal" | "reconcile";
   /** The signer whose share of the ledger to send; absent: every signer's. */
   shard?: number;
 }

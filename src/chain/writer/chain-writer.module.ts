@@ -10,11 +10,17 @@ import { FeeCapIndicator } from "./fee-cap/fee-cap.indicator";
 import { SignerProgress } from "./progress/signer-progress";
 import { SignerProgressIndicator } from "./progress/signer-progress.indicator";
 import { ReceiptWatcher } from "./receipts/receipt-watcher";
+import { ReconcileStore } from "./reconcile/reconcile.store";
+import { SignerNonceGuard } from "./reconcile/signer-nonce-guard";
+import { SignerReconciler } from "./reconcile/signer-reconciler";
+import { SignerStopIndicator } from "./reconcile/signer-stop.indicator";
+import { SignerStopsStore } from "./reconcile/signer-stops.store";
 import { ReceiptsStore } from "./receipts/receipts.store";
 import { TransactionFinalizer } from "./receipts/transaction-finalizer";
 import { LearnedLimits } from "./refusals/learned-limits";
 import { RefusalResponder } from "./refusals/refusal-responder";
 import { RefusalsStore } from "./refusals/refusals.store";
+import { BroadcastOrder } from "./sending/broadcast-order";
 import { ChainWriter } from "./sending/chain-writer";
 import { CrashPoints } from "./sending/crash-points";
 import { SendingStore } from "./sending/sending.store";
@@ -51,7 +57,13 @@ import { WriterMetrics } from "./writer-metrics";
     FundsGate,
     FeeBumper,
     RefusalResponder,
+    BroadcastOrder,
+    SignerStopsStore,
+    SignerNonceGuard,
+    SignerStopIndicator,
+    ReconcileStore,
+    SignerReconciler,
   ],
-  exports: [ChainWriter, ReceiptWatcher, SignerFundsIndicator, FeeCapIndicator, SignerProgressIndicator],
+  exports: [ChainWriter, ReceiptWatcher, SignerFundsIndicator, FeeCapIndicator, SignerProgressIndicator, SignerStopIndicator, SignerReconciler],
 })
 export class ChainWriterModule {}

@@ -32,7 +32,10 @@ const isFinal = (action: ClosedAction) => action.status !== "waiting_broadcast";
 export class FinalizationStore {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** The batch applied: its actions are confirmed except the refused items, which fail; tickets learn their holders. */
+  /**
+   * The batch applied: its actions are confirmed except the refused items, which fail, or wait again
+   * when they only came before what they depend on; tickets learn their holders.
+   */
   async markConfirmed(
     mined: OpenTransaction,
     receipt: MinedReceipt,
@@ -87,12 +90,53 @@ async function closeNonce(manager: EntityManager, mined: OpenTransaction, receip
   return true;
 }
 
+/** The registry's refusals that mean "not yet": the item came before what it depends on. */
+const ORDER_FAILURES = ["onchain_event_unknown", "onchain_ticket_unknown"];
+
+/**
+ * The refused items that only came too early: an event the registry did not know while the ledger
+ * still has its registration on the way (accepted before the item, neither failed nor mined before
+ * this batch), or a ticket whose sale is still on the way. They go back in line (waiting_broadcast,
+ * their seq behind their prerequisite's) instead of failing: a valid action never ends in error for order.
+ */
+async function refusedForOrder(manager: EntityManager, mined: OpenTransaction, receipt: MinedReceipt, refused: readonly RefusedItem[]): Promise<number[]> {
+  const candidates = refused.filter((item) => ORDER_FAILURES.includes(item.code));
+  if (candidates.length === 0) return [];
+  const rows = await manager.query<{ batch_index: number }[]>(
+    `SELECT x.batch_index FROM chain_actions AS x
+      WHERE x.tx_signer = $1 AND x.tx_nonce = $2 AND x.status = 'pending' AND x.batch_index = ANY($3::int[])
+        AND EXISTS (
+          SELECT 1 FROM chain_actions AS p
+           WHERE p.seq < x.seq
+             AND ((p.kind = 'newEvent' AND p.event_ref = x.event_ref) OR (p.kind = 'sold' AND p.ticket_ref = x.ticket_ref))
+             AND (p.status IN ('waiting_broadcast', 'waiting_funds') OR (p.status = 'pending' AND (p.tx_signer, p.tx_nonce) IS DISTINCT FROM ($1, $2))
+                  OR (p.status = 'confirmed' AND p.block_number > $4)))`,
+    [mined.signer, mined.nonce.toString(), candidates.map((item) => item.batchIndex), receipt.blockNumber],
+  );
+  return rows.map((row) => row.batch_index);
+}
+
+/** Items refused for order wait again, without a transaction, and get no callback (they are not final). */
+async function requeueItems(manager: EntityManager, mined: OpenTransaction, batchIndexes: readonly number[]): Promise<ClosedAction[]> {
+  if (batchIndexes.length === 0) return [];
+  const rows = await manager.query<ClosedActionsResult>(
+    `UPDATE chain_actions AS a SET status = 'waiting_broadcast', tx_hash = NULL, tx_signer = NULL, tx_nonce = NULL, batch_index = NULL, updated_at = now()
+      WHERE a.tx_signer = $1 AND a.tx_nonce = $2 AND a.status = 'pending' AND a.batch_index = ANY($3::int[])
+      RETURNING ${CLOSED_ACTION_COLUMNS}`,
+    [mined.signer, mined.nonce.toString(), batchIndexes],
+  );
+  return closedActionsOf(rows);
+}
+
 async function markCarriedActionsApplied(
   manager: EntityManager,
   mined: OpenTransaction,
   receipt: MinedReceipt,
-  refused: readonly RefusedItem[],
+  allRefused: readonly RefusedItem[],
 ): Promise<ClosedAction[]> {
+  const early = await refusedForOrder(manager, mined, receipt, allRefused);
+  const requeued = await requeueItems(manager, mined, early);
+  const refused = allRefused.filter((item) => !early.includes(item.batchIndex));
   const rows = await manager.query<ClosedActionsResult>(
     `UPDATE chain_actions AS a
         SET status = CASE WHEN f.batch_index IS NULL THEN 'confirmed' ELSE 'error' END,
@@ -113,7 +157,7 @@ async function markCarriedActionsApplied(
       receipt.blockHash,
     ],
   );
-  return closedActionsOf(rows);
+  return [...requeued, ...closedActionsOf(rows)];
 }
 
 async function recordHolders(manager: EntityManager, holders: ReadonlyMap<bigint, TokenHolder>, blockNumber: number): Promise<void> {

@@ -11,6 +11,7 @@ import { ChainWriterQueue } from "../../queue/chain-writer.queue";
 import { SignerProgress } from "../progress/signer-progress";
 import { RefusalResponder, type SignerSlot } from "../refusals/refusal-responder";
 import { broadcastRaw } from "../sending/broadcast";
+import { BroadcastOrder } from "../sending/broadcast-order";
 import { SendingStore } from "../sending/sending.store";
 import type { OpenTransaction } from "../signed-transaction";
 import { SignerLocks } from "../signer-locks";
@@ -56,6 +57,7 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
     private readonly progress: SignerProgress,
     private readonly bumper: FeeBumper,
     private readonly refusals: RefusalResponder,
+    private readonly order: BroadcastOrder,
   ) {
     this.wallets = chain.signers();
   }
@@ -98,6 +100,8 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
       let oldestUnmined: OpenTransaction[] | undefined;
       for (const attempts of groupByNonce(open)) {
         const state = await this.watchNonce(provider, slot, attempts, confirmedThrough, countConfirmed);
+        // Given up as taken, with the later nonces the node did not hold: what this pass read of them is stale.
+        if (state === "taken") break;
         finalized = state === "finalized" || finalized;
         if (state === "unmined") oldestUnmined ??= attempts;
       }
@@ -130,14 +134,14 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
     for (const tx of lost) if (!(await broadcastRaw(provider, tx, this.logger, this.progress)).accepted) return;
   }
 
-  /** Where the nonce stands after this look: finalized now, mined (not yet deep enough), or unmined. */
+  /** Where the nonce stands after this look: finalized now, mined (not yet deep enough), unmined, or given up as taken by another transaction. */
   private async watchNonce(
     provider: JsonRpcProvider,
     slot: SignerSlot,
     attempts: OpenTransaction[],
     confirmedThrough: number,
     countConfirmed: () => Promise<number>,
-  ): Promise<"finalized" | "mined" | "unmined"> {
+  ): Promise<"finalized" | "mined" | "unmined" | "taken"> {
     const receipts = await Promise.all(attempts.map((attempt) => fetchReceipt(provider, attempt.hash)));
     const minedAt = receipts.findIndex((receipt) => receipt !== null);
     if (minedAt >= 0) {
@@ -145,7 +149,7 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
       for (const attempt of attempts) this.unknownSince.delete(attempt.hash);
       return (await this.onMined(provider, attempts[minedAt], receipts[minedAt] as MinedReceipt, confirmedThrough)) ? "finalized" : "mined";
     }
-    if (await this.refusals.takenByAnother(provider, slot, attempts, await countConfirmed())) return "finalized";
+    if (await this.refusals.takenByAnother(provider, slot, attempts, await countConfirmed())) return "taken";
     await this.onUnmined(provider, slot, attempts);
     return "unmined";
   }
@@ -204,6 +208,7 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
   }
 
   private async sendAgain(provider: JsonRpcProvider, slot: SignerSlot, tx: OpenTransaction): Promise<void> {
+    if (!(await this.order.mayBroadcast(provider, tx))) return;
     const result = await broadcastRaw(provider, tx, this.logger, this.progress);
     if (result.accepted) await this.sending.markBroadcast(tx.id);
     await this.refusals.respond(provider, slot, tx, result);
@@ -240,7 +245,7 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
     if (!writer) return;
     let result;
     try {
-      if (!(await this.receipts.stillUnsent(signed.id)) || !this.refusals.mayRetry(signed)) return;
+      if (!(await this.receipts.stillUnsent(signed.id)) || !this.refusals.mayRetry(signed) || !(await this.order.mayBroadcast(provider, signed))) return;
       result = await broadcastRaw(provider, signed, this.logger, this.progress);
       if (result.accepted) await this.sending.markBroadcast(signed.id);
     } finally {

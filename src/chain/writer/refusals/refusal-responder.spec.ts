@@ -28,7 +28,7 @@ function openTransaction(nonce: bigint): OpenTransaction {
 /** Only the in-memory bookkeeping is exercised: the collaborators answering a refusal are not reached. */
 function responder(): RefusalResponder {
   const unused = {} as never;
-  return new RefusalResponder(unused, unused, unused, unused, unused, unused, unused, unused, unused, loadConfig({}));
+  return new RefusalResponder(unused, unused, unused, unused, unused, unused, unused, unused, unused, unused, loadConfig({}));
 }
 
 describe("RefusalResponder", () => {

@@ -15,6 +15,7 @@ import type { OpenTransaction, SignedTransaction } from "../signed-transaction";
 import { SignerLocks } from "../signer-locks";
 import { logUnencodable } from "../transaction-log";
 import { FundsGate } from "../signer-funds/funds-gate";
+import { SignerNonceGuard } from "../reconcile/signer-nonce-guard";
 import { LearnedLimits } from "./learned-limits";
 import { backOffMs, responseTo } from "./refusal-response";
 import { RefusalsStore, type RequeueStatus } from "./refusals.store";
@@ -58,6 +59,7 @@ export class RefusalResponder {
     private readonly queue: ChainWriterQueue,
     private readonly sending: SendingStore,
     private readonly chain: ChainClient,
+    private readonly nonceGuard: SignerNonceGuard,
     @InjectConfig() private readonly config: AppConfig,
   ) {}
 
@@ -99,10 +101,13 @@ export class RefusalResponder {
   /**
    * True when the nonce was taken by a transaction that is not ours (the chain counts it at the
    * confirmed depth, and the node knows none of its attempts, on TAKEN_SIGHTINGS passes in a row):
-   * its actions wait again and the signer's next nonce follows the chain's count.
+   * it is given up, and every later nonce the node does not hold is taken back with it (a later one
+   * sent first would carry actions ahead of what they depend on), their actions wait again in
+   * acceptance order, and the signer stops until it is reconciled (its key is used elsewhere).
    */
   async takenByAnother(provider: JsonRpcProvider, slot: SignerSlot, attempts: OpenTransaction[], confirmedCount: number): Promise<boolean> {
     const nonce = attempts[0].nonce;
+    const signer = attempts[0].signer;
     const key = keyOf(attempts[0]);
     if (nonce >= BigInt(confirmedCount) || !(await this.noneKnown(provider, attempts))) {
       this.takenSightings.delete(key);
@@ -111,15 +116,50 @@ export class RefusalResponder {
     const sightings = (this.takenSightings.get(key) ?? 0) + 1;
     this.takenSightings.set(key, sightings);
     if (sightings < TAKEN_SIGHTINGS) return false;
-    this.takenSightings.delete(key);
-    const chainCount = await provider.getTransactionCount(attempts[0].signer, "pending");
-    const requeued = await this.store.giveUpTakenNonce(attempts[0].signer, nonce, BigInt(chainCount));
+    // Under the writer's lock: no batch is signed while the later nonces are taken back.
+    const lock = await this.locks.tryAcquire(`writer:${signer}`);
+    if (!lock) return false;
+    let chainCount: number;
+    let requeued: number;
+    let withdrawFrom: bigint | null;
+    try {
+      this.takenSightings.delete(key);
+      chainCount = await provider.getTransactionCount(signer, "pending");
+      withdrawFrom = await this.unheldTailFrom(provider, signer, nonce);
+      requeued = await this.store.giveUpTakenNonce(signer, nonce, BigInt(chainCount), withdrawFrom);
+    } finally {
+      await lock.release();
+    }
+    const tail = withdrawFrom === null ? "" : ` with the later nonces from ${withdrawFrom}`;
     this.logger.warn(
-      { signer: attempts[0].signer, nonce: nonce.toString(), chainCount },
-      `nonce ${nonce} of ${attempts[0].signer} was taken by another transaction: ${requeued} actions wait again, the next nonce follows the chain (${chainCount})`,
+      { signer, nonce: nonce.toString(), chainCount, withdrawFrom: withdrawFrom?.toString() ?? null },
+      `nonce ${nonce} of ${signer} was taken by another transaction: given up${tail}, ${requeued} actions wait again`,
     );
-    await this.queue.requestFlush("refusal", slot.shard);
+    await this.nonceGuard.stop(signer, {
+      ledgerNonce: nonce.toString(),
+      chainNonce: chainCount.toString(),
+      displacedHashes: attempts.map((attempt) => attempt.hash),
+      reason: `nonce ${nonce} was taken by a transaction the ledger does not know (the chain counts ${chainCount})`,
+    });
     return true;
+  }
+
+  /** The first of the open nonces after `nonce` from which on the node holds none (null when it holds the last one, or there is none). */
+  private async unheldTailFrom(provider: JsonRpcProvider, signer: string, nonce: bigint): Promise<bigint | null> {
+    const later = (await this.receipts.openTransactions(signer)).filter((open) => open.nonce > nonce);
+    const nonces = [...new Set(later.map((open) => open.nonce))].sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
+    let from: bigint | null = null;
+    for (const candidate of nonces) {
+      if (
+        !(await this.noneKnown(
+          provider,
+          later.filter((open) => open.nonce === candidate),
+        ))
+      )
+        break;
+      from = candidate;
+    }
+    return from;
   }
 
   private async bump(provider: JsonRpcProvider, slot: SignerSlot, tx: OpenTransaction, why: string): Promise<void> {

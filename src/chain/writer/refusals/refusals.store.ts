@@ -28,14 +28,22 @@ export class RefusalsStore {
 
   /**
    * The nonce was used by a transaction that is not ours (`nonce too low`): its attempts are dropped,
-   * its actions wait again, and the signer's next nonce moves up to the chain's count (never down).
+   * its actions wait again, and so do those of the later nonces from `withdrawFrom` on (none of them
+   * held by the node), in acceptance order. The signer's next nonce moves to the chain's count, or
+   * to `withdrawFrom` when that is higher. Returns how many actions went back.
    */
-  async giveUpTakenNonce(signer: string, nonce: bigint, chainCount: bigint): Promise<number> {
+  async giveUpTakenNonce(signer: string, nonce: bigint, chainCount: bigint, withdrawFrom: bigint | null = null): Promise<number> {
     return this.dataSource.transaction(async (manager) => {
-      const requeued = await dropNonce(manager, signer, nonce, "waiting_broadcast");
-      await manager.query(`UPDATE chain_signers SET next_nonce = GREATEST(next_nonce, $2), updated_at = now() WHERE address = $1`, [
+      await manager.query(`SELECT next_nonce FROM chain_signers WHERE address = $1 FOR UPDATE`, [signer]);
+      let requeued = await dropNonce(manager, signer, nonce, "waiting_broadcast");
+      if (withdrawFrom !== null) {
+        for (const later of await openNoncesFrom(manager, signer, withdrawFrom)) requeued += await dropNonce(manager, signer, later, "waiting_broadcast");
+      }
+      const next = withdrawFrom === null ? "GREATEST(next_nonce, $2::bigint)" : "GREATEST($3::bigint, $2::bigint)";
+      await manager.query(`UPDATE chain_signers SET next_nonce = ${next}, updated_at = now() WHERE address = $1`, [
         signer,
         chainCount.toString(),
+        ...(withdrawFrom === null ? [] : [withdrawFrom.toString()]),
       ]);
       return requeued;
     });
@@ -49,12 +57,8 @@ export class RefusalsStore {
   async withdrawFrom(signer: string, fromNonce: bigint, status: RequeueStatus): Promise<number> {
     return this.dataSource.transaction(async (manager) => {
       await manager.query(`SELECT next_nonce FROM chain_signers WHERE address = $1 FOR UPDATE`, [signer]);
-      const nonces = await manager.query<{ nonce: string }[]>(
-        `SELECT DISTINCT nonce FROM chain_transactions WHERE signer = $1 AND nonce >= $2 AND status IN ('signed', 'broadcast', 'mined')`,
-        [signer, fromNonce.toString()],
-      );
       let requeued = 0;
-      for (const { nonce } of nonces) requeued += await dropNonce(manager, signer, BigInt(nonce), status);
+      for (const nonce of await openNoncesFrom(manager, signer, fromNonce)) requeued += await dropNonce(manager, signer, nonce, status);
       await manager.query(`UPDATE chain_signers SET next_nonce = $2, updated_at = now() WHERE address = $1`, [signer, fromNonce.toString()]);
       return requeued;
     });
@@ -81,8 +85,17 @@ export class RefusalsStore {
   }
 }
 
+/** The signer's open nonces from `fromNonce` on. */
+async function openNoncesFrom(manager: EntityManager, signer: string, fromNonce: bigint): Promise<bigint[]> {
+  const rows = await manager.query<{ nonce: string }[]>(
+    `SELECT DISTINCT nonce FROM chain_transactions WHERE signer = $1 AND nonce >= $2 AND status IN ('signed', 'broadcast', 'mined') ORDER BY nonce`,
+    [signer, fromNonce.toString()],
+  );
+  return rows.map((row) => BigInt(row.nonce));
+}
+
 /** Drops the nonce's open attempts and puts its actions back in line as `status`; returns how many went back. */
-async function dropNonce(manager: EntityManager, signer: string, nonce: bigint, status: RequeueStatus): Promise<number> {
+export async function dropNonce(manager: EntityManager, signer: string, nonce: bigint, status: RequeueStatus): Promise<number> {
   await manager.query(
     `UPDATE chain_transactions SET status = 'dropped', updated_at = now() WHERE signer = $1 AND nonce = $2 AND status IN ('signed', 'broadcast', 'mined')`,
     [signer, nonce.toString()],

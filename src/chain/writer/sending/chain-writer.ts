@@ -11,6 +11,7 @@ import type { Fees } from "../current-fees";
 import { FeeCapGuard } from "../fee-cap/fee-cap.guard";
 import { SignerProgress } from "../progress/signer-progress";
 import { ReceiptsStore } from "../receipts/receipts.store";
+import { SignerNonceGuard } from "../reconcile/signer-nonce-guard";
 import { LearnedLimits } from "../refusals/learned-limits";
 import { RefusalResponder } from "../refusals/refusal-responder";
 import { FundsGate } from "../signer-funds/funds-gate";
@@ -18,15 +19,18 @@ import { SignerLocks } from "../signer-locks";
 import { logSent, logUnencodable } from "../transaction-log";
 import { type BatchLimits, type BatchPlan, planBatch } from "./batch-plan";
 import { broadcastRaw } from "./broadcast";
+import { BroadcastOrder } from "./broadcast-order";
 import { CrashPoints } from "./crash-points";
 import type { PendingAction } from "./pending-action";
 import { SendingStore, type UnencodableAction } from "./sending.store";
 import { signBatch } from "./transaction-signer";
 
-/** The broadcasts of one flush: the latest (each waits for the one before), and whether the node refused one. */
+/** The broadcasts of one flush: the latest (each waits for the one before), and whether one was refused or held back. */
 interface Sending {
   previous: Promise<void>;
   refused: boolean;
+  /** Whether the earlier open nonces were seen mined or held by the node (checked before the flush's first broadcast). */
+  ordered: boolean;
 }
 
 function shortOfFunds(balance: bigint, needed: bigint): string {
@@ -60,6 +64,8 @@ export class ChainWriter {
     private readonly learned: LearnedLimits,
     private readonly refusals: RefusalResponder,
     private readonly receipts: ReceiptsStore,
+    private readonly nonceGuard: SignerNonceGuard,
+    private readonly order: BroadcastOrder,
     @InjectConfig() private readonly config: AppConfig,
   ) {
     this.wallets = chain.signers();
@@ -88,7 +94,10 @@ export class ChainWriter {
   private async flushLocked(wallet: ChainSigner, shard: number): Promise<void> {
     const provider = await this.chain.connect();
     const chainId = await this.chain.chainId();
-    await this.store.ensureSigner(wallet.address, chainId, BigInt(await provider.getTransactionCount(wallet.address, "pending")));
+    // The chain's count before the ledger's nonce (see SignerNonceGuard): then the chain ahead is not ours.
+    const chainPending = BigInt(await provider.getTransactionCount(wallet.address, "pending"));
+    await this.store.ensureSigner(wallet.address, chainId, chainPending);
+    if (!(await this.nonceGuard.maySign(wallet.address, chainPending))) return;
     if (await this.registryPaused(provider)) {
       this.logger.warn("the registry is paused: actions wait until it is unpaused");
       return;
@@ -109,7 +118,7 @@ export class ChainWriter {
     // Each broadcast starts once the one before it has returned, so nonces reach the node in order
     // (an automining node refuses a nonce from the future). After a refusal nothing more is signed:
     // the receipt watcher answers it first.
-    const sending: Sending = { previous: Promise.resolve(), refused: false };
+    const sending: Sending = { previous: Promise.resolve(), refused: false, ordered: false };
     try {
       while (!sending.refused && (await this.store.countNoncesInFlight(wallet.address)) < this.config.chain.writer.maxInFlightPerSigner) {
         const plan = await this.nextBatch(shard, limits, chainId);
@@ -127,7 +136,7 @@ export class ChainWriter {
   /** Broadcasts the signer's unsent nonces in order once their back-off allows; false when one is refused or still backing off. */
   private async resendUnsent(wallet: ChainSigner, provider: JsonRpcProvider): Promise<boolean> {
     for (const tx of await this.receipts.unsentTransactions(wallet.address)) {
-      if (!this.refusals.mayRetry(tx)) return false;
+      if (!this.refusals.mayRetry(tx) || !(await this.order.mayBroadcast(provider, tx))) return false;
       const result = await broadcastRaw(provider, tx, this.logger, this.progress);
       if (!result.accepted) {
         this.refusals.refusedToWriter(tx, result);
@@ -151,6 +160,12 @@ export class ChainWriter {
     logSent(this.logger, signed);
     sending.previous = sending.previous.then(async () => {
       if (sending.refused) return;
+      // Held back while an earlier nonce is neither mined nor in the node: the watcher sends it once it may.
+      if (!sending.ordered && !(await this.order.mayBroadcast(provider, signed))) {
+        sending.refused = true;
+        return;
+      }
+      sending.ordered = true;
       const result = await broadcastRaw(provider, signed, this.logger, this.progress);
       if (result.accepted) await this.store.markBroadcast(signed.id);
       else {

@@ -1,0 +1,251 @@
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+
+import { Wallet } from "ethers";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+
+import { ReceiptWatcher } from "../../src/chain/writer/receipts/receipt-watcher";
+import { actionPromises, type Api, chainTransactions, sqlOf, uid, waitForLedgerStatus } from "../support/chain-e2e";
+import { newEventData } from "../support/fixtures";
+import { adminFetch, scrapeMetrics, total } from "../support/metrics-scrape";
+import { type ProductionNodeProxy, startProductionNodeProxy } from "../support/production-node-proxy";
+import { eventually, startTestChain, type TestChain } from "../support/test-chain";
+import { startTestApp, type TestApp } from "../support/test-app";
+
+/**
+ * The signer's key used outside the service: a transaction the ledger does not know takes one of its
+ * nonces. Seen before signing, the signer stops (readiness degraded with both nonces, a metric, nothing
+ * signed) until `npm run cli -- signer reconcile <address>`; met after signing (the nonce taken while its
+ * batch was on its way to the node), no later nonce of the signer reaches the node before it, so no sale
+ * is ever mined ahead of its event. Either way every action confirms once, none ends in error.
+ */
+
+const ROOT = join(__dirname, "..", "..");
+const STOPPED = "ticket_registry_chain_signer_stopped";
+const SALES = 300;
+
+let chain: TestChain;
+let node: ProductionNodeProxy;
+let testApp: TestApp;
+let api: Api;
+const lifts: (() => void)[] = [];
+
+beforeAll(async () => {
+  chain = await startTestChain();
+  node = await startProductionNodeProxy(chain.url);
+  // Small batches: the event and its sales span several nonces, as thousands of sales do under the default cap.
+  testApp = await startTestApp({ ...chain.env, CHAIN_RPC_URL: node.url, TX_GAS_CAP: "500000", STUCK_TX_AFTER_MS: "60000", SIGNER_STUCK_AFTER_MS: "60000" });
+  ({ api } = await testApp.client());
+});
+
+afterEach(() => {
+  for (const lift of lifts.splice(0)) lift();
+});
+
+afterAll(async () => {
+  await testApp?.close();
+  await node?.close();
+  await chain?.stop();
+});
+
+const signerAddress = () => new Wallet(chain.signerKeys[0]).address;
+
+/** A transaction sent with the signer's key from outside the service, straight to the node. */
+async function sendFromElsewhere(): Promise<number> {
+  const sent = await new Wallet(chain.signerKeys[0], chain.provider).sendTransaction({ to: signerAddress(), value: 0n });
+  await sent.wait();
+  return sent.nonce;
+}
+
+/** One /stream of a newEvent and its sales; the promises, the event's first. */
+async function streamEventAndSales(): Promise<string[]> {
+  const eventId = uid("event");
+  const sales = Array.from({ length: SALES }, () => ({ action: "soldTicket", data: { eventId, ticketId: uid("t"), price: "8.00" } }));
+  return actionPromises(await api.post("/api/v1/stream", [{ action: "newEvent", data: newEventData(eventId) }, ...sales]));
+}
+
+async function statusCounts(promises: string[]): Promise<Record<string, number>> {
+  const rows = await sqlOf(testApp)<{ status: string; error_code: string | null }>(`SELECT status, error_code FROM chain_actions WHERE id = ANY($1::uuid[])`, [
+    promises,
+  ]);
+  const counts: Record<string, number> = {};
+  for (const row of rows) counts[row.error_code ?? row.status] = (counts[row.error_code ?? row.status] ?? 0) + 1;
+  return counts;
+}
+
+/** Waits until no action is left open: each confirmed or failed. */
+async function allFinal(promises: string[]): Promise<Record<string, number>> {
+  return eventually(
+    async () => {
+      const counts = await statusCounts(promises);
+      return Object.keys(counts).every((key) => key !== "waiting_broadcast" && key !== "pending" && key !== "waiting_funds") ? counts : undefined;
+    },
+    90_000,
+    "every action to be final",
+  );
+}
+
+async function readiness(): Promise<any> {
+  return (await adminFetch(`${testApp.baseUrl}/health/ready`)).json();
+}
+
+/** `npm run cli -- signer reconcile <address> --json` as an operator runs it, against the test app's database, Redis and chain. */
+function reconcileCli(address: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ["-r", "ts-node/register/transpile-only", "src/cli/main.ts", "signer", "reconcile", address, "--json"], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      ...chain.env,
+      DATABASE_URL: testApp.databaseUrl,
+      REDIS_KEY_PREFIX: testApp.config.redis.keyPrefix,
+      MIGRATE_AT_BOOT: "false",
+      LOG_LEVEL: "warn",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.once("exit", (code) => resolve({ code, stdout, stderr })));
+}
+
+/** Runs `look` while passes of the receipt watcher run one after the other, as its own loop would. */
+async function watching<T>(watcher: ReceiptWatcher, look: () => Promise<T>): Promise<T> {
+  let running = true;
+  const passes = (async () => {
+    while (running) {
+      await watcher.poll();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  })();
+  try {
+    return await look();
+  } finally {
+    running = false;
+    await passes;
+  }
+}
+
+/** An operator who runs signer reconcile whenever readiness reports the signer stopped; stop() resolves with how many times they did. */
+function reconcileWhenStopped(): { stop: () => Promise<number> } {
+  let running = true;
+  let runs = 0;
+  const loop = (async () => {
+    while (running) {
+      if ((await readiness()).info?.signerNonces?.status === "degraded") {
+        const cli = await reconcileCli(signerAddress());
+        if (cli.code !== 0) throw new Error(`signer reconcile failed: ${cli.stderr}`);
+        runs += 1;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    return runs;
+  })();
+  return {
+    stop: () => {
+      running = false;
+      return loop;
+    },
+  };
+}
+
+describe("a nonce taken by a transaction the ledger does not know, seen before signing", () => {
+  it("stops the signer (readiness degraded with both nonces, the metric, nothing signed) until signer reconcile; then every action confirms once", async () => {
+    // The signer has written before (its ledger row exists); then its key is used elsewhere.
+    await waitForLedgerStatus(testApp, await streamEventAndSales(), "confirmed", 60_000);
+    const transactionsBefore = (await chainTransactions(testApp)).length;
+    const ledgerNonce = BigInt((await sqlOf(testApp)<{ next_nonce: string }>(`SELECT next_nonce FROM chain_signers`))[0].next_nonce);
+    const taken = await sendFromElsewhere();
+    expect(BigInt(taken)).toBe(ledgerNonce);
+
+    const promises = await streamEventAndSales();
+    const ready = await eventually(
+      async () => {
+        const answer = await readiness();
+        return answer.info?.signerNonces?.status === "degraded" ? answer : undefined;
+      },
+      20_000,
+      "readiness to report the signer stopped",
+    );
+    const stop = ready.info.signerNonces.stoppedSigners[signerAddress()];
+    expect(stop).toMatchObject({ ledgerNonce: ledgerNonce.toString(), chainNonce: (ledgerNonce + 1n).toString() });
+    expect(ready.info.signerNonces.reason).toContain("signer reconcile");
+    expect(total((await scrapeMetrics(testApp.baseUrl)).samples, STOPPED, { signer: signerAddress() })).toBe(1);
+    // Nothing signed while stopped.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect((await chainTransactions(testApp)).length).toBe(transactionsBefore);
+    expect(await statusCounts(promises)).toEqual({ waiting_broadcast: SALES + 1 });
+
+    const cli = await reconcileCli(signerAddress());
+    expect(cli.stderr).not.toMatch(/^\s+at /m);
+    expect(cli.code).toBe(0);
+    const report = JSON.parse(cli.stdout);
+    expect(report).toMatchObject({ signer: signerAddress(), ledgerNonce: ledgerNonce.toString(), chainNonce: (ledgerNonce + 1n).toString(), resumed: true });
+
+    expect(await allFinal(promises)).toEqual({ confirmed: SALES + 1 });
+    await eventually(async () => ((await readiness()).info?.signerNonces?.status === "up" ? true : undefined), 20_000, "readiness to be up again");
+    expect(total((await scrapeMetrics(testApp.baseUrl)).samples, STOPPED, { signer: signerAddress() })).toBe(0);
+  });
+});
+
+describe("a nonce taken while its batch is on its way to the node", () => {
+  it("sends no later nonce ahead of it: no sale is mined before its event, none ends onchain_event_unknown", async () => {
+    await waitForLedgerStatus(testApp, await streamEventAndSales(), "confirmed", 60_000);
+    const ledgerNonce = BigInt((await sqlOf(testApp)<{ next_nonce: string }>(`SELECT next_nonce FROM chain_signers`))[0].next_nonce);
+    // Slow broadcasts: the writer signs the event's nonce and the next ones before the node answers the first.
+    lifts.push(node.delayCalls("eth_sendRawTransaction", 1_500));
+    const promises = await streamEventAndSales();
+    await eventually(
+      async () => ((await chainTransactions(testApp)).some((tx) => BigInt(tx.nonce) === ledgerNonce) ? true : undefined),
+      20_000,
+      "the event's batch to be signed",
+    );
+    // The key used elsewhere meanwhile: its transaction takes the nonce the event's batch was signed with.
+    expect(BigInt(await sendFromElsewhere())).toBe(ledgerNonce);
+    lifts.splice(0).forEach((lift) => lift());
+
+    const operator = reconcileWhenStopped();
+    const counts = await allFinal(promises).finally(() => operator.stop());
+    expect(counts).toEqual({ confirmed: SALES + 1 });
+    expect(await operator.stop()).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe("our own transaction mined but not yet marked when the signer is reconciled", () => {
+  it("is marked mined by its receipt and never given up: its actions confirm once, with its hash", async () => {
+    const watcher = testApp.app.get(ReceiptWatcher);
+    watcher.beforeApplicationShutdown();
+    const promises = await streamEventAndSales();
+    // Signed, broadcast and mined, but the ledger has not taken note (its watcher is away).
+    const ours = await eventually(
+      async () => {
+        const rows = await sqlOf(testApp)<{ tx_hash: string; nonce: string }>(
+          `SELECT DISTINCT t.tx_hash, t.nonce FROM chain_transactions t JOIN chain_actions a ON a.tx_hash = t.tx_hash WHERE a.id = ANY($1::uuid[]) AND t.status = 'broadcast'`,
+          [promises],
+        );
+        const mined = await Promise.all(rows.map((row) => chain.provider.getTransactionReceipt(row.tx_hash)));
+        return rows.length > 0 && mined.every(Boolean) && (await statusCounts(promises)).pending === SALES + 1 ? rows : undefined;
+      },
+      30_000,
+      "the batches to be mined unmarked",
+    );
+    await sendFromElsewhere();
+    // The next flush sees the chain ahead of the ledger.
+    const later = await streamEventAndSales();
+    await eventually(async () => ((await readiness()).info?.signerNonces?.status === "degraded" ? true : undefined), 20_000, "the signer to stop");
+
+    const cli = await reconcileCli(signerAddress());
+    expect(cli.code).toBe(0);
+    const report = JSON.parse(cli.stdout);
+    expect(report.markedMined.sort()).toEqual(ours.map((row) => row.tx_hash).sort());
+    expect(report.givenUp).toEqual([]);
+    // The watcher back (its loop stopped for good: passes driven from here).
+    expect(await watching(watcher, () => allFinal(promises))).toEqual({ confirmed: SALES + 1 });
+    const hashes = await sqlOf(testApp)<{ tx_hash: string }>(`SELECT DISTINCT tx_hash FROM chain_actions WHERE id = ANY($1::uuid[])`, [promises]);
+    expect(hashes.map((row) => row.tx_hash).sort()).toEqual(ours.map((row) => row.tx_hash).sort());
+    const dropped = (await chainTransactions(testApp)).filter((tx) => tx.status === "dropped" && ours.some((row) => row.nonce === tx.nonce));
+    expect(dropped).toEqual([]);
+    expect(await watching(watcher, () => allFinal(later))).toEqual({ confirmed: SALES + 1 });
+  });
+});
