@@ -2,6 +2,7 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 
 import type { LedgerReconcileReport, LostTicket } from "../chain/ledger-reconcile/ledger-reconciler";
+import { chainFailureCode } from "../registry";
 import { RefusedError } from "./cli-errors";
 import type { Command } from "./command";
 import { note, print, printJson } from "./output";
@@ -56,6 +57,13 @@ export function reportJson(report: LedgerReconcileReport) {
       blockNumber: ticket.blockNumber,
       txHash: ticket.txHash,
     })),
+    lostActions: report.lostActions.map((item) => ({
+      action: item.action,
+      subject: item.subject.toString(),
+      blockNumber: item.blockNumber,
+      txHash: item.txHash,
+      failure: item.failure === null ? null : chainFailureCode(item.failure),
+    })),
     changes: {
       eventIndexes: changes.eventIndexes && { from: changes.eventIndexes.from.toString(), to: changes.eventIndexes.to.toString() },
       serials: changes.serials.map((move) => ({ eventIndex: move.eventIndex.toString(), from: move.from.toString(), to: move.to.toString() })),
@@ -96,6 +104,8 @@ function printSummary(report: LedgerReconcileReport, file: string): void {
     `On chain and unknown to the ledger: ${report.lostEvents.length} event${report.lostEvents.length === 1 ? "" : "s"}, ` +
       `${report.lostTickets.length} ticket${report.lostTickets.length === 1 ? "" : "s"} (report: ${file}).`,
   );
+  const others = report.lostActions.filter((item) => item.action !== "sold" && item.action !== "registerEvent");
+  if (others.length > 0) print(`Other items of the lost part's batches on chain (check-ins, resales, claims, updates): ${others.length} (in the report).`);
   for (const event of report.lostEvents.slice(0, SHOWN))
     print(`  event  ${event.eventKey}  index ${event.eventIndex}  block ${event.blockNumber}  tx ${event.txHash}`);
   for (const ticket of report.lostTickets.slice(0, SHOWN)) print(`  ticket ${ticketLine(ticket)}`);

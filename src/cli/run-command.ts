@@ -6,7 +6,7 @@ import { OrganizationsError, OrganizationsService } from "../auth/organizations.
 import { OrganizationOnboardingService } from "../callbacks/secrets/organization-onboarding.service";
 import { WebhookSecretsService } from "../callbacks/secrets/webhook-secrets.service";
 import { ChainClient, ChainUnavailableError } from "../chain/chain-client";
-import { LedgerReconciler } from "../chain/ledger-reconcile/ledger-reconciler";
+import { LedgerReconcileError, LedgerReconciler } from "../chain/ledger-reconcile/ledger-reconciler";
 import { SignerBusyError, type SignerReconcileReport } from "../chain/writer/reconcile/signer-reconciler";
 import { openSignerReconciler } from "../chain/writer/reconcile/standalone-signer-reconciler";
 import type { AppConfig } from "../config/app-config";
@@ -33,7 +33,9 @@ export async function runCommand(config: AppConfig, command: Command, input: Com
   try {
     await command.run(commandServices(dataSource, config, chain), input);
   } catch (error) {
-    throw error instanceof OrganizationsError || error instanceof ChainUnavailableError ? new RefusedError(error.message) : error;
+    throw error instanceof OrganizationsError || error instanceof ChainUnavailableError || error instanceof LedgerReconcileError
+      ? new RefusedError(error.message)
+      : error;
   } finally {
     chain.onApplicationShutdown();
     await dataSource.destroy();

@@ -5,8 +5,19 @@ import type { AppConfig } from "../../config/app-config";
 import type { ChainClient } from "../chain-client";
 import type { SignerReconcileReport } from "../writer/reconcile/signer-reconciler";
 import { type AppliedAction, LedgerReconcileStore, type SerialMove } from "./ledger-reconcile.store";
-import { readLostBatches } from "./lost-batches";
+import { type LostBatchItem, readLostBatches } from "./lost-batches";
 import { readRegistryHistory, type RegisteredEvent, type SoldTicket } from "./registry-history";
+
+/** How long the reconcile waits for the signers' transactions in the node's pool to be mined. */
+const POOL_WAIT_MS = 120_000;
+
+/** The chain is not in a state to reconcile against (transactions of the signers still unmined). */
+export class LedgerReconcileError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "LedgerReconcileError";
+  }
+}
 
 /** An event on chain the ledger does not know: a promise made by a part of the ledger that is gone. */
 export type LostEvent = RegisteredEvent;
@@ -21,6 +32,12 @@ export interface LedgerReconcileReport {
   blocks: { from: number; to: number };
   lostEvents: LostEvent[];
   lostTickets: LostTicket[];
+  /**
+   * Every item of the lost part's batches that no action of the ledger stands for (its sales and event
+   * registrations are the lost tickets and events; its other items changed tickets and events the ledger
+   * may know: a check-in, a resale, a claim the ledger lacks), with the registry's refusal if it refused it.
+   */
+  lostActions: LostBatchItem[];
   /** What this run changed in the ledger; nothing on a second run. */
   changes: {
     eventIndexes: { from: bigint; to: bigint } | null;
@@ -55,6 +72,7 @@ export class LedgerReconciler {
 
   async reconcile(): Promise<LedgerReconcileReport> {
     const provider = await this.chain.connect();
+    await this.untilPoolsMined(provider);
     const [chainId, toBlock] = await Promise.all([this.chain.chainId(), provider.getBlockNumber()]);
     const registryAddress = this.chain.registryAddress;
     // First: the ledger's own transactions found mined are then told apart from those of its lost part.
@@ -73,27 +91,39 @@ export class LedgerReconciler {
       history,
       history.tickets.filter((ticket) => !isKnown(known.tickets.get(ticket.tokenId), ticket.ticketHash)),
     );
-    const appliedActions = await this.closeApplied(
-      provider,
-      history.transactions.filter((hash) => !known.transactions.has(hash.toLowerCase())),
-      {
-        chainId,
-        registryAddress,
-      },
-    );
+    const unknownTransactions = history.transactions.filter((hash) => !known.transactions.has(hash.toLowerCase()));
+    const { closed, unmatched } = await this.closeApplied(provider, unknownTransactions, { chainId, registryAddress });
     return {
       chainId,
       registryAddress,
       blocks: { from: fromBlock, to: toBlock },
       lostEvents,
       lostTickets,
+      lostActions: unmatched,
       changes: {
         eventIndexes: await this.store.moveEventIndexes(highestEventIndex(history)),
         serials: await this.store.moveSerials(highestSerials(history)),
         signers,
-        appliedActions,
+        appliedActions: closed,
       },
     };
+  }
+
+  /**
+   * Waits until no transaction of the signers waits in the node's pool (a batch sent before the
+   * workers stopped is mined before the logs are read, or it would be missed); refuses after POOL_WAIT_MS.
+   */
+  private async untilPoolsMined(provider: JsonRpcProvider): Promise<void> {
+    const deadline = Date.now() + POOL_WAIT_MS;
+    for (const { address } of this.chain.signers()) {
+      for (;;) {
+        const [pending, mined] = await Promise.all([provider.getTransactionCount(address, "pending"), provider.getTransactionCount(address, "latest")]);
+        if (pending <= mined) break;
+        if (Date.now() > deadline)
+          throw new LedgerReconcileError(`${pending - mined} transaction(s) of signer ${address} still wait in the node's pool: run again once they are mined`);
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+      }
+    }
   }
 
   private async reconcileSigners(): Promise<SignerReconcileReport[]> {
@@ -124,7 +154,11 @@ export class LedgerReconciler {
    * with the oldest waiting action of the same kind on the same event or ticket (items of actions the
    * restored ledger never accepted match none).
    */
-  private async closeApplied(provider: JsonRpcProvider, unknownTransactions: string[], chain: { chainId: bigint; registryAddress: string }): Promise<string[]> {
+  private async closeApplied(
+    provider: JsonRpcProvider,
+    unknownTransactions: string[],
+    chain: { chainId: bigint; registryAddress: string },
+  ): Promise<{ closed: string[]; unmatched: LostBatchItem[] }> {
     const signers = this.chain.signers().map((signer) => signer.address);
     const lost = await readLostBatches(provider, this.chain.registry, chain.registryAddress, signers, unknownTransactions);
     const waiting = new Map<string, string[]>();
@@ -133,17 +167,20 @@ export class LedgerReconciler {
       waiting.set(key, [...(waiting.get(key) ?? []), action.id]);
     }
     const applied: AppliedAction[] = [];
+    const unmatched: LostBatchItem[] = [];
     for (const item of lost.items) {
       const actionId = waiting.get(`${item.action}:${item.subject}`)?.shift();
       if (actionId) applied.push({ actionId, item });
+      else unmatched.push(item);
     }
     // Holders only of the tokens whose sale, resale or claim the ledger now has; the rest it does not know.
     const moved = new Set(applied.filter(({ item }) => ["sold", "resold", "claimed"].includes(item.action)).map(({ item }) => item.subject));
-    return this.store.closeApplied(
+    const closed = await this.store.closeApplied(
       applied,
       lost.holders.filter((change) => moved.has(change.tokenId)),
       chain,
     );
+    return { closed, unmatched };
   }
 
   /** Each lost ticket with its event's key: from the logs read, else from the registry. */
