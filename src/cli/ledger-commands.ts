@@ -99,7 +99,7 @@ function printSummary(report: LedgerReconcileReport, file: string): void {
     );
   }
   if (changes.appliedActions.length > 0)
-    print(`${changes.appliedActions.length} waiting actions had been sent by the lost part of the ledger: closed as the chain applied them (and called back).`);
+    print(`${changes.appliedActions.length} waiting actions were already carried by batches on chain: closed as the chain applied them (and called back).`);
   print(
     `On chain and unknown to the ledger: ${report.lostEvents.length} event${report.lostEvents.length === 1 ? "" : "s"}, ` +
       `${report.lostTickets.length} ticket${report.lostTickets.length === 1 ? "" : "s"} (report: ${file}).`,

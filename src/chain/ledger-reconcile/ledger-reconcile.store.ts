@@ -78,10 +78,7 @@ export class LedgerReconcileStore {
     return new Map(rows.map((row) => [BigInt(row.token_id), ticketHashOf(row.ticket_id)]));
   }
 
-  /**
-   * The actions that wait to be sent, or wait in a transaction none of whose attempts was found mined,
-   * in acceptance order: those a batch of the lost part of the ledger may have carried.
-   */
+  /** The actions not final yet, in acceptance order: those a batch on chain may already have carried. */
   async waitingActions(): Promise<WaitingAction[]> {
     const rows = await this.dataSource.query<{ id: string; kind: string; subject: string }[]>(
       `SELECT a.id, a.kind, COALESCE(t.token_id, e.event_index)::text AS subject
@@ -89,7 +86,6 @@ export class LedgerReconcileStore {
          JOIN events e ON e.id = a.event_ref
          LEFT JOIN tickets t ON t.id = a.ticket_ref
         WHERE a.status IN ('waiting_broadcast', 'pending')
-          AND NOT EXISTS (SELECT 1 FROM chain_transactions c WHERE c.signer = a.tx_signer AND c.nonce = a.tx_nonce AND c.status IN ('mined', 'confirmed', 'reverted'))
         ORDER BY a.seq`,
     );
     return rows.flatMap((row) => (BATCH_ACTION[row.kind] ? [{ id: row.id, action: BATCH_ACTION[row.kind], subject: BigInt(row.subject) }] : []));

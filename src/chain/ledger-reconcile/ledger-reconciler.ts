@@ -2,6 +2,7 @@ import type { JsonRpcProvider } from "ethers";
 import type { DataSource } from "typeorm";
 
 import type { AppConfig } from "../../config/app-config";
+import { RegistryItemFailure } from "../../registry";
 import type { ChainClient } from "../chain-client";
 import type { SignerReconcileReport } from "../writer/reconcile/signer-reconciler";
 import { type AppliedAction, LedgerReconcileStore, type SerialMove } from "./ledger-reconcile.store";
@@ -91,8 +92,8 @@ export class LedgerReconciler {
       history,
       history.tickets.filter((ticket) => !isKnown(known.tickets.get(ticket.tokenId), ticket.ticketHash)),
     );
-    const unknownTransactions = history.transactions.filter((hash) => !known.transactions.has(hash.toLowerCase()));
-    const { closed, unmatched } = await this.closeApplied(provider, unknownTransactions, { chainId, registryAddress });
+    const unknown = new Set(history.transactions.map((hash) => hash.toLowerCase()).filter((hash) => !known.transactions.has(hash)));
+    const { closed, unmatched } = await this.closeApplied(provider, history.transactions, unknown, { chainId, registryAddress });
     return {
       chainId,
       registryAddress,
@@ -149,18 +150,21 @@ export class LedgerReconciler {
   }
 
   /**
-   * Closes the ledger's waiting actions that the lost part of the ledger sent: the batches of the
-   * ledger's signers it has no record of are read from the chain, and each of their items is matched
-   * with the oldest waiting action of the same kind on the same event or ticket (items of actions the
-   * restored ledger never accepted match none).
+   * Closes the ledger's waiting actions that batches on chain already carried: every batch of the
+   * ledger's signers in the blocks read is decoded, in chain order, and each of its items is matched
+   * with the oldest waiting action of the same kind on the same event or ticket. Not only the lost
+   * part's batches: an action one of the ledger's own batches carried, refused for order and put back
+   * in line, may have been sent again by the lost part. An item refused for order (EventUnknown,
+   * TicketUnknown) closes nothing. The lost part's items that no waiting action stands for are returned.
    */
   private async closeApplied(
     provider: JsonRpcProvider,
-    unknownTransactions: string[],
+    transactions: string[],
+    unknown: ReadonlySet<string>,
     chain: { chainId: bigint; registryAddress: string },
   ): Promise<{ closed: string[]; unmatched: LostBatchItem[] }> {
     const signers = this.chain.signers().map((signer) => signer.address);
-    const lost = await readLostBatches(provider, this.chain.registry, chain.registryAddress, signers, unknownTransactions);
+    const lost = await readLostBatches(provider, this.chain.registry, chain.registryAddress, signers, transactions);
     const waiting = new Map<string, string[]>();
     for (const action of await this.store.waitingActions()) {
       const key = `${action.action}:${action.subject}`;
@@ -169,9 +173,10 @@ export class LedgerReconciler {
     const applied: AppliedAction[] = [];
     const unmatched: LostBatchItem[] = [];
     for (const item of lost.items) {
-      const actionId = waiting.get(`${item.action}:${item.subject}`)?.shift();
+      const refusedForOrder = item.failure === RegistryItemFailure.EventUnknown || item.failure === RegistryItemFailure.TicketUnknown;
+      const actionId = refusedForOrder ? undefined : waiting.get(`${item.action}:${item.subject}`)?.shift();
       if (actionId) applied.push({ actionId, item });
-      else unmatched.push(item);
+      else if (unknown.has(item.txHash.toLowerCase())) unmatched.push(item);
     }
     // Holders only of the tokens whose sale, resale or claim the ledger now has; the rest it does not know.
     const moved = new Set(applied.filter(({ item }) => ["sold", "resold", "claimed"].includes(item.action)).map(({ item }) => item.subject));

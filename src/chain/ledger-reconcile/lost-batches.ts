@@ -5,7 +5,7 @@ import { type BatchAction, batchItemSubjects, type RegistryItemFailure } from ".
 import type { HolderChange } from "../token-holders";
 import { fetchReceipt, readBatchOutcome } from "../writer/receipts/mined-receipt";
 
-/** An item of a batch the ledger has no record of, mined, with what the registry made of it. */
+/** An item of a mined batch of the ledger's signers, with what the registry made of it. */
 export interface LostBatchItem {
   action: BatchAction;
   subject: bigint;
@@ -23,8 +23,7 @@ export interface LostBatches {
 
 /**
  * The items of the batches among `hashes` that one of `signers` sent to the registry and that did not
- * revert (a reverted batch applied nothing), in chain order: the transactions of a lost part of the
- * ledger, read from the chain.
+ * revert (a reverted batch applied nothing), in chain order, with what the registry made of each.
  */
 export async function readLostBatches(
   provider: JsonRpcProvider,
