@@ -61,6 +61,6 @@ export async function restoreFromDump(
     note:
       `dumped, ${((stoppedAt - dumpStartedAt) / 1000).toFixed(0)} s more load, services down ${((Date.now() - stoppedAt) / 1000).toFixed(0)} s; ` +
       `reconcile: ${report.lostEvents.length} events and ${report.lostTickets.length} tickets on chain unknown to the ledger, ` +
-      `${report.changes.appliedActions.length} waiting actions closed as sent by the lost part (report ${reportFile})`,
+      `${report.changes.appliedActions.length} waiting actions closed as already on chain (report ${reportFile})`,
   };
 }
