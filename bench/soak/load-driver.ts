@@ -97,7 +97,8 @@ function applyOutcome(
 ): void {
   if (action.event) model.eventsInFlight -= 1;
   if (outcome.status === "accepted") {
-    record.accepted.set(outcome.promise, { kind: action.kind, expect: action.expect, acceptedAt: Date.now() });
+    const eventId = action.event?.eventId ?? action.ticket?.event.eventId ?? (action.data.eventId as string | undefined);
+    record.accepted.set(outcome.promise, { kind: action.kind, expect: action.expect, acceptedAt: Date.now(), ticketId: action.ticket?.ticketId, eventId });
     if (action.event) {
       model.events.push(action.event);
       onEventAccepted(action.event);

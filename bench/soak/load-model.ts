@@ -50,6 +50,18 @@ export class LoadModel {
     return this.events[Math.floor(Math.random() * this.events.length)];
   }
 
+  /**
+   * Forgets tickets and events whose state the service lost (a database restored from an earlier
+   * dump): no action is planned on them again.
+   */
+  forget(ticketIds: ReadonlySet<string>, eventIds: ReadonlySet<string>): void {
+    const gone = (ticket: ModelTicket) => ticketIds.has(ticket.ticketId) || eventIds.has(ticket.event.eventId);
+    this.pools.valid.removeWhere(gone);
+    this.pools.checkedIn.removeWhere(gone);
+    const kept = this.events.filter((event) => !eventIds.has(event.eventId));
+    this.events.splice(0, this.events.length, ...kept);
+  }
+
   /** Puts a ticket whose action was answered back in the pool of its state (terminal states have none). */
   settle(ticket: ModelTicket, state: TicketState): void {
     ticket.state = state;

@@ -4,6 +4,9 @@ export interface AcceptedAction {
   kind: ActionKind;
   expect: Expectation;
   acceptedAt: number;
+  /** What it acts on: its ticket, and its event (its own, or its ticket's). */
+  ticketId?: string;
+  eventId?: string;
 }
 
 export interface RequestSample {

@@ -31,4 +31,11 @@ export class Pool<T> {
     this.remove(item);
     return item;
   }
+
+  /** Removes every item `test` holds for; how many. */
+  removeWhere(test: (item: T) => boolean): number {
+    const gone = this.items.filter(test);
+    for (const item of gone) this.remove(item);
+    return gone.length;
+  }
 }

@@ -18,6 +18,8 @@ import { checkOrder } from "./checks/order-check";
 import { waitForDrain } from "./drain";
 import { type FaultRecord, type FaultSettings, runFaultSchedule } from "./faults/fault-schedule";
 import { recoveryOf } from "./faults/recovery";
+import type { RestoreRecord } from "./faults/restore-fault";
+import { restoreLines, restoreLosses } from "./checks/restore-losses";
 import { driveLoad, type LoadSettings } from "./load-driver";
 import { LoadModel, type ModelEvent } from "./load-model";
 import { LoadRecord } from "./load-record";
@@ -68,7 +70,7 @@ export async function runSoak(options: RunOptions, faults: FaultSettings | null)
     console.log(
       `Machine: ${machine.date}, ${machine.cores} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Node ${machine.node}, PostgreSQL ${machine.postgres}; shared with whatever else runs on it`,
     );
-    passed = await loadAndCheck(stack, db, tally, options, faults);
+    passed = await loadAndCheck(stack, db, tally, options, faults, logs.path);
     return passed;
   } finally {
     await db.end().catch(() => undefined);
@@ -77,7 +79,7 @@ export async function runSoak(options: RunOptions, faults: FaultSettings | null)
   }
 }
 
-async function loadAndCheck(stack: Stack, db: Pool, tally: CallbackTally, options: RunOptions, faults: FaultSettings | null): Promise<boolean> {
+async function loadAndCheck(stack: Stack, db: Pool, tally: CallbackTally, options: RunOptions, faults: FaultSettings | null, logDir: string): Promise<boolean> {
   const memory = new MemorySampler(() => processesOf(stack));
   memory.startEvery(MEMORY_SAMPLE_MS);
   const model = new LoadModel(randomBytes(3).toString("hex"));
@@ -93,7 +95,9 @@ async function loadAndCheck(stack: Stack, db: Pool, tally: CallbackTally, option
 
   console.log(`Load: ${options.rate} actions/s for ${options.minutes} min${faults ? `, a fault every ${faults.everyMs / 1000} s` : ""} ...`);
   const loadStartedAt = Date.now();
-  const faultsDone: Promise<FaultRecord[]> = faults ? runFaultSchedule(stack, faults, loadStartedAt, settings.durationMs) : Promise.resolve([]);
+  const restores: RestoreRecord[] = [];
+  const restoreHooks = { logDir, records: restores, restored: (restore: { dumpStartedAt: number }) => forgetLost(db, model, record, restore.dumpStartedAt) };
+  const faultsDone: Promise<FaultRecord[]> = faults ? runFaultSchedule(stack, faults, loadStartedAt, settings.durationMs, restoreHooks) : Promise.resolve([]);
   await driveLoad(stack, model, planner, settings, record, (event) => void learnCustody(db, stack, event));
   const faultRecords = await faultsDone;
 
@@ -102,7 +106,8 @@ async function loadAndCheck(stack: Stack, db: Pool, tally: CallbackTally, option
   const tracks = memory.stop();
 
   console.log("Checking the ledger, the chain and the callbacks ...");
-  const ledger = await checkLedger(db, record, faults ? faultRecords.map(({ startedAt, endedAt }) => ({ startedAt, endedAt })) : null);
+  const losses = await restoreLosses(db, record, restores);
+  const ledger = await checkLedger(db, record, faults ? faultRecords.map(({ startedAt, endedAt }) => ({ startedAt, endedAt })) : null, losses);
   const lines: CheckLine[] = [
     verdict(
       drain.drained,
@@ -111,13 +116,21 @@ async function loadAndCheck(stack: Stack, db: Pool, tally: CallbackTally, option
     ),
     processLine(stack, faults !== null),
     ...ledger.lines,
-    ...(await checkChain(db, stack.chain.registry, options.sample)),
+    ...restoreLines(losses),
+    ...(await checkChain(db, stack.chain.registry, options.sample, losses)),
     ...(await checkOrder(db, tally)),
     ...checkDatabaseOutageAnswers(record, faultRecords),
     ...(await checkCallbacks(
       db,
       tally,
-      faults ? faultRecords.filter((fault) => fault.kind.startsWith("worker") || fault.kind === "PostgreSQL unreachable").map(deliveryInterruption) : null,
+      // A restore, like a killed worker, forgets deliveries: the restored outbox sends them again.
+      faults
+        ? [
+            ...faultRecords.filter((fault) => fault.kind.startsWith("worker") || fault.kind === "PostgreSQL unreachable").map(deliveryInterruption),
+            ...restores.map((restore) => ({ at: restore.restoredAt })),
+          ]
+        : null,
+      restores,
     )),
   ];
 
@@ -139,6 +152,23 @@ async function loadAndCheck(stack: Stack, db: Pool, tally: CallbackTally, option
 /** A worker killed (a moment) or PostgreSQL unreachable (a while): deliveries made then may go unrecorded and be sent again. */
 function deliveryInterruption(fault: FaultRecord): { at: number; until?: number } {
   return fault.kind === "PostgreSQL unreachable" ? { at: fault.startedAt, until: fault.endedAt } : { at: fault.startedAt };
+}
+
+/**
+ * After a restore: the actions accepted since the dump that the restored ledger lacks are gone, so the
+ * load generator forgets the tickets and events they acted on (it would plan on states the service no
+ * longer has). Read from the restored ledger before the services start again.
+ */
+async function forgetLost(db: Pool, model: LoadModel, record: LoadRecord, dumpStartedAt: number): Promise<void> {
+  const since = [...record.accepted].filter(([, accepted]) => accepted.acceptedAt >= dumpStartedAt);
+  const kept = new Set(
+    (await db.query<{ id: string }>(`SELECT id FROM chain_actions WHERE id = ANY($1::uuid[])`, [since.map(([promise]) => promise)])).rows.map((row) => row.id),
+  );
+  const lost = since.filter(([promise]) => !kept.has(promise)).map(([, accepted]) => accepted);
+  model.forget(
+    new Set(lost.flatMap((accepted) => (accepted.ticketId ? [accepted.ticketId] : []))),
+    new Set(lost.flatMap((accepted) => (accepted.kind === "newEvent" && accepted.eventId ? [accepted.eventId] : []))),
+  );
 }
 
 /** The event's custody address: a claim sent there is one the registry must refuse (an on-chain error on purpose). */
@@ -186,5 +216,6 @@ function faultDurations(faults: FaultSettings): string {
     `node killed and restarted after ${faults.nodeDownMs / 1000} s from a state written every ${faults.nodeStateIntervalSeconds} s`,
     `transactions refused for ${faults.refusalMs / 1000} s`,
     `PostgreSQL unreachable ${faults.databaseDownMs / 1000} s`,
+    `the database restored from a dump ${faults.restoreGoOnMs / 1000} s older, then reconciled`,
   ].join(", ");
 }

@@ -40,6 +40,18 @@ export class ServiceSupervisor {
     this.workerNames = Array.from({ length: workers }, (_, index) => `worker-${index + 1}`);
   }
 
+  /** The services' environment: what the ops CLI needs to act on the same database, Redis and chain. */
+  get environment(): Readonly<Record<string, string>> {
+    return this.env;
+  }
+
+  /** Stops the api and every worker (SIGTERM) on purpose, as an operator would before a restore; `start` brings them back. */
+  async stopServices(): Promise<void> {
+    const services = [...this.running.values()];
+    for (const service of services) this.intended.add(service);
+    await Promise.all(services.map((service) => service.stop("SIGTERM")));
+  }
+
   get baseUrl(): string {
     return `http://127.0.0.1:${this.apiPort}`;
   }

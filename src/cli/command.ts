@@ -1,12 +1,14 @@
 import type { OrganizationsService } from "../auth/organizations.service";
 import type { OrganizationOnboardingService } from "../callbacks/secrets/organization-onboarding.service";
 import type { SignerReconcileReport } from "../chain/writer/reconcile/signer-reconciler";
+import type { LedgerReconciler } from "../chain/ledger-reconcile/ledger-reconciler";
 
 /** Every option any command takes; each command says which of them it accepts. */
 export const OPTIONS = {
   name: { type: "string" },
   label: { type: "string" },
   "grace-hours": { type: "string" },
+  report: { type: "string" },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
@@ -22,12 +24,14 @@ export interface CommandInput {
   json: boolean;
 }
 
-/** What commands act through: organizations and keys (auth), onboarding with webhook secrets (callbacks), and the chain writer's signers. */
+/** What commands act through: organizations and keys (auth), onboarding with webhook secrets (callbacks), the chain writer's signers and the ledger against the chain. */
 export interface CommandServices {
   organizations: OrganizationsService;
   onboarding: OrganizationOnboardingService;
   /** Connects to the chain and the queue only when called. */
   signers: { reconcile(address: string): Promise<SignerReconcileReport> };
+  /** Made on first use: only the ledger's commands reach Redis and the chain. */
+  ledger: { workers: () => Promise<number>; reconciler: () => LedgerReconciler };
 }
 
 export interface Command {

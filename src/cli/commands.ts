@@ -1,5 +1,6 @@
 import type { Command } from "./command";
 import { RefusedError } from "./cli-errors";
+import { ledgerReconcile } from "./ledger-commands";
 import { print, printIssuedKey, printJson, printSecret, printTable, timestamp } from "./output";
 
 const orgCreate: Command = {
@@ -136,4 +137,15 @@ const signerReconcile: Command = {
   },
 };
 
-export const COMMANDS: readonly Command[] = [orgCreate, orgList, keyCreate, keyList, keyRevoke, keyRotate, secretRotate, secretEncrypt, signerReconcile];
+export const COMMANDS: readonly Command[] = [
+  orgCreate,
+  orgList,
+  keyCreate,
+  keyList,
+  keyRevoke,
+  keyRotate,
+  secretRotate,
+  secretEncrypt,
+  signerReconcile,
+  ledgerReconcile,
+];

@@ -1,24 +1,26 @@
+import { Logger } from "@nestjs/common";
+import { isAddress } from "ethers";
 import { DataSource } from "typeorm";
 
 import { OrganizationsError, OrganizationsService } from "../auth/organizations.service";
 import { OrganizationOnboardingService } from "../callbacks/secrets/organization-onboarding.service";
 import { WebhookSecretsService } from "../callbacks/secrets/webhook-secrets.service";
-import { Logger } from "@nestjs/common";
-import { isAddress } from "ethers";
-
+import { ChainClient, ChainUnavailableError } from "../chain/chain-client";
+import { LedgerReconcileError, LedgerReconciler } from "../chain/ledger-reconcile/ledger-reconciler";
 import type { SignerReconcileReport } from "../chain/writer/reconcile/signer-reconciler";
 import type { AppConfig } from "../config/app-config";
 import { dataSourceOptions } from "../database/data-source-options";
 import { ENTITIES } from "../entities";
 import { createDatabaseIfMissing, runMigrations } from "../database/prepare-database";
+import { chainWriterWorkers } from "./chain-writer-workers";
 import { RefusedError } from "./cli-errors";
 import type { Command, CommandInput, CommandServices } from "./command";
 import { note } from "./output";
 
 /**
- * Runs a command on the service's own OrganizationsService and OrganizationOnboardingService over a
- * plain DataSource: the CLI needs neither Nest's container nor Redis, and the services stay the one
- * place that knows how keys and webhook secrets are made.
+ * Runs a command on the service's own OrganizationsService and OrganizationOnboardingService (and,
+ * for the ledger's commands, its ChainClient) over a plain DataSource: the CLI needs no Nest container,
+ * and the services stay the one place that knows how keys and webhook secrets are made.
  */
 export async function runCommand(config: AppConfig, command: Command, input: CommandInput): Promise<void> {
   // Services log through Nest's Logger, which writes to stdout: only errors (to stderr), so that stdout
@@ -26,22 +28,30 @@ export async function runCommand(config: AppConfig, command: Command, input: Com
   Logger.overrideLogger(["error"]);
   await prepareDatabase(config);
   const dataSource = await new DataSource(dataSourceOptions(config.database.url, ENTITIES)).initialize();
+  const chain = new ChainClient(config);
   try {
-    await command.run(commandServices(dataSource, config), input);
+    await command.run(commandServices(dataSource, config, chain), input);
   } catch (error) {
-    throw error instanceof OrganizationsError ? new RefusedError(error.message) : error;
+    throw error instanceof OrganizationsError || error instanceof ChainUnavailableError || error instanceof LedgerReconcileError
+      ? new RefusedError(error.message)
+      : error;
   } finally {
+    chain.onApplicationShutdown();
     await dataSource.destroy();
   }
 }
 
 /** Composes the services as the application's modules do. */
-function commandServices(dataSource: DataSource, config: AppConfig): CommandServices {
+function commandServices(dataSource: DataSource, config: AppConfig, chain: ChainClient): CommandServices {
   const organizations = new OrganizationsService(dataSource);
   return {
     organizations,
     onboarding: new OrganizationOnboardingService(dataSource, organizations, new WebhookSecretsService(dataSource, config)),
     signers: { reconcile: (address) => reconcileSigner(dataSource, config, address) },
+    ledger: {
+      workers: () => chainWriterWorkers(config),
+      reconciler: () => new LedgerReconciler(dataSource, chain, config, (address) => reconcileSigner(dataSource, config, address)),
+    },
   };
 }
 

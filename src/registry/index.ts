@@ -5,3 +5,4 @@ export * from "./registry-price";
 export * from "./registry-failures";
 export * from "./registry-item-json";
 export * from "./registry-custody";
+export * from "./registry-batch-items";

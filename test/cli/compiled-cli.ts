@@ -25,7 +25,9 @@ export interface CompiledCli {
  */
 export async function compileCli(root: string): Promise<CompiledCli> {
   const out = await mkdtemp(path.join(os.tmpdir(), "ticket-registry-cli-"));
-  for (const file of await sourceFiles(path.join(root, "src"))) {
+  // The typechain bindings too: the ledger's commands reach the registry through them, as dist/ does.
+  const files = [...(await sourceFiles(path.join(root, "src"))), ...(await sourceFiles(path.join(root, "typechain-types")))];
+  for (const file of files) {
     const { outputText } = ts.transpileModule(await readFile(file, "utf8"), { compilerOptions: COMPILER_OPTIONS, fileName: file });
     const target = path.join(out, path.relative(root, file)).replace(/\.ts$/, ".js");
     await mkdir(path.dirname(target), { recursive: true });
@@ -39,6 +41,6 @@ export async function compileCli(root: string): Promise<CompiledCli> {
 async function sourceFiles(directory: string): Promise<string[]> {
   const entries = await readdir(directory, { withFileTypes: true, recursive: true });
   return entries
-    .filter((entry) => entry.isFile() && entry.name.endsWith(".ts") && !entry.name.endsWith(".spec.ts"))
+    .filter((entry) => entry.isFile() && entry.name.endsWith(".ts") && !entry.name.endsWith(".spec.ts") && !entry.name.endsWith(".d.ts"))
     .map((entry) => path.join(entry.parentPath, entry.name));
 }

@@ -26,7 +26,16 @@ export interface WorkerKill {
  * exactly once. With `kills` (a fault run) a second delivery is explained when the worker was
  * killed (or the database unreachable) between the first one and its redelivery; any other duplicate fails.
  */
-export async function checkCallbacks(db: Pool, tally: CallbackTally, kills: WorkerKill[] | null): Promise<CheckLine[]> {
+export async function checkCallbacks(
+  db: Pool,
+  tally: CallbackTally,
+  kills: WorkerKill[] | null,
+  /**
+   * A fault run's restores: a callback first delivered between a dump and its restore has no outbox row
+   * any more (its action was lost, or finalized again after the restore under a new webhook-id).
+   */
+  restores: readonly { dumpStartedAt: number; restoredAt: number }[] = [],
+): Promise<CheckLine[]> {
   const outbox = (
     await db.query<OutboxRow>(
       `SELECT c.id, c.action_id, c.status, a.status AS action_status, a.error_code FROM callbacks c JOIN chain_actions a ON a.id = c.action_id`,
@@ -38,7 +47,10 @@ export async function checkCallbacks(db: Pool, tally: CallbackTally, kills: Work
   const notDelivered = outbox.filter((row) => row.status !== "delivered");
   const unseen = outbox.filter((row) => !tally.byWebhookId.has(row.id));
   const known = new Set(outbox.map((row) => row.id));
-  const strangers = [...tally.byWebhookId.keys()].filter((webhookId) => !known.has(webhookId));
+  const forgotten = (seen: SeenCallback | undefined) =>
+    seen !== undefined && restores.some((restore) => seen.receivedAt[0] >= restore.dumpStartedAt && seen.receivedAt[0] <= restore.restoredAt);
+  const strangers = [...tally.byWebhookId.keys()].filter((webhookId) => !known.has(webhookId) && !forgotten(tally.byWebhookId.get(webhookId)));
+  const forgottenCount = [...tally.byWebhookId.keys()].filter((webhookId) => !known.has(webhookId)).length - strangers.length;
   const mismatched = outbox.filter((row) => {
     const seen = tally.byWebhookId.get(row.id);
     return seen !== undefined && !bodyMatches(seen, row);
@@ -56,7 +68,8 @@ export async function checkCallbacks(db: Pool, tally: CallbackTally, kills: Work
     verdict(
       unseen.length === 0 && strangers.length === 0,
       "the receiver got every callback (by webhook-id)",
-      `${tally.byWebhookId.size} webhook-ids received, missing: ${unseen.length}, unknown to the outbox: ${strangers.length}`,
+      `${tally.byWebhookId.size} webhook-ids received, missing: ${unseen.length}, unknown to the outbox: ${strangers.length}` +
+        (restores.length ? ` (and ${forgottenCount} delivered between a dump and its restore, whose outbox rows the restore took)` : ""),
     ),
     verdict(
       tally.rejected.length === 0,

@@ -4,6 +4,7 @@ import { RegistryItemFailure } from "../../../src/registry/registry-failures";
 import type { TicketRegistry } from "../../../typechain-types";
 import { type CheckLine, countsOf, firstFew, verdict } from "./check-line";
 import { type ChainTally, tallyRegistryLogs } from "./registry-logs";
+import type { RestoreLosses } from "./restore-losses";
 
 interface LedgerTicket {
   token_id: string;
@@ -32,10 +33,12 @@ interface LedgerEvent {
  * the registry's refusals equal to the ledger's on-chain errors, and the state of a sample of
  * tickets (flags, resales, holder) as the ledger has it.
  */
-export async function checkChain(db: Pool, registry: TicketRegistry, sampleSize: number): Promise<CheckLine[]> {
+export async function checkChain(db: Pool, registry: TicketRegistry, sampleSize: number, losses?: RestoreLosses): Promise<CheckLine[]> {
   const tally = await tallyRegistryLogs(registry);
-  const tickets = await ledgerTickets(db);
-  const events = (
+  const allTickets = await ledgerTickets(db);
+  // A ticket or an event a lost action acted on may be further on chain than in the ledger: left out of the comparisons.
+  const tickets = allTickets.filter((ticket) => !losses?.tickets.has(ticket.ticket_id));
+  const allEvents = (
     await db.query<LedgerEvent>(
       `SELECT e.event_index::text, e.event_id,
               (SELECT count(*) FROM tickets t WHERE t.event_ref = e.id)::int AS tickets,
@@ -43,9 +46,10 @@ export async function checkChain(db: Pool, registry: TicketRegistry, sampleSize:
          FROM events e`,
     )
   ).rows;
+  const events = allEvents.filter((event) => !losses?.events.has(event.event_id));
   const errors = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM chain_actions WHERE status = 'error'`)).rows[0].n;
   return [
-    mintLine(tally, tickets),
+    mintLine(tally, allTickets, losses?.reportedTokens ?? new Set()),
     perTicketLine(
       "resales on chain = confirmed resales in the ledger",
       tickets,
@@ -70,9 +74,9 @@ export async function checkChain(db: Pool, registry: TicketRegistry, sampleSize:
       (t) => tally.transfers.get(id(t)) ?? 0,
       (t) => 1 + (t.confirmed.resold ?? 0) + (t.confirmed.claimed ?? 0),
     ),
-    eventLogLine(tally, events),
-    await ticketsSoldLine(registry, events),
-    failuresLine(tally, errors),
+    eventLogLine(tally, events, allEvents.length + (losses?.reportedEventIndexes.size ?? 0)),
+    await ticketsSoldLine(registry, events, losses?.reportedTicketsByEvent ?? new Map()),
+    failuresLine(tally, errors, losses?.reportedFailures ?? 0),
     await sampleLine(registry, tickets, sampleSize),
   ];
 }
@@ -95,16 +99,22 @@ async function ledgerTickets(db: Pool): Promise<LedgerTicket[]> {
   return rows.map(({ id: ticketRef, ...ticket }) => ({ ...ticket, confirmed: confirmed.get(ticketRef) ?? {} }));
 }
 
-function mintLine(tally: ChainTally, tickets: LedgerTicket[]): CheckLine {
+/** `reported`: tokens a restore's reconcile named as on chain and lost from the ledger; each of them, and only they, may be minted without a ledger row. */
+function mintLine(tally: ChainTally, tickets: LedgerTicket[], reported: ReadonlySet<string>): CheckLine {
   const known = new Set(tickets.map((ticket) => ticket.token_id));
   const missing = tickets.filter((ticket) => (tally.mints.get(id(ticket)) ?? 0) === 0).map((ticket) => ticket.ticket_id);
   const twice = tickets.filter((ticket) => (tally.mints.get(id(ticket)) ?? 0) > 1).map((ticket) => ticket.ticket_id);
-  const strangers = [...tally.mints.keys()].filter((tokenId) => !known.has(tokenId.toString())).map(String);
+  const unknown = [...tally.mints.keys()].filter((tokenId) => !known.has(tokenId.toString())).map(String);
+  const strangers = unknown.filter((tokenId) => !reported.has(tokenId));
+  const unminted = [...reported].filter((tokenId) => !tally.mints.has(BigInt(tokenId)) || known.has(tokenId));
   return verdict(
-    missing.length + twice.length + strangers.length === 0,
+    missing.length + twice.length + strangers.length + unminted.length === 0,
     "every ticket minted exactly once",
-    `${tickets.length} tickets, ${tally.mints.size} tokens minted; never minted: ${missing.length}, minted more than once: ${twice.length}, minted but not in the ledger: ${strangers.length}` +
-      (missing.length + twice.length + strangers.length ? ` (${firstFew([...missing, ...twice, ...strangers])})` : ""),
+    `${tickets.length} tickets, ${tally.mints.size} tokens minted; never minted: ${missing.length}, minted more than once: ${twice.length}, minted but not in the ledger: ${unknown.length}` +
+      (reported.size
+        ? ` (all named by the reconcile reports: ${strangers.length === 0 ? "yes" : `no, ${strangers.length} not`}; named but not such a token: ${unminted.length})`
+        : "") +
+      (missing.length + twice.length + strangers.length + unminted.length ? ` (${firstFew([...missing, ...twice, ...strangers, ...unminted])})` : ""),
   );
 }
 
@@ -124,20 +134,22 @@ function perTicketLine(
   );
 }
 
-function eventLogLine(tally: ChainTally, events: LedgerEvent[]): CheckLine {
+/** `registered`: how many events the registry must hold (the ledger's, and those a restore's reconcile reported lost). */
+function eventLogLine(tally: ChainTally, events: LedgerEvent[], registered: number): CheckLine {
   const wrong = events.filter(
     (event) => (tally.registrations.get(BigInt(event.event_index)) ?? 0) !== 1 || (tally.eventUpdates.get(BigInt(event.event_index)) ?? 0) !== event.updates,
   );
   const updates = events.reduce((sum, event) => sum + event.updates, 0);
   return verdict(
-    wrong.length === 0 && tally.registrations.size === events.length,
+    wrong.length === 0 && tally.registrations.size === registered,
     "each event registered once, updated once per confirmed update",
     `${events.length} events (${tally.registrations.size} registered on chain), ${updates} confirmed updates; differing: ${wrong.length}` +
       (wrong.length ? ` (${firstFew(wrong.map((event) => event.event_id))})` : ""),
   );
 }
 
-async function ticketsSoldLine(registry: TicketRegistry, events: LedgerEvent[]): Promise<CheckLine> {
+/** `reported`: per event index, the tickets a restore's reconcile reported on chain and lost from the ledger. */
+async function ticketsSoldLine(registry: TicketRegistry, events: LedgerEvent[], reported: ReadonlyMap<string, number>): Promise<CheckLine> {
   const differing: string[] = [];
   for (const event of events) {
     // The view reverts for an event the registry does not know.
@@ -145,7 +157,8 @@ async function ticketsSoldLine(registry: TicketRegistry, events: LedgerEvent[]):
       (record) => record.ticketsSold,
       () => "not registered",
     );
-    if (onChain !== BigInt(event.tickets)) differing.push(`${event.event_id}: chain ${onChain}, ledger ${event.tickets}`);
+    const expected = BigInt(event.tickets + (reported.get(event.event_index) ?? 0));
+    if (onChain !== expected) differing.push(`${event.event_id}: chain ${onChain}, ledger ${event.tickets}`);
   }
   return verdict(
     differing.length === 0,
@@ -154,12 +167,14 @@ async function ticketsSoldLine(registry: TicketRegistry, events: LedgerEvent[]):
   );
 }
 
-function failuresLine(tally: ChainTally, ledgerErrors: number): CheckLine {
+/** `reportedFailures`: refused items of a restore's lost part (no ledger action stands for them). */
+function failuresLine(tally: ChainTally, ledgerErrors: number, reportedFailures: number): CheckLine {
   const reasons = tally.failures.map((reason) => RegistryItemFailure[Number(reason)] ?? `reason ${reason}`);
   return verdict(
-    tally.failures.length === ledgerErrors,
+    tally.failures.length === ledgerErrors + reportedFailures,
     "items the registry refused = actions in error in the ledger",
-    `${tally.failures.length} on chain (${countsOf(reasons) || "none"}), ${ledgerErrors} in the ledger`,
+    `${tally.failures.length} on chain (${countsOf(reasons) || "none"}), ${ledgerErrors} in the ledger` +
+      (reportedFailures ? ` and ${reportedFailures} of a restore's lost part (reconcile reports)` : ""),
   );
 }
 

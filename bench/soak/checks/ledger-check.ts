@@ -3,6 +3,7 @@ import type { Pool } from "pg";
 import type { Expectation } from "../action-planner";
 import type { LoadRecord } from "../load-record";
 import { type CheckLine, countsOf, firstFew, info, verdict } from "./check-line";
+import type { RestoreLosses } from "./restore-losses";
 
 interface LedgerRow {
   id: string;
@@ -38,10 +39,13 @@ export async function checkLedger(
   record: LoadRecord,
   /** A fault run's faults: a request open during one (or within UNANSWERED_GRACE_MS after its end) may go unanswered; null in a soak. */
   faults: FaultWindow[] | null,
+  /** A fault run's restores: the actions accepted between a dump and its restore are gone from the ledger by design. */
+  losses?: RestoreLosses,
 ): Promise<{ lines: CheckLine[]; byKind: Record<string, Record<string, number>> }> {
   const rows = (await db.query<LedgerRow>(`SELECT id, kind, status, error_code FROM chain_actions`)).rows;
   const byId = new Map(rows.map((row) => [row.id, row]));
-  const missing = [...record.accepted.keys()].filter((promise) => !byId.has(promise));
+  const missing = [...record.accepted.keys()].filter((promise) => !byId.has(promise) && !losses?.lost.has(promise));
+  const lostCount = losses?.lost.size ?? 0;
   const unexpected: string[] = [];
   for (const [promise, accepted] of record.accepted) {
     const row = byId.get(promise);
@@ -60,12 +64,14 @@ export async function checkLedger(
     verdict(
       missing.length === 0,
       "every accepted action is in the ledger",
-      `${record.accepted.size - missing.length} of ${record.accepted.size}${missing.length ? `; missing: ${firstFew(missing)}` : ""}`,
+      `${record.accepted.size - missing.length - lostCount} of ${record.accepted.size - lostCount}` +
+        (lostCount ? ` (and ${lostCount} accepted between a dump and its restore, gone by design)` : "") +
+        (missing.length ? `; missing: ${firstFew(missing)}` : ""),
     ),
     verdict(
       unexpected.length === 0,
       "every accepted action ended as intended",
-      `${record.accepted.size - unexpected.length - missing.length} as intended, of which ${intendedRefusals} refused on chain on purpose (claims to a custody address: onchain_invalid_receiver)` +
+      `${record.accepted.size - unexpected.length - missing.length - lostCount} as intended, of which ${intendedRefusals} refused on chain on purpose (claims to a custody address: onchain_invalid_receiver)` +
         (unexpected.length ? `; not as intended: ${firstFew(unexpected)}` : ""),
     ),
     verdict(unfinished.length === 0, "nothing left unfinished in the ledger", `${unfinished.length} actions waiting or pending`),

@@ -1,4 +1,5 @@
 import type { Stack } from "../../stack/stack";
+import { type RestoreRecord, restoreFromDump } from "./restore-fault";
 
 export type FaultKind =
   | "worker killed (SIGKILL) and restarted"
@@ -7,10 +8,11 @@ export type FaultKind =
   | "chain node killed (SIGKILL), restarted from its state file"
   | "node refuses every transaction: oversized data"
   | "node refuses every transaction: transaction underpriced"
-  | "PostgreSQL unreachable";
+  | "PostgreSQL unreachable"
+  | "database restored from a dump taken under load, reconciled";
 
 /** The names `npm run faults -- --faults` takes, in the rotation's order. */
-export const FAULT_NAMES = ["worker", "redis", "unreachable", "node-kill", "oversized", "underpriced", "postgres"] as const;
+export const FAULT_NAMES = ["worker", "redis", "unreachable", "node-kill", "oversized", "underpriced", "postgres", "restore"] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 
 export interface FaultRecord {
@@ -42,6 +44,15 @@ export interface FaultSettings {
   databaseDownMs: number;
   /** The faults of the rotation, in its order. */
   rotation: readonly FaultName[];
+  /** restore: how long the load goes on between the dump and the services' stop. */
+  restoreGoOnMs: number;
+}
+
+/** What the restore fault needs of the run: where to write, and what to tell the load generator; its records go to `records`. */
+export interface RestoreHooks {
+  logDir: string;
+  restored: (restore: Omit<RestoreRecord, "report" | "reportFile">) => Promise<void>;
+  records: RestoreRecord[];
 }
 
 /**
@@ -53,11 +64,18 @@ export interface FaultSettings {
  * seconds, so that it comes back without its last blocks and its transaction pool; and the node
  * refusing every transaction as geth/bor do, `oversized data` then, the next time, `transaction
  * underpriced` (the production-node proxy answers eth_sendRawTransaction with the refusal and does
- * not forward it); and PostgreSQL made unreachable to the service processes (the TCP proxy they reach
+ * not forward it); PostgreSQL made unreachable to the service processes (the TCP proxy they reach
  * it through closed: connections refused, open ones cut, as when the server stops), the server itself
- * running on for the rest of the machine.
+ * running on for the rest of the machine; and the database dumped under load and restored a little later, with
+ * `ledger reconcile` before the services start again (restore-fault.ts).
  */
-export async function runFaultSchedule(stack: Stack, settings: FaultSettings, loadStartedAt: number, loadDurationMs: number): Promise<FaultRecord[]> {
+export async function runFaultSchedule(
+  stack: Stack,
+  settings: FaultSettings,
+  loadStartedAt: number,
+  loadDurationMs: number,
+  restoreHooks?: RestoreHooks,
+): Promise<FaultRecord[]> {
   let workerKills = 0;
   const all: { name: FaultName; kind: FaultKind; inject: () => Promise<FaultOutcome | void>; lastsMs: number }[] = [
     { name: "worker", kind: "worker killed (SIGKILL) and restarted", inject: () => killWorker(stack, workerKills++), lastsMs: 0 },
@@ -82,6 +100,13 @@ export async function runFaultSchedule(stack: Stack, settings: FaultSettings, lo
       lastsMs: settings.refusalMs,
     },
     { name: "postgres", kind: "PostgreSQL unreachable", inject: () => cutDatabase(stack, settings.databaseDownMs), lastsMs: settings.databaseDownMs },
+    {
+      name: "restore",
+      kind: "database restored from a dump taken under load, reconciled",
+      inject: () => restore(stack, settings.restoreGoOnMs, restoreHooks),
+      // The dump, the load after it, the restore, the reconcile and the services' restart.
+      lastsMs: settings.restoreGoOnMs + 60_000,
+    },
   ];
   const faults = settings.rotation.map((name) => all.find((fault) => fault.name === name) as (typeof all)[number]);
   const records: FaultRecord[] = [];
@@ -140,6 +165,14 @@ async function killNode(stack: Stack, downMs: number): Promise<FaultOutcome> {
     startedAt: killedAt,
     note: `killed at block ${blockBefore}, back at block ${blockAfter}: ${blockBefore - blockAfter} blocks and the transaction pool lost`,
   };
+}
+
+async function restore(stack: Stack, goOnMs: number, hooks: RestoreHooks | undefined): Promise<FaultOutcome> {
+  if (!hooks) throw new Error("the restore fault needs the run's restore hooks");
+  const startedAt = Date.now();
+  const { record, note } = await restoreFromDump(stack, hooks.logDir, hooks.records.length + 1, goOnMs, hooks.restored);
+  hooks.records.push(record);
+  return { startedAt, note };
 }
 
 async function refuseTransactions(stack: Stack, message: string, lastsMs: number): Promise<FaultOutcome> {

@@ -1,0 +1,54 @@
+import { getBytes } from "ethers";
+
+import { BatchActionCode } from "./registry-batch";
+
+export type BatchAction = keyof typeof BatchActionCode;
+
+/** One item of a batch as far as it names what it acts on: its action and its subject (eventIndex for event items, tokenId otherwise). */
+export interface BatchItemSubject {
+  action: BatchAction;
+  subject: bigint;
+}
+
+const ACTIONS = new Map<number, BatchAction>(Object.entries(BatchActionCode).map(([action, code]) => [code, action as BatchAction]));
+
+/** Bytes after the code of the fixed-size items (BatchReader.sol); event items carry details of varying size. */
+const FIXED_SIZE: Partial<Record<BatchAction, number>> = {
+  sold: 16 + 32 + 16 + 8,
+  resold: 16 + 16 + 8,
+  checkedIn: 16 + 8,
+  invalidated: 16 + 8,
+  claimed: 16 + 20,
+};
+
+/** Fixed part of event details (latitude, longitude, startTime, endTime), then five length-prefixed texts. */
+const DETAILS_FIXED = 4 + 4 + 8 + 8;
+const DETAILS_TEXTS = 5;
+
+/** The items of a batch `TicketRegistry.execute` took, in order: the reverse of encodeBatch, as far as subjects go. */
+export function batchItemSubjects(batch: string): BatchItemSubject[] {
+  const bytes = getBytes(batch);
+  const items: BatchItemSubject[] = [];
+  for (let offset = 0; offset < bytes.length;) {
+    const action = ACTIONS.get(bytes[offset]);
+    if (!action) throw new RangeError(`unknown action code ${bytes[offset]} at byte ${offset}`);
+    const eventItem = action === "registerEvent" || action === "updateEvent";
+    items.push({ action, subject: readUint(bytes, offset + 1, eventItem ? 8 : 16) });
+    offset += 1 + (eventItem ? eventItemSize(bytes, offset + 1, action) : (FIXED_SIZE[action] as number));
+  }
+  return items;
+}
+
+function eventItemSize(bytes: Uint8Array, start: number, action: BatchAction): number {
+  const head = action === "registerEvent" ? 8 + 32 + 32 : 8;
+  let offset = start + head + DETAILS_FIXED;
+  for (let text = 0; text < DETAILS_TEXTS; text++) offset += 2 + Number(readUint(bytes, offset, 2));
+  return offset - start;
+}
+
+function readUint(bytes: Uint8Array, offset: number, size: number): bigint {
+  if (offset + size > bytes.length) throw new RangeError(`batch ends inside an item at byte ${offset}`);
+  let value = 0n;
+  for (let index = 0; index < size; index++) value = (value << 8n) | BigInt(bytes[offset + index]);
+  return value;
+}
