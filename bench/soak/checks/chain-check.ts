@@ -167,13 +167,21 @@ async function ticketsSoldLine(registry: TicketRegistry, events: LedgerEvent[], 
   );
 }
 
-/** `reportedFailures`: refused items of a restore's lost part (no ledger action stands for them). */
+/** Refusals the writer answers by sending the item again behind its event or sale, rather than as an error. */
+const ORDER_FAILURES: readonly bigint[] = [BigInt(RegistryItemFailure.EventUnknown), BigInt(RegistryItemFailure.TicketUnknown)];
+
+/**
+ * `reportedFailures`: refused items of a restore's lost part (no ledger action stands for them). An item
+ * refused only for order (its event or its sale not mined yet) goes back in line: such a refusal whose
+ * token was minted after all is one of those, not an error.
+ */
 function failuresLine(tally: ChainTally, ledgerErrors: number, reportedFailures: number): CheckLine {
-  const reasons = tally.failures.map((reason) => RegistryItemFailure[Number(reason)] ?? `reason ${reason}`);
+  const resent = tally.failures.filter((failure) => ORDER_FAILURES.includes(failure.reason) && tally.mints.has(failure.subject));
+  const reasons = tally.failures.map((failure) => RegistryItemFailure[Number(failure.reason)] ?? `reason ${failure.reason}`);
   return verdict(
-    tally.failures.length === ledgerErrors + reportedFailures,
-    "items the registry refused = actions in error in the ledger",
-    `${tally.failures.length} on chain (${countsOf(reasons) || "none"}), ${ledgerErrors} in the ledger` +
+    tally.failures.length - resent.length === ledgerErrors + reportedFailures,
+    "items the registry refused = actions in error in the ledger + items refused for order and sent again",
+    `${tally.failures.length} on chain (${countsOf(reasons) || "none"}), ${ledgerErrors} in the ledger, ${resent.length} refused for order and sent again` +
       (reportedFailures ? ` and ${reportedFailures} of a restore's lost part (reconcile reports)` : ""),
   );
 }

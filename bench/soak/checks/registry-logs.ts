@@ -11,8 +11,8 @@ export interface ChainTally {
   invalidations: Map<bigint, number>;
   registrations: Map<bigint, number>;
   eventUpdates: Map<bigint, number>;
-  /** ItemFailed reasons (ItemFailure enum values). */
-  failures: bigint[];
+  /** ItemFailed logs: the reason (ItemFailure enum value) and the subject (a tokenId, or an event index). */
+  failures: { reason: bigint; subject: bigint }[];
 }
 
 const BLOCKS_PER_QUERY = 2_000;
@@ -68,7 +68,7 @@ function count(registry: TicketRegistry, log: Log, tally: ChainTally): void {
       add(tally.eventUpdates, parsed.args.eventIndex as bigint);
       break;
     case "ItemFailed":
-      tally.failures.push(parsed.args.reason as bigint);
+      tally.failures.push({ reason: parsed.args.reason as bigint, subject: parsed.args.subject as bigint });
       break;
   }
 }
