@@ -244,7 +244,8 @@ describe("our own transaction mined but not yet marked when the signer is reconc
     const cli = await reconcileCli(signerAddress());
     expect(cli.code).toBe(0);
     const report = JSON.parse(cli.stdout);
-    expect(report.markedMined.sort()).toEqual(ours.map((row) => row.tx_hash).sort());
+    // Every one of ours found mined (a transaction of an earlier test the stopped watcher had not marked yet may be found too).
+    expect(report.markedMined).toEqual(expect.arrayContaining(ours.map((row) => row.tx_hash)));
     expect(report.givenUp).toEqual([]);
     // The watcher back (its loop stopped for good: passes driven from here).
     expect(await watching(watcher, () => allFinal(promises))).toEqual({ confirmed: SALES + 1 });
