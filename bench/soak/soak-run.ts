@@ -118,7 +118,7 @@ async function loadAndCheck(stack: Stack, db: Pool, tally: CallbackTally, option
     ...ledger.lines,
     ...restoreLines(losses),
     ...(await checkChain(db, stack.chain.registry, options.sample, losses)),
-    ...(await checkOrder(db, tally)),
+    ...(await checkOrder(db, tally, restores)),
     ...checkDatabaseOutageAnswers(record, faultRecords),
     ...(await checkCallbacks(
       db,
