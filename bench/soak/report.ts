@@ -77,6 +77,23 @@ export function printMemory(tracks: MemoryTrack[]): void {
   );
 }
 
+/** Redis's used_memory (INFO memory) before the load and after the drain. */
+export interface RedisMemory {
+  startBytes: number;
+  endBytes: number;
+}
+
+export function printRedisMemory(memory: RedisMemory): void {
+  console.log("\nRedis (used_memory from INFO memory; start = before the load, end = after the drain):");
+  console.table([
+    {
+      "start MiB": (memory.startBytes / MIB).toFixed(2),
+      "end MiB": (memory.endBytes / MIB).toFixed(2),
+      "end / start": (memory.endBytes / memory.startBytes).toFixed(2),
+    },
+  ]);
+}
+
 export function printLedger(byKind: Record<string, Record<string, number>>): void {
   console.log("\nLedger: actions by kind and final status:");
   console.table(byKind);

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { Client } from "pg";
 
 import { machineInfo } from "../machine";
+import { redisUsedMemory } from "../stack/redis-memory";
 import { MemorySampler } from "../stack/rss";
 import { runDirectory } from "../stack/run-directory";
 import { newOrganization, type Stack, startStack } from "../stack/stack";
@@ -11,7 +12,7 @@ import { ActionPlanner } from "./action-planner";
 import { CallbackTally } from "./callback-tally";
 import { checkCallbacks } from "./checks/callback-check";
 import { checkChain } from "./checks/chain-check";
-import { type CheckLine, firstFew, verdict } from "./checks/check-line";
+import { type CheckLine, firstFew, info, verdict } from "./checks/check-line";
 import { checkLedger } from "./checks/ledger-check";
 import { checkOrder } from "./checks/order-check";
 import { waitForDrain } from "./drain";
@@ -21,13 +22,14 @@ import { driveLoad, type LoadSettings } from "./load-driver";
 import { LoadModel, type ModelEvent } from "./load-model";
 import { LoadRecord } from "./load-record";
 import type { RunOptions } from "./options";
-import { printChecks, printLatency, printLedger, printLoad, printMemory, printRecovery, printThroughput } from "./report";
+import { printChecks, printLatency, printLedger, printLoad, printMemory, printRecovery, printRedisMemory, printThroughput, type RedisMemory } from "./report";
 import { printSenders, printSignerThroughput } from "./signer-report";
 
 const TICK_MS = 500;
 const MAX_OPEN_REQUESTS = 64;
 const REQUEST_TIMEOUT_MS = 60_000;
 const MEMORY_SAMPLE_MS = 5_000;
+const REDIS_GROWTH_LIMIT = 2;
 
 /**
  * One soak or fault run: the stack, the load for `minutes` (with faults injected on a schedule when
@@ -77,6 +79,7 @@ export async function runSoak(options: RunOptions, faults: FaultSettings | null)
 async function loadAndCheck(stack: Stack, db: Client, tally: CallbackTally, options: RunOptions, faults: FaultSettings | null): Promise<boolean> {
   const memory = new MemorySampler(() => processesOf(stack));
   memory.startEvery(MEMORY_SAMPLE_MS);
+  const redisAtStart = await redisUsedMemory(stack.redis.url);
   const model = new LoadModel(randomBytes(3).toString("hex"));
   const planner = new ActionPlanner(model, stack.callbackUrl);
   const record = new LoadRecord();
@@ -97,6 +100,7 @@ async function loadAndCheck(stack: Stack, db: Client, tally: CallbackTally, opti
   console.log("Load done; waiting for the backlog to drain ...");
   const drain = await waitForDrain(db, tally, Math.max(300_000, settings.durationMs), () => stack.services.crashLooping);
   const tracks = memory.stop();
+  const redisMemory = { startBytes: redisAtStart, endBytes: await redisUsedMemory(stack.redis.url) };
 
   console.log("Checking the ledger, the chain and the callbacks ...");
   const ledger = await checkLedger(db, record, faults ? faultRecords.map(({ startedAt, endedAt }) => ({ startedAt, endedAt })) : null);
@@ -107,6 +111,7 @@ async function loadAndCheck(stack: Stack, db: Client, tally: CallbackTally, opti
       drain.drained ? `in ${drain.seconds.toFixed(1)} s` : `not within ${drain.seconds.toFixed(0)} s: ${JSON.stringify(drain.backlog)}`,
     ),
     processLine(stack, faults !== null),
+    redisMemoryLine(redisMemory, faults !== null),
     ...ledger.lines,
     ...(await checkChain(db, stack.chain.registry, options.sample)),
     ...(await checkOrder(db, tally)),
@@ -127,6 +132,7 @@ async function loadAndCheck(stack: Stack, db: Client, tally: CallbackTally, opti
   await printSignerThroughput(db, stack.chain.signerKeys, (record.endedAt - record.startedAt) / 1000 + drain.seconds);
   await printSenders(db, stack.chain.signerKeys);
   printMemory(tracks);
+  printRedisMemory(redisMemory);
   printLedger(ledger.byKind);
   if (faults) printRecovery(await recoveryOf(db, faultRecords, record));
   return printChecks(lines);
@@ -145,6 +151,20 @@ async function learnCustody(db: Client, stack: Stack, event: ModelEvent): Promis
 function processesOf(stack: Stack): { name: string; pid: number }[] {
   return [...stack.services.processes().map(({ name, pid }) => ({ name, pid })), { name: "chain node", pid: stack.chain.process.pid }];
 }
+
+/**
+ * Redis holds queue jobs and rate-limit windows, nothing that should grow with the traffic: its
+ * used_memory after the drain stays within REDIS_GROWTH_LIMIT× its value before the load. A fault
+ * run empties Redis on purpose, so there it is only reported.
+ */
+function redisMemoryLine(memory: RedisMemory, faultRun: boolean): CheckLine {
+  const detail = `used_memory ${mib(memory.startBytes)} MiB before the load, ${mib(memory.endBytes)} MiB after the drain`;
+  const check = `Redis used_memory within ${REDIS_GROWTH_LIMIT}× its start`;
+  if (faultRun) return info("Redis used_memory", `${detail} (Redis was emptied by the run's faults)`);
+  return verdict(memory.endBytes <= REDIS_GROWTH_LIMIT * memory.startBytes, check, detail);
+}
+
+const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(2);
 
 function processLine(stack: Stack, faultRun: boolean) {
   const exits = stack.services.unexpectedExits;

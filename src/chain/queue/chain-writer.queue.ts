@@ -17,11 +17,10 @@ export interface FlushJobData {
   shard?: number;
 }
 
+/** How many finished jobs are kept is the queues' default (QUEUE_KEEP_FINISHED_JOBS, app.module.ts). */
 const FLUSH_JOB_OPTIONS: JobOptions = {
   attempts: 5,
   backoff: { type: "exponential", delay: 1_000 },
-  removeOnComplete: true,
-  removeOnFail: 100,
 };
 
 /** The producer side of the chain writer's queue. */
