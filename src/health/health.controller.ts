@@ -8,6 +8,7 @@ import { isAdminRequest } from "../admin/admin-credential";
 
 import { Public } from "../auth/authenticated-organization";
 import { ChainClient } from "../chain/chain-client";
+import { LedgerBindingIndicator } from "../chain/writer/binding/ledger-binding.indicator";
 import { FeeCapIndicator } from "../chain/writer/fee-cap/fee-cap.indicator";
 import { SignerProgressIndicator } from "../chain/writer/progress/signer-progress.indicator";
 import { SignerFundsIndicator } from "../chain/writer/signer-funds/signer-funds.indicator";
@@ -31,6 +32,7 @@ export class HealthController {
     @Optional() private readonly signerFunds?: SignerFundsIndicator,
     @Optional() private readonly feeCap?: FeeCapIndicator,
     @Optional() private readonly signerProgress?: SignerProgressIndicator,
+    @Optional() private readonly ledgerBinding?: LedgerBindingIndicator,
   ) {}
 
   @Get("live")
@@ -50,7 +52,7 @@ export class HealthController {
     description:
       "503 while a dependency this instance needs is down or while it shuts down: a load balancer stops sending it requests. " +
       "An API instance keeps accepting work while the chain is down (the actions wait in the ledger), so for it the chain is reported, not required. " +
-      "Status degraded (still 200): the chain is away from an API instance, or a signer's balance is below what the next hour of batches needs, fees are over MAX_FEE_PER_GAS_GWEI, or a signer is stuck (chainWriter: its oldest nonce unmined for SIGNER_STUCK_AFTER_MS, or its last 3 broadcasts refused). " +
+      "Status degraded (still 200): the chain is away from an API instance, or a signer's balance is below what the next hour of batches needs, fees are over MAX_FEE_PER_GAS_GWEI, or a signer is stuck (chainWriter: its oldest nonce unmined for SIGNER_STUCK_AFTER_MS, or its last 3 broadcasts refused), or the configured registry is not the ledger's (ledgerBinding: the ledger's and the configured chain id, registry address and deployment block, and what to do). " +
       "Without the admin credential (ADMIN_USERNAME/ADMIN_PASSWORD as basic auth) signers are only counted (signerFunds.signers, shortSigners; chainWriter.stuckSigners): their addresses, balances and nonces are for the admin.",
   })
   ready(@Req() request: Request) {
@@ -82,7 +84,7 @@ export class HealthController {
   }
 
   private readiness() {
-    const { signerFunds, feeCap, signerProgress } = this;
+    const { signerFunds, feeCap, signerProgress, ledgerBinding } = this;
     return this.health.check([
       () => this.database.pingCheck("database").withTimeout(CHECK_TIMEOUT_MS),
       () => this.redisCheck(),
@@ -90,6 +92,7 @@ export class HealthController {
       ...(signerFunds ? [() => signerFunds.isHealthy()] : []),
       ...(feeCap?.configured ? [() => feeCap.isHealthy()] : []),
       ...(signerProgress ? [() => signerProgress.isHealthy()] : []),
+      ...(ledgerBinding ? [() => ledgerBinding.isHealthy()] : []),
     ]);
   }
 

@@ -7,6 +7,7 @@ import { encodeItem } from "../../../registry";
 import { ChainClient } from "../../chain-client";
 import type { ChainSigner } from "../../signers";
 import { ChainWriterQueue } from "../../queue/chain-writer.queue";
+import { LedgerBinding } from "../binding/ledger-binding";
 import type { Fees } from "../current-fees";
 import { FeeCapGuard } from "../fee-cap/fee-cap.guard";
 import { SignerProgress } from "../progress/signer-progress";
@@ -61,6 +62,7 @@ export class ChainWriter {
     private readonly refusals: RefusalResponder,
     private readonly receipts: ReceiptsStore,
     @InjectConfig() private readonly config: AppConfig,
+    private readonly binding: LedgerBinding,
   ) {
     this.wallets = chain.signers();
   }
@@ -87,6 +89,8 @@ export class ChainWriter {
 
   private async flushLocked(wallet: ChainSigner, shard: number): Promise<void> {
     const provider = await this.chain.connect();
+    // Nothing is signed or sent to a registry that is not the ledger's (see LedgerBinding).
+    if (!(await this.binding.allowsWriting(provider))) return;
     const chainId = await this.chain.chainId();
     await this.store.ensureSigner(wallet.address, chainId, BigInt(await provider.getTransactionCount(wallet.address, "pending")));
     if (await this.registryPaused(provider)) {
