@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { Client } from "pg";
 
 import { machineInfo } from "../machine";
-import { redisUsedMemory } from "../stack/redis-memory";
+import { readRedisMemory } from "../stack/redis-memory";
 import { MemorySampler } from "../stack/rss";
 import { runDirectory } from "../stack/run-directory";
 import { newOrganization, type Stack, startStack } from "../stack/stack";
@@ -79,7 +79,7 @@ export async function runSoak(options: RunOptions, faults: FaultSettings | null)
 async function loadAndCheck(stack: Stack, db: Client, tally: CallbackTally, options: RunOptions, faults: FaultSettings | null): Promise<boolean> {
   const memory = new MemorySampler(() => processesOf(stack));
   memory.startEvery(MEMORY_SAMPLE_MS);
-  const redisAtStart = await redisUsedMemory(stack.redis.url);
+  const redisAtStart = await readRedisMemory(stack.redis.url);
   const model = new LoadModel(randomBytes(3).toString("hex"));
   const planner = new ActionPlanner(model, stack.callbackUrl);
   const record = new LoadRecord();
@@ -100,7 +100,7 @@ async function loadAndCheck(stack: Stack, db: Client, tally: CallbackTally, opti
   console.log("Load done; waiting for the backlog to drain ...");
   const drain = await waitForDrain(db, tally, Math.max(300_000, settings.durationMs), () => stack.services.crashLooping);
   const tracks = memory.stop();
-  const redisMemory = { startBytes: redisAtStart, endBytes: await redisUsedMemory(stack.redis.url) };
+  const redisMemory = { start: redisAtStart, end: await readRedisMemory(stack.redis.url) };
 
   console.log("Checking the ledger, the chain and the callbacks ...");
   const ledger = await checkLedger(db, record, faults ? faultRecords.map(({ startedAt, endedAt }) => ({ startedAt, endedAt })) : null);
@@ -158,10 +158,10 @@ function processesOf(stack: Stack): { name: string; pid: number }[] {
  * run empties Redis on purpose, so there it is only reported.
  */
 function redisMemoryLine(memory: RedisMemory, faultRun: boolean): CheckLine {
-  const detail = `used_memory ${mib(memory.startBytes)} MiB before the load, ${mib(memory.endBytes)} MiB after the drain`;
+  const detail = `used_memory ${mib(memory.start.usedMemory)} MiB before the load, ${mib(memory.end.usedMemory)} MiB after the drain`;
   const check = `Redis used_memory within ${REDIS_GROWTH_LIMIT}× its start`;
   if (faultRun) return info("Redis used_memory", `${detail} (Redis was emptied by the run's faults)`);
-  return verdict(memory.endBytes <= REDIS_GROWTH_LIMIT * memory.startBytes, check, detail);
+  return verdict(memory.end.usedMemory <= REDIS_GROWTH_LIMIT * memory.start.usedMemory, check, detail);
 }
 
 const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(2);

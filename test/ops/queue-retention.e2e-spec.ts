@@ -1,9 +1,11 @@
 import { getQueueToken } from "@nestjs/bull";
 import type { Queue } from "bull";
+import { Wallet } from "ethers";
 import Redis from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { CHAIN_WRITER_QUEUE, ChainWriterQueue } from "../../src/chain/queue/chain-writer.queue";
+import { SignerLocks } from "../../src/chain/writer/signer-locks";
 import { eventually, startTestChain, type TestChain } from "../support/test-chain";
 import { startTestApp, type TestApp } from "../support/test-app";
 
@@ -53,5 +55,22 @@ describe("Redis stays bounded", () => {
     expect(counts.failed).toBeLessThanOrEqual(KEEP);
     expect(counts.failed).toBeGreaterThan(0);
     expect((await jobKeys()).length).toBeLessThanOrEqual(2 * KEEP);
+  });
+
+  it("keeps no growing backlog of flush jobs while a flush holds the signer: one follow-up per signer waits, not one per request", async () => {
+    const queue = testApp.app.get<Queue>(getQueueToken(CHAIN_WRITER_QUEUE));
+    const writerQueue = testApp.app.get(ChainWriterQueue);
+    // A long flush (a slow node, a big batch) holds the signer's lock while requests keep coming.
+    const lock = await testApp.app.get(SignerLocks).tryAcquire(`writer:${new Wallet(chain.signerKeys[0]).address}`);
+    try {
+      for (let i = 0; i < JOBS; i++) await writerQueue.requestFlush("accepted");
+      // Every request has been taken up once (none waits), and the flushes it woke have met the held lock a few times.
+      await eventually(async () => ((await queue.getWaitingCount()) === 0 ? true : undefined), 60_000, "every request to be taken up");
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const counts = await queue.getJobCounts();
+      expect(counts.waiting + counts.delayed + counts.active).toBeLessThanOrEqual(3);
+    } finally {
+      await lock?.release();
+    }
   });
 });

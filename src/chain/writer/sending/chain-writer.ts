@@ -77,7 +77,7 @@ export class ChainWriter {
     const lock = await this.locks.tryAcquire(`writer:${wallet.address}`);
     if (!lock) {
       // Another flush of this signer is running; ask again shortly so nothing it missed waits for the sweep.
-      await this.queue.requestFlush("busy", shard, 250);
+      await this.queue.requestFlushOnce("busy", shard, 250);
       return;
     }
     try {
