@@ -17,8 +17,8 @@ export type BindingVerdict =
   { allowed: true; bound: RegistryTarget } | { allowed: false; ledger: RegistryTarget | null; configured: RegistryTarget; reason: string; since: Date };
 
 /**
- * A ledger is bound to one registry: at its first write it records the chain id, registry address
- * and deployment block it writes to, and from then on a worker configured with another one writes
+ * A ledger is bound to one registry: the first time a worker asks, before anything is written, it
+ * records the chain id, registry address and deployment block it writes to, and from then on a worker configured with another one writes
  * nothing (the actions wait in the ledger). A fresh ledger is not bound to a registry that already
  * holds the event index it would write first: its events and tokens would collide with another
  * ledger's. Everything that signs or sends asks here first; a binding that holds is cached for the
