@@ -30,6 +30,7 @@ import {
   playgroundDataDir,
   startPlaygroundChain,
 } from "./lib/playground";
+import { ledgerKey } from "./lib/playground-registry";
 import { describeExit, type Exit, type ServiceProcess, ServiceSupervisor } from "./lib/service-processes";
 
 const EMBEDDED_PORT = Number(process.env.EMBEDDED_CHAIN_PORT ?? 8545);
@@ -170,7 +171,8 @@ async function startPlayground(fresh: boolean, onSpawn: (node: ChildProcess, sto
   const dataDir = playgroundDataDir();
   // A wallet on this machine reads the playground's tokens from the api's own address.
   const publicBaseUrl = process.env.PUBLIC_BASE_URL || `http://localhost:${process.env.PORT ?? 3000}`;
-  const chain = await startPlaygroundChain({ dataDir, port: EMBEDDED_PORT, operator: signer.address, fresh, onSpawn, publicBaseUrl });
+  const databaseUrl = process.env.DATABASE_URL || DEV_DATABASE_URL;
+  const chain = await startPlaygroundChain({ dataDir, port: EMBEDDED_PORT, operator: signer.address, fresh, onSpawn, publicBaseUrl, databaseUrl });
   Object.assign(process.env, {
     CHAIN_RPC_URL: chain.rpcUrl,
     REGISTRY_ADDRESS: chain.registryAddress,
@@ -178,7 +180,6 @@ async function startPlayground(fresh: boolean, onSpawn: (node: ChildProcess, sto
     CHAIN_EMBEDDED: "true",
     PUBLIC_BASE_URL: publicBaseUrl,
   });
-  const databaseUrl = process.env.DATABASE_URL || DEV_DATABASE_URL;
   process.env.DATABASE_URL = databaseUrl;
   let ledger: string;
   // A registry replaced on a kept chain starts its tokens anew: the ledger of the old one goes with it.
@@ -197,9 +198,11 @@ async function startPlayground(fresh: boolean, onSpawn: (node: ChildProcess, sto
     : chain.replaced
       ? ` (deployed now: ${chain.replaced})`
       : " (deployed now)";
+  // A ledger is bound to one registry: the chain's other ledgers keep theirs.
+  const others = chain.otherLedgers.map((other) => `\n  the ledger ${other.ledger} keeps its TicketRegistry ${other.address}`).join("");
   console.log(
-    `Playground chain (Anvil): JSON-RPC ${chain.rpcUrl} (chain id ${PLAYGROUND_CHAIN_ID}), ${chain.kept ? "state kept" : "new state"} in ${chain.stateFile}\n` +
-      `  TicketRegistry ${chain.registryAddress}${registryNote}, signer ${signer.address}; ledger ${ledger}\n` +
+    `Playground chain (Anvil): JSON-RPC ${chain.rpcUrl} (chain id ${PLAYGROUND_CHAIN_ID}), ${chain.stateKept ? "state kept" : "new state"} in ${chain.stateFile}\n` +
+      `  TicketRegistry ${chain.registryAddress}${registryNote}, signer ${signer.address}; ledger ${ledgerKey(databaseUrl)} ${ledger}${others}\n` +
       `  token metadata: ${publicBaseUrl}/tokens/{tokenId} (the registry's tokenURI), collection: ${publicBaseUrl}/tokens/collection\n` +
       `  start afresh: npm run start:fresh`,
   );

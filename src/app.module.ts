@@ -44,7 +44,12 @@ export class AppModule {
         RedisModule,
         BullModule.forRootAsync({
           inject: [APP_CONFIG],
-          useFactory: (appConfig: AppConfig) => ({ url: appConfig.redis.url, prefix: `${appConfig.redis.keyPrefix}:bull` }),
+          useFactory: (appConfig: AppConfig) => ({
+            url: appConfig.redis.url,
+            prefix: `${appConfig.redis.keyPrefix}:bull`,
+            // Every queue's jobs: Redis holds the latest finished ones (for the dashboard), not every one ever run.
+            defaultJobOptions: { removeOnComplete: appConfig.queue.keepFinishedJobs, removeOnFail: appConfig.queue.keepFinishedJobs },
+          }),
         }),
         MetricsModule,
         AuthModule,

@@ -1,3 +1,4 @@
+import type { RedisMemoryReading } from "../stack/redis-memory";
 import type { MemoryTrack } from "../stack/rss";
 import { quantile } from "../stats";
 import type { CheckLine } from "./checks/check-line";
@@ -75,6 +76,26 @@ export function printMemory(tracks: MemoryTrack[]): void {
       "peak MiB": (track.peakBytes / MIB).toFixed(0),
     })),
   );
+}
+
+/** Redis's memory (INFO memory) and keys before the load and after the drain. */
+export interface RedisMemory {
+  start: RedisMemoryReading;
+  end: RedisMemoryReading;
+}
+
+export function printRedisMemory(memory: RedisMemory): void {
+  console.log("\nRedis (INFO memory; start = before the load, end = after the drain; used_memory includes the dataset and the clients' buffers):");
+  const row = (when: string, reading: RedisMemoryReading) => ({
+    when,
+    "used_memory MiB": (reading.usedMemory / MIB).toFixed(2),
+    "dataset MiB": (reading.dataset / MIB).toFixed(2),
+    "clients MiB": (reading.clients / MIB).toFixed(2),
+    keys: reading.keys,
+  });
+  console.table([row("start", memory.start), row("end", memory.end)]);
+  console.log(`used_memory end / start: ${(memory.end.usedMemory / memory.start.usedMemory).toFixed(2)}; keys at the end by pattern:`);
+  console.table(memory.end.keyPatterns);
 }
 
 export function printLedger(byKind: Record<string, Record<string, number>>): void {

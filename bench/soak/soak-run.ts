@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { Pool } from "pg";
 
 import { machineInfo } from "../machine";
+import { readRedisMemory } from "../stack/redis-memory";
 import { MemorySampler } from "../stack/rss";
 import { runDirectory } from "../stack/run-directory";
 import { newOrganization, type Stack, startStack } from "../stack/stack";
@@ -11,7 +12,7 @@ import { ActionPlanner } from "./action-planner";
 import { CallbackTally } from "./callback-tally";
 import { checkCallbacks } from "./checks/callback-check";
 import { checkChain } from "./checks/chain-check";
-import { type CheckLine, firstFew, verdict } from "./checks/check-line";
+import { type CheckLine, firstFew, info, verdict } from "./checks/check-line";
 import { checkLedger } from "./checks/ledger-check";
 import { checkDatabaseOutageAnswers } from "./checks/outage-answers-check";
 import { checkOrder } from "./checks/order-check";
@@ -24,13 +25,14 @@ import { driveLoad, type LoadSettings } from "./load-driver";
 import { LoadModel, type ModelEvent } from "./load-model";
 import { LoadRecord } from "./load-record";
 import type { RunOptions } from "./options";
-import { printChecks, printLatency, printLedger, printLoad, printMemory, printRecovery, printThroughput } from "./report";
+import { printChecks, printLatency, printLedger, printLoad, printMemory, printRecovery, printRedisMemory, printThroughput, type RedisMemory } from "./report";
 import { printSenders, printSignerThroughput } from "./signer-report";
 
 const TICK_MS = 500;
 const MAX_OPEN_REQUESTS = 64;
 const REQUEST_TIMEOUT_MS = 60_000;
 const MEMORY_SAMPLE_MS = 5_000;
+const REDIS_GROWTH_LIMIT = 2;
 
 /**
  * One soak or fault run: the stack, the load for `minutes` (with faults injected on a schedule when
@@ -82,6 +84,7 @@ export async function runSoak(options: RunOptions, faults: FaultSettings | null)
 async function loadAndCheck(stack: Stack, db: Pool, tally: CallbackTally, options: RunOptions, faults: FaultSettings | null, logDir: string): Promise<boolean> {
   const memory = new MemorySampler(() => processesOf(stack));
   memory.startEvery(MEMORY_SAMPLE_MS);
+  const redisAtStart = await readRedisMemory(stack.redis.url);
   const model = new LoadModel(randomBytes(3).toString("hex"));
   const planner = new ActionPlanner(model, stack.callbackUrl);
   const record = new LoadRecord();
@@ -104,6 +107,7 @@ async function loadAndCheck(stack: Stack, db: Pool, tally: CallbackTally, option
   console.log("Load done; waiting for the backlog to drain ...");
   const drain = await waitForDrain(db, tally, Math.max(300_000, settings.durationMs), () => stack.services.crashLooping);
   const tracks = memory.stop();
+  const redisMemory = { start: redisAtStart, end: await readRedisMemory(stack.redis.url) };
 
   console.log("Checking the ledger, the chain and the callbacks ...");
   const losses = await restoreLosses(db, record, restores);
@@ -115,6 +119,7 @@ async function loadAndCheck(stack: Stack, db: Pool, tally: CallbackTally, option
       drain.drained ? `in ${drain.seconds.toFixed(1)} s` : `not within ${drain.seconds.toFixed(0)} s: ${JSON.stringify(drain.backlog)}`,
     ),
     processLine(stack, faults !== null),
+    redisMemoryLine(redisMemory, faults !== null),
     ...ledger.lines,
     ...restoreLines(losses),
     ...(await checkChain(db, stack.chain.registry, options.sample, losses)),
@@ -144,6 +149,7 @@ async function loadAndCheck(stack: Stack, db: Pool, tally: CallbackTally, option
   await printSignerThroughput(db, stack.chain.signerKeys, (record.endedAt - record.startedAt) / 1000 + drain.seconds);
   await printSenders(db, stack.chain.signerKeys);
   printMemory(tracks);
+  printRedisMemory(redisMemory);
   printLedger(ledger.byKind);
   if (faults) printRecovery(await recoveryOf(db, faultRecords, record));
   return printChecks(lines);
@@ -184,6 +190,20 @@ async function learnCustody(db: Pool, stack: Stack, event: ModelEvent): Promise<
 function processesOf(stack: Stack): { name: string; pid: number }[] {
   return [...stack.services.processes().map(({ name, pid }) => ({ name, pid })), { name: "chain node", pid: stack.chain.process.pid }];
 }
+
+/**
+ * Redis holds queue jobs and rate-limit windows, nothing that should grow with the traffic: its
+ * used_memory after the drain stays within REDIS_GROWTH_LIMIT× its value before the load. A fault
+ * run empties Redis on purpose, so there it is only reported.
+ */
+function redisMemoryLine(memory: RedisMemory, faultRun: boolean): CheckLine {
+  const detail = `used_memory ${mib(memory.start.usedMemory)} MiB before the load, ${mib(memory.end.usedMemory)} MiB after the drain`;
+  const check = `Redis used_memory within ${REDIS_GROWTH_LIMIT}× its start`;
+  if (faultRun) return info("Redis used_memory", `${detail} (Redis was emptied by the run's faults)`);
+  return verdict(memory.end.usedMemory <= REDIS_GROWTH_LIMIT * memory.start.usedMemory, check, detail);
+}
+
+const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(2);
 
 function processLine(stack: Stack, faultRun: boolean) {
   const exits = stack.services.unexpectedExits;

@@ -7,13 +7,43 @@ import { Interface } from "ethers";
 import { collectionUri, tokenBaseUri } from "../../src/common/public-urls";
 import { ROOT, runHardhat } from "./embedded-chain";
 
-/** What `npm start` records about the registry it deployed on the playground chain. */
+/** What `npm start` records about a registry it deployed on the playground chain. */
 export interface RegistryRecord {
   chainId: number;
   address: string;
   /** SHA-256 of the compiled runtime code it was deployed from: a registry of older code is replaced. */
   codeHash?: string;
   deployedAt: string;
+}
+
+/**
+ * The registries deployed on the playground chain, one per ledger (database, see ledgerKey): a ledger
+ * is bound to the registry it first wrote to, so a new ledger on a kept chain gets a registry of its
+ * own and the earlier ledgers keep theirs.
+ */
+export interface RegistryRecords {
+  chainId: number;
+  registries: Record<string, Omit<RegistryRecord, "chainId">>;
+}
+
+/** A ledger's key in the records: its database's host, port and name (never its credentials). */
+export function ledgerKey(databaseUrl: string): string {
+  const url = new URL(databaseUrl);
+  return `${url.host}${url.pathname}`;
+}
+
+/**
+ * The records as read from the file; a file of one registry (written before registries were kept per
+ * ledger) is the default ledger's, `defaultLedger`.
+ */
+export function parseRecords(raw: unknown, defaultLedger: string): RegistryRecords | null {
+  if (typeof raw !== "object" || raw === null) return null;
+  const file = raw as Partial<RegistryRecords> & Partial<RegistryRecord>;
+  if (typeof file.chainId !== "number") return null;
+  if (file.registries && typeof file.registries === "object") return { chainId: file.chainId, registries: file.registries };
+  if (typeof file.address !== "string") return { chainId: file.chainId, registries: {} };
+  const { address, codeHash, deployedAt = "" } = file;
+  return { chainId: file.chainId, registries: { [defaultLedger]: { address, codeHash, deployedAt } } };
 }
 
 const ARTIFACT = join(ROOT, "artifacts", "contracts", "TicketRegistry.sol", "TicketRegistry.json");

@@ -6,12 +6,13 @@ import { Client } from "pg";
 
 import { anvilArgs, anvilBinary } from "./anvil-node";
 import { ChainStartError, deployRegistry, ROOT, rpcUrlOf, waitForRpc } from "./embedded-chain";
-import { compiledCodeHash, pointRegistryAt, recordProblem, type RegistryRecord } from "./playground-registry";
+import { compiledCodeHash, ledgerKey, parseRecords, pointRegistryAt, recordProblem, type RegistryRecords } from "./playground-registry";
 
 /**
  * The playground `npm start` keeps between runs: an Anvil chain whose state lives in a file of the
  * data folder (`.data/playground` unless PLAYGROUND_DATA_DIR says otherwise), the registry deployed
- * on it once and recorded beside it, and the ledger that refers to that chain. A new chain (first
+ * on it for each ledger (database) and recorded beside it, and the ledgers that refer to that chain.
+ * A ledger is bound to one registry: another DATABASE_URL on a kept chain gets a registry of its own. A new chain (first
  * start, state file removed, `--fresh`) means a new ledger: the old one would refer to a chain that
  * no longer exists.
  */
@@ -37,10 +38,14 @@ export interface PlaygroundChain {
   stateFile: string;
   /** True when the chain was loaded from an earlier run's state and the registry recorded then is still on it, of the same code. */
   kept: boolean;
+  /** True when the chain was loaded from an earlier run's state (its registry may be new all the same). */
+  stateKept: boolean;
   /** Why the chain's state was kept but not its registry (a new one was deployed); null otherwise. */
   replaced: string | null;
   /** Whether a kept registry's token and collection URIs were pointed at publicBaseUrl now. */
   repointed: boolean;
+  /** The registries of the chain's other ledgers (by ledgerKey), which stay theirs. */
+  otherLedgers: { ledger: string; address: string }[];
 }
 
 export interface PlaygroundOptions {
@@ -52,6 +57,8 @@ export interface PlaygroundOptions {
   publicBaseUrl: string;
   /** Forget the chain kept in the data folder and start a new one. */
   fresh: boolean;
+  /** The ledger's database (DATABASE_URL): the registry recorded for it is kept, another ledger's never used. */
+  databaseUrl: string;
   /** Told of the Anvil process as soon as it is spawned, with the way to stop it gracefully. */
   onSpawn?: (node: ChildProcess, stop: () => Promise<void>) => void;
 }
@@ -109,33 +116,52 @@ export async function startPlaygroundChain(options: PlaygroundOptions): Promise<
   try {
     await waitForRpc(rpcUrl, node, `; see ${logFile}${stateKept ? ` (if the chain state cannot be loaded, start fresh: npm run start:fresh)` : ""}`);
     const codeHash = compiledCodeHash();
-    const recorded = stateKept ? await recordedRegistry(registryFile, rpcUrl, codeHash) : { address: undefined, problem: null };
+    const ledger = ledgerKey(options.databaseUrl);
+    const records: RegistryRecords = (stateKept ? readRecords(registryFile) : null) ?? { chainId: PLAYGROUND_CHAIN_ID, registries: {} };
+    const recorded = stateKept ? await recordedRegistry(records, ledger, rpcUrl, codeHash) : { address: undefined, problem: null };
     const registryAddress = recorded.address ?? (await deployRegistry(rpcUrl, options.operator, options.publicBaseUrl));
-    if (!recorded.address)
-      writeRecord(registryFile, { chainId: PLAYGROUND_CHAIN_ID, address: registryAddress, codeHash, deployedAt: new Date().toISOString() });
+    if (!recorded.address) {
+      records.registries[ledger] = { address: registryAddress, codeHash, deployedAt: new Date().toISOString() };
+      writeRecords(registryFile, records);
+    }
     const repointed = recorded.address ? await pointRegistryAt(rpcUrl, recorded.address, options.publicBaseUrl) : false;
-    return { rpcUrl, registryAddress, stateFile, kept: recorded.address !== undefined, replaced: recorded.problem, repointed };
+    const otherLedgers = Object.entries(records.registries)
+      .filter(([key]) => key !== ledger)
+      .map(([key, record]) => ({ ledger: key, address: record.address }));
+    return { rpcUrl, registryAddress, stateFile, kept: recorded.address !== undefined, stateKept, replaced: recorded.problem, repointed, otherLedgers };
   } catch (error) {
     await stop();
     throw error;
   }
 }
 
-/** The recorded registry's address when it can be kept (see recordProblem), else why not. */
-async function recordedRegistry(file: string, rpcUrl: string, codeHash: string): Promise<{ address: string | undefined; problem: string | null }> {
-  let record: Partial<RegistryRecord> = {};
-  try {
-    if (existsSync(file)) record = JSON.parse(readFileSync(file, "utf8")) as Partial<RegistryRecord>;
-  } catch {
-    record = {};
+/** The registry recorded for this ledger when it can be kept (see recordProblem), else why not. */
+async function recordedRegistry(
+  records: RegistryRecords,
+  ledger: string,
+  rpcUrl: string,
+  codeHash: string,
+): Promise<{ address: string | undefined; problem: string | null }> {
+  const record = records.registries[ledger];
+  if (!record && records.chainId === PLAYGROUND_CHAIN_ID && Object.keys(records.registries).length > 0) {
+    return { address: undefined, problem: "no registry is recorded for this ledger: other ledgers wrote to the chain's" };
   }
-  const code = typeof record.address === "string" ? await rpc<string>(rpcUrl, "eth_getCode", [record.address, "latest"]) : "0x";
-  const problem = recordProblem(record, PLAYGROUND_CHAIN_ID, code, codeHash);
-  return problem ? { address: undefined, problem } : { address: record.address, problem: null };
+  const code = typeof record?.address === "string" ? await rpc<string>(rpcUrl, "eth_getCode", [record.address, "latest"]) : "0x";
+  const problem = recordProblem({ chainId: records.chainId, ...record }, PLAYGROUND_CHAIN_ID, code, codeHash);
+  return problem ? { address: undefined, problem } : { address: record?.address, problem: null };
 }
 
-function writeRecord(file: string, record: RegistryRecord): void {
-  writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
+/** The records of the registry file; null when it is missing or unreadable (a new registry is deployed). */
+function readRecords(file: string): RegistryRecords | null {
+  try {
+    return existsSync(file) ? parseRecords(JSON.parse(readFileSync(file, "utf8")), ledgerKey(DEV_DATABASE_URL)) : null;
+  } catch {
+    return null;
+  }
+}
+
+function writeRecords(file: string, records: RegistryRecords): void {
+  writeFileSync(file, `${JSON.stringify(records, null, 2)}\n`);
 }
 
 async function answersRpc(url: string): Promise<boolean> {

@@ -69,6 +69,7 @@ export function readConfig(parse: VariableParser): AppConfig {
     queue: {
       sweepIntervalMs: parse.integer("SWEEP_INTERVAL_MS", 30_000, 100),
       sweepMinAgeMs: parse.integer("SWEEP_MIN_AGE_MS", 10_000, 0),
+      keepFinishedJobs: parse.integer("QUEUE_KEEP_FINISHED_JOBS", 100, 0, 100_000),
     },
     chain: readChain(parse),
     callbacks: readCallbacks(parse),

@@ -42,7 +42,12 @@ export interface AppConfig {
     /** The collection's metadata (ERC-7572) beside the registry's name and symbol. */
     collection: { description: string; imageUrl: string; externalLink: string | null };
   };
-  queue: { sweepIntervalMs: number; sweepMinAgeMs: number };
+  queue: {
+    sweepIntervalMs: number;
+    sweepMinAgeMs: number;
+    /** QUEUE_KEEP_FINISHED_JOBS: the most recent completed jobs, and the most recent failed ones, each queue keeps in Redis. */
+    keepFinishedJobs: number;
+  };
   chain: ChainConfig;
   callbacks: {
     deliver: boolean;

@@ -11,6 +11,7 @@ import { SerialReservations1763810000000 } from "./migrations/1763810000000-Seri
 import { EventSales1763820000000 } from "./migrations/1763820000000-EventSales";
 import { EventIndexLimit1763830000000 } from "./migrations/1763830000000-EventIndexLimit";
 import { TokenTransfers1763840000000 } from "./migrations/1763840000000-TokenTransfers";
+import { LedgerBinding1763850000000 } from "./migrations/1763850000000-LedgerBinding";
 import { SignerStops1763860000000 } from "./migrations/1763860000000-SignerStops";
 
 export const MIGRATIONS = [
@@ -25,6 +26,7 @@ export const MIGRATIONS = [
   EventSales1763820000000,
   EventIndexLimit1763830000000,
   TokenTransfers1763840000000,
+  LedgerBinding1763850000000,
   SignerStops1763860000000,
 ];
 

@@ -8,6 +8,7 @@ import { isAdminRequest } from "../admin/admin-credential";
 
 import { Public } from "../auth/authenticated-organization";
 import { ChainClient } from "../chain/chain-client";
+import { LedgerBindingIndicator } from "../chain/writer/binding/ledger-binding.indicator";
 import { FeeCapIndicator } from "../chain/writer/fee-cap/fee-cap.indicator";
 import { SignerProgressIndicator } from "../chain/writer/progress/signer-progress.indicator";
 import { SignerStopIndicator } from "../chain/writer/reconcile/signer-stop.indicator";
@@ -33,6 +34,7 @@ export class HealthController {
     @Optional() private readonly feeCap?: FeeCapIndicator,
     @Optional() private readonly signerProgress?: SignerProgressIndicator,
     @Optional() private readonly signerStops?: SignerStopIndicator,
+    @Optional() private readonly ledgerBinding?: LedgerBindingIndicator,
   ) {}
 
   @Get("live")
@@ -53,7 +55,8 @@ export class HealthController {
       "503 while a dependency this instance needs is down or while it shuts down: a load balancer stops sending it requests. " +
       "An API instance keeps accepting work while the chain is down (the actions wait in the ledger), so for it the chain is reported, not required. " +
       "Status degraded (still 200): the chain is away from an API instance, or a signer's balance is below what the next hour of batches needs, fees are over MAX_FEE_PER_GAS_GWEI, or a signer is stuck (chainWriter: its oldest nonce unmined for SIGNER_STUCK_AFTER_MS, or its last 3 broadcasts refused), " +
-      "or a signer is stopped (signerNonces: the chain took its nonces with transactions the ledger does not know; it signs nothing until `npm run cli -- signer reconcile <address>`). " +
+      "or a signer is stopped (signerNonces: the chain took its nonces with transactions the ledger does not know; it signs nothing until `npm run cli -- signer reconcile <address>`), " +
+      "or the configured registry is not the ledger's (ledgerBinding: the ledger's and the configured chain id, registry address and deployment block, and what to do). " +
       "Without the admin credential (ADMIN_USERNAME/ADMIN_PASSWORD as basic auth) signers are only counted (signerFunds.signers, shortSigners; chainWriter.stuckSigners; signerNonces.stoppedSigners): their addresses, balances and nonces are for the admin.",
   })
   ready(@Req() request: Request) {
@@ -85,7 +88,7 @@ export class HealthController {
   }
 
   private readiness() {
-    const { signerFunds, feeCap, signerProgress, signerStops } = this;
+    const { signerFunds, feeCap, signerProgress, signerStops, ledgerBinding } = this;
     return this.health.check([
       () => this.database.pingCheck("database").withTimeout(CHECK_TIMEOUT_MS),
       () => this.redisCheck(),
@@ -94,6 +97,7 @@ export class HealthController {
       ...(feeCap?.configured ? [() => feeCap.isHealthy()] : []),
       ...(signerProgress ? [() => signerProgress.isHealthy()] : []),
       ...(signerStops ? [() => signerStops.isHealthy()] : []),
+      ...(ledgerBinding ? [() => ledgerBinding.isHealthy()] : []),
     ]);
   }
 

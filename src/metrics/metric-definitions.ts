@@ -87,6 +87,11 @@ export const METRICS = {
     "JSON-RPC requests an endpoint failed and that went to the next one, by reason: unreachable, timeout, rate_limited (429) or server_error (5xx)",
     ["endpoint", "reason"],
   ),
+  ledgerRegistryMismatch: metric(
+    "gauge",
+    "chain_ledger_registry_mismatch",
+    "1 while the writer writes nothing because the configured registry is not the ledger's (chain id, REGISTRY_ADDRESS or REGISTRY_FROM_BLOCK differ from what the ledger first wrote to), or a fresh ledger's first event index is already registered there; else 0",
+  ),
   feesOverCap: metric(
     "gauge",
     "chain_fees_over_cap",

@@ -40,13 +40,19 @@ export interface NpmStartPlayground {
   start(...args: string[]): Promise<NpmStartRun>;
   /** `npm start` (with `args`), not waited for: a run that is meant to fail. */
   launch(...args: string[]): NpmStartRun;
+  /** `start` with `env` on top of the playground's (DATABASE_URL: another ledger, say). */
+  startWith(env: Record<string, string>, ...args: string[]): Promise<NpmStartRun>;
+  /** The URL of another `ticket_registry_test_*` database, dropped with the rest at dispose. */
+  otherDatabaseUrl(): string;
   /** Kills what is still running of every run, then drops the database and the data folder. */
   dispose(): Promise<void>;
 }
 
 export async function npmStartPlayground(name: string, env: Record<string, string> = {}): Promise<NpmStartPlayground> {
   const dataDir = mkdtempSync(join(tmpdir(), `${name}-`));
-  const databaseName = `ticket_registry_test_${randomBytes(6).toString("hex")}`;
+  const newDatabaseName = () => `ticket_registry_test_${randomBytes(6).toString("hex")}`;
+  const databaseName = newDatabaseName();
+  const databases = [databaseName];
   const apiKey = `trk_${name.replace(/\W/g, "")}_${randomBytes(16).toString("hex")}`;
   const ports = { api: await freePort(), worker: await freePort(), chain: await freePort() };
   const childEnv = {
@@ -65,14 +71,14 @@ export async function npmStartPlayground(name: string, env: Record<string, strin
   };
   const runs: NpmStartRun[] = [];
 
-  const launch = (...args: string[]): NpmStartRun => {
-    const run = spawnRun(args, childEnv);
+  const launchWith = (env: Record<string, string>, args: string[]): NpmStartRun => {
+    const run = spawnRun(args, { ...childEnv, ...env });
     runs.push(run);
     return run;
   };
 
-  const start = async (...args: string[]): Promise<NpmStartRun> => {
-    const run = launch(...args);
+  const startWith = async (env: Record<string, string>, ...args: string[]): Promise<NpmStartRun> => {
+    const run = launchWith(env, args);
     const split = !args.includes("--single-process");
     await eventually(
       async () => {
@@ -96,11 +102,28 @@ export async function npmStartPlayground(name: string, env: Record<string, strin
     if (existsSync(dataDir)) rmSync(dataDir, { recursive: true, force: true });
     const client = new Client({ connectionString: `${SERVER_URL}/postgres` });
     await client.connect();
-    await client.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
+    for (const name of databases) await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await client.end();
   };
 
-  return { dataDir, apiKey, ports, api: apiClient(`http://127.0.0.1:${ports.api}`, apiKey), runs, start, launch, dispose };
+  const otherDatabaseUrl = (): string => {
+    const name = newDatabaseName();
+    databases.push(name);
+    return `${SERVER_URL}/${name}`;
+  };
+
+  return {
+    dataDir,
+    apiKey,
+    ports,
+    api: apiClient(`http://127.0.0.1:${ports.api}`, apiKey),
+    runs,
+    start: (...args) => startWith({}, ...args),
+    startWith,
+    launch: (...args) => launchWith({}, args),
+    otherDatabaseUrl,
+    dispose,
+  };
 }
 
 function spawnRun(args: string[], env: NodeJS.ProcessEnv): NpmStartRun {

@@ -1,11 +1,13 @@
 import { Logger } from "@nestjs/common";
 import fc from "fast-check";
-import { Wallet } from "ethers";
+import { getAddress, Wallet } from "ethers";
 import { Counter, Gauge, Histogram } from "prom-client";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 
 import type { ChainClient } from "../../src/chain/chain-client";
 import type { ChainWriterQueue } from "../../src/chain/queue/chain-writer.queue";
+import { LedgerBinding } from "../../src/chain/writer/binding/ledger-binding";
+import { LedgerBindingStore } from "../../src/chain/writer/binding/ledger-binding.store";
 import { FeeCapGuard } from "../../src/chain/writer/fee-cap/fee-cap.guard";
 import { SignerProgress } from "../../src/chain/writer/progress/signer-progress";
 import { FeeBumper } from "../../src/chain/writer/receipts/fee-bumper";
@@ -125,6 +127,12 @@ beforeAll(async () => {
     STUCK_TX_AFTER_MS: "3600000",
     FEE_BUMP_PERCENT: "15",
   });
+  // Bound up front: the scripted node answers no eth_call, which a fresh ledger's binding would make.
+  await new LedgerBindingStore(ledger.dataSource).bind({
+    chainId: CHAIN_ID,
+    registryAddress: getAddress(REGISTRY_ADDRESS),
+    fromBlock: BigInt(config.chain.fromBlock),
+  });
   vi.useFakeTimers({ toFake: ["Date"] });
 });
 
@@ -173,6 +181,7 @@ function writerOn(node: ScriptedNode, key: string) {
   const guard = new SignerNonceGuard(stops, gauge());
   const refusals = new RefusalResponder(refusalsStore, receipts, learned, funds, bumper, locks, queue, sending, chain, guard, config);
   const feeCap = new FeeCapGuard(queue, config, gauge(), gauge());
+  const binding = new LedgerBinding(chain, new LedgerBindingStore(dataSource), config, gauge());
   const writer = new ChainWriter(
     chain,
     sending,
@@ -188,9 +197,10 @@ function writerOn(node: ScriptedNode, key: string) {
     guard,
     order,
     config,
+    binding,
   );
   const finalizer = new TransactionFinalizer(new FinalizationStore(dataSource), config);
-  const watcher = new ReceiptWatcher(chain, receipts, sending, finalizer, locks, queue, config, metrics, progress, bumper, refusals, order);
+  const watcher = new ReceiptWatcher(chain, receipts, sending, finalizer, locks, queue, config, metrics, progress, bumper, refusals, order, binding);
   const reconciler = new SignerReconciler(chain, receipts, new ReconcileStore(dataSource), stops, locks, queue);
   return { wallet, writer, watcher, reconciler, stops };
 }

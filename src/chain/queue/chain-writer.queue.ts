@@ -17,16 +17,18 @@ export interface FlushJobData {
   shard?: number;
 }
 
+/** How many finished jobs are kept is the queues' default (QUEUE_KEEP_FINISHED_JOBS, app.module.ts). */
 const FLUSH_JOB_OPTIONS: JobOptions = {
   attempts: 5,
   backoff: { type: "exponential", delay: 1_000 },
-  removeOnComplete: true,
-  removeOnFail: 100,
 };
 
 /** The producer side of the chain writer's queue. */
 @Injectable()
 export class ChainWriterQueue implements AcceptedActionsNotifier {
+  /** Per shard, when the follow-up flush this process asked for last is due (see requestFlushOnce). */
+  private readonly followUpDue = new Map<number, number>();
+
   constructor(@InjectQueue(CHAIN_WRITER_QUEUE) private readonly queue: Queue<FlushJobData>) {}
 
   /** Wakes the writer for actions an acceptance just committed. */
@@ -36,6 +38,18 @@ export class ChainWriterQueue implements AcceptedActionsNotifier {
 
   async requestFlush(reason: FlushJobData["reason"], shard?: number, delayMs = 0): Promise<void> {
     await this.queue.add(ChainWriterJob.flush, shard === undefined ? { reason } : { reason, shard }, { ...FLUSH_JOB_OPTIONS, delay: delayMs });
+  }
+
+  /**
+   * A flush of `shard` in `delayMs`, unless one this process asked for has not run yet: the one
+   * already due runs after whatever made this request, so it sees the same ledger. Flushes that met
+   * a busy signer would otherwise each add another, and jobs pile up in Redis as long as a flush runs.
+   */
+  async requestFlushOnce(reason: FlushJobData["reason"], shard: number, delayMs: number): Promise<void> {
+    const now = Date.now();
+    if (now < (this.followUpDue.get(shard) ?? 0)) return;
+    this.followUpDue.set(shard, now + delayMs);
+    await this.requestFlush(reason, shard, delayMs);
   }
 
   /** Whether a flush is already waiting to run, so a sweep need not add another. */

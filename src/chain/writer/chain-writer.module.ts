@@ -3,6 +3,9 @@ import { TerminusModule } from "@nestjs/terminus";
 
 import { ChainModule } from "../chain.module";
 import { ChainWriterProcessor } from "../queue/chain-writer.processor";
+import { LedgerBinding } from "./binding/ledger-binding";
+import { LedgerBindingIndicator } from "./binding/ledger-binding.indicator";
+import { LedgerBindingStore } from "./binding/ledger-binding.store";
 import { FeeBumper } from "./receipts/fee-bumper";
 import { FinalizationStore } from "./receipts/finalization.store";
 import { FeeCapGuard } from "./fee-cap/fee-cap.guard";
@@ -63,7 +66,19 @@ import { WriterMetrics } from "./writer-metrics";
     SignerStopIndicator,
     ReconcileStore,
     SignerReconciler,
+    LedgerBindingStore,
+    LedgerBinding,
+    LedgerBindingIndicator,
   ],
-  exports: [ChainWriter, ReceiptWatcher, SignerFundsIndicator, FeeCapIndicator, SignerProgressIndicator, SignerStopIndicator, SignerReconciler],
+  exports: [
+    ChainWriter,
+    ReceiptWatcher,
+    SignerFundsIndicator,
+    FeeCapIndicator,
+    SignerProgressIndicator,
+    SignerStopIndicator,
+    SignerReconciler,
+    LedgerBindingIndicator,
+  ],
 })
 export class ChainWriterModule {}

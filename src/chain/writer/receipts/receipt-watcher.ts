@@ -8,6 +8,7 @@ import { confirmedThrough as confirmedBlock } from "../../confirmed-block";
 import { PollingLoop } from "../../polling-loop";
 import type { ChainSigner } from "../../signers";
 import { ChainWriterQueue } from "../../queue/chain-writer.queue";
+import { LedgerBinding } from "../binding/ledger-binding";
 import { SignerProgress } from "../progress/signer-progress";
 import { RefusalResponder, type SignerSlot } from "../refusals/refusal-responder";
 import { broadcastRaw } from "../sending/broadcast";
@@ -58,6 +59,7 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
     private readonly bumper: FeeBumper,
     private readonly refusals: RefusalResponder,
     private readonly order: BroadcastOrder,
+    private readonly binding: LedgerBinding,
   ) {
     this.wallets = chain.signers();
   }
@@ -78,6 +80,8 @@ export class ReceiptWatcher implements OnApplicationBootstrap, BeforeApplication
 
   private async watch(): Promise<void> {
     const provider = await this.chain.connect();
+    // Resends and fee bumps go to the ledger's registry only (see LedgerBinding).
+    if (!(await this.binding.allowsWriting(provider))) return;
     for (const [shard, wallet] of this.wallets.entries()) await this.watchSigner(provider, shard, wallet);
   }
 

@@ -7,6 +7,7 @@ import { encodeItem } from "../../../registry";
 import { ChainClient } from "../../chain-client";
 import type { ChainSigner } from "../../signers";
 import { ChainWriterQueue } from "../../queue/chain-writer.queue";
+import { LedgerBinding } from "../binding/ledger-binding";
 import type { Fees } from "../current-fees";
 import { FeeCapGuard } from "../fee-cap/fee-cap.guard";
 import { SignerProgress } from "../progress/signer-progress";
@@ -67,6 +68,7 @@ export class ChainWriter {
     private readonly nonceGuard: SignerNonceGuard,
     private readonly order: BroadcastOrder,
     @InjectConfig() private readonly config: AppConfig,
+    private readonly binding: LedgerBinding,
   ) {
     this.wallets = chain.signers();
   }
@@ -81,7 +83,7 @@ export class ChainWriter {
     const lock = await this.locks.tryAcquire(`writer:${wallet.address}`);
     if (!lock) {
       // Another flush of this signer is running; ask again shortly so nothing it missed waits for the sweep.
-      await this.queue.requestFlush("busy", shard, 250);
+      await this.queue.requestFlushOnce("busy", shard, 250);
       return;
     }
     try {
@@ -93,6 +95,8 @@ export class ChainWriter {
 
   private async flushLocked(wallet: ChainSigner, shard: number): Promise<void> {
     const provider = await this.chain.connect();
+    // Nothing is signed or sent to a registry that is not the ledger's (see LedgerBinding).
+    if (!(await this.binding.allowsWriting(provider))) return;
     const chainId = await this.chain.chainId();
     // The chain's count before the ledger's nonce (see SignerNonceGuard): then the chain ahead is not ours.
     const chainPending = BigInt(await provider.getTransactionCount(wallet.address, "pending"));
