@@ -21,13 +21,14 @@ import type { ChildProcess } from "node:child_process";
 
 import { Wallet } from "ethers";
 
-import { EMBEDDED_SIGNER_KEY, runHardhat } from "./lib/embedded-chain";
+import { runHardhat } from "./lib/embedded-chain";
 import {
   DEV_DATABASE_URL,
   emptyPlaygroundDatabase,
   isPlaygroundDatabase,
   PLAYGROUND_CHAIN_ID,
   playgroundDataDir,
+  playgroundSignerKey,
   startPlaygroundChain,
 } from "./lib/playground";
 import { ledgerKey } from "./lib/playground-registry";
@@ -167,16 +168,17 @@ class SplitStart {
 const split = new SplitStart();
 
 async function startPlayground(fresh: boolean, onSpawn: (node: ChildProcess, stopChain: () => Promise<void>) => void): Promise<void> {
-  const signer = new Wallet(EMBEDDED_SIGNER_KEY);
   const dataDir = playgroundDataDir();
   // A wallet on this machine reads the playground's tokens from the api's own address.
   const publicBaseUrl = process.env.PUBLIC_BASE_URL || `http://localhost:${process.env.PORT ?? 3000}`;
   const databaseUrl = process.env.DATABASE_URL || DEV_DATABASE_URL;
+  const signerKey = playgroundSignerKey(databaseUrl);
+  const signer = new Wallet(signerKey);
   const chain = await startPlaygroundChain({ dataDir, port: EMBEDDED_PORT, operator: signer.address, fresh, onSpawn, publicBaseUrl, databaseUrl });
   Object.assign(process.env, {
     CHAIN_RPC_URL: chain.rpcUrl,
     REGISTRY_ADDRESS: chain.registryAddress,
-    SIGNER_PRIVATE_KEYS: EMBEDDED_SIGNER_KEY,
+    SIGNER_PRIVATE_KEYS: signerKey,
     CHAIN_EMBEDDED: "true",
     PUBLIC_BASE_URL: publicBaseUrl,
   });

@@ -2,10 +2,11 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 
+import { keccak256, toUtf8Bytes } from "ethers";
 import { Client } from "pg";
 
 import { anvilArgs, anvilBinary } from "./anvil-node";
-import { ChainStartError, deployRegistry, ROOT, rpcUrlOf, waitForRpc } from "./embedded-chain";
+import { ChainStartError, deployRegistry, EMBEDDED_SIGNER_KEY, ROOT, rpcUrlOf, waitForRpc } from "./embedded-chain";
 import { compiledCodeHash, ledgerKey, parseRecords, pointRegistryAt, recordProblem, type RegistryRecords } from "./playground-registry";
 
 /**
@@ -115,6 +116,7 @@ export async function startPlaygroundChain(options: PlaygroundOptions): Promise<
   options.onSpawn?.(node, stop);
   try {
     await waitForRpc(rpcUrl, node, `; see ${logFile}${stateKept ? ` (if the chain state cannot be loaded, start fresh: npm run start:fresh)` : ""}`);
+    await fund(rpcUrl, options.operator);
     const codeHash = compiledCodeHash();
     const ledger = ledgerKey(options.databaseUrl);
     const records: RegistryRecords = (stateKept ? readRecords(registryFile) : null) ?? { chainId: PLAYGROUND_CHAIN_ID, registries: {} };
@@ -178,6 +180,25 @@ async function rpc<T>(url: string, method: string, params: unknown[]): Promise<T
 
 /** The database `npm start` uses by default for the playground's ledger. */
 export const DEV_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/ticket_registry_dev";
+
+/**
+ * The signer of a ledger on the playground chain: the embedded key for the playground's own database,
+ * a key of its own for any other. Two ledgers sharing a key would each find the signer's nonces moved
+ * on behind its back, and the writer stops such a signer until `signer reconcile`.
+ */
+export function playgroundSignerKey(databaseUrl: string): string {
+  const ledger = ledgerKey(databaseUrl);
+  return ledger === ledgerKey(DEV_DATABASE_URL) ? EMBEDDED_SIGNER_KEY : keccak256(toUtf8Bytes(`${EMBEDDED_SIGNER_KEY}:${ledger}`));
+}
+
+/** 10,000 ether: what Anvil gives each of its own accounts. */
+const PLAYGROUND_BALANCE = 10n ** 22n;
+
+/** A signer of the playground's own (see playgroundSignerKey) is funded as Anvil's accounts are, once. */
+async function fund(rpcUrl: string, address: string): Promise<void> {
+  if (BigInt(await rpc<string>(rpcUrl, "eth_getBalance", [address, "latest"])) > 0n) return;
+  await rpc<null>(rpcUrl, "anvil_setBalance", [address, `0x${PLAYGROUND_BALANCE.toString(16)}`]);
+}
 
 /**
  * Only these databases are ever emptied: the playground's own, and the throwaway databases of the

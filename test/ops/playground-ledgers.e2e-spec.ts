@@ -42,12 +42,15 @@ async function eventAndSaleConfirm(eventId: string, ticketId: string): Promise<v
   expect({ event: event.status, sale: sale.status }, JSON.stringify({ event, sale })).toEqual({ event: "confirmed", sale: "confirmed" });
 }
 
+const signerIn = (output: string) => /signer (0x[0-9a-fA-F]{40})/.exec(output)?.[1];
+
 const registryOf = async () => (await api.get("/api/v1/chain")).body.registryAddress as string;
 
 describe("npm start's playground with several ledgers", () => {
   it("deploys a registry for a new ledger on a kept chain, and the earlier ledger keeps its own", { timeout: 300_000 }, async () => {
     let run = await playground.start();
     const first = await registryOf();
+    const firstSigner = signerIn(run.output());
     await eventAndSaleConfirm("ev-first", "t-first");
     expect(await stop(run, "SIGINT")).toEqual({ code: 0, signal: null });
 
@@ -59,6 +62,9 @@ describe("npm start's playground with several ledgers", () => {
     expect(second).not.toBe(first);
     expect(run.output()).toContain(`TicketRegistry ${second} (deployed now`);
     expect(run.output()).toContain(`keeps its TicketRegistry ${first}`);
+    // A signer of its own too: the first ledger's signer nonces must not move on behind its back.
+    expect(signerIn(run.output())).toMatch(/^0x/);
+    expect(signerIn(run.output())).not.toBe(firstSigner);
     await eventAndSaleConfirm("ev-second", "t-second");
     expect(await stop(run, "SIGINT")).toEqual({ code: 0, signal: null });
 
