@@ -252,7 +252,8 @@ describe("our own transaction mined but not yet marked when the signer is reconc
     // The watcher back (its loop stopped for good: passes driven from here).
     expect(await watching(watcher, () => allFinal(promises))).toEqual({ confirmed: SALES + 1 });
     const hashes = await sqlOf(testApp)<{ tx_hash: string }>(`SELECT DISTINCT tx_hash FROM chain_actions WHERE id = ANY($1::uuid[])`, [promises]);
-    expect(hashes.map((row) => row.tx_hash).sort()).toEqual(ours.map((row) => row.tx_hash).sort());
+    // Every one of ours still carries actions: none was given up (under load an action may also have gone out again in a later batch).
+    expect(hashes.map((row) => row.tx_hash)).toEqual(expect.arrayContaining(ours.map((row) => row.tx_hash)));
     const dropped = (await chainTransactions(testApp)).filter((tx) => tx.status === "dropped" && ours.some((row) => row.nonce === tx.nonce));
     expect(dropped).toEqual([]);
     expect(await watching(watcher, () => allFinal(later))).toEqual({ confirmed: SALES + 1 });
