@@ -39,7 +39,7 @@ const SALES_PER_EVENT = 250;
 const REFUSED_CLAIM_EVERY = 25;
 
 /**
- * Plans actions that are valid in the state the service has accepted (DESIGN §3): sales on accepted
+ * Plans actions that are valid in the state the service has accepted (src/tickets/ticket-rules.ts): sales on accepted
  * events; resales and invalidations of valid tickets; first scans, repeated scans and claims of
  * checked-in ones; metadata updates of tickets not invalidated; event updates on chain (imageUrl)
  * and off chain (callbackUrl only).
@@ -167,5 +167,5 @@ function pickChoice(): Choice {
 
 const price = () => `${10 + Math.floor(Math.random() * 90)}.${String(Math.floor(Math.random() * 100)).padStart(2, "0")}`;
 
-/** Half the actions carry an orderTime; the others take the acceptance time (the spec's default). */
+/** Half the actions carry an orderTime; the others take the acceptance time (the API's default). */
 const orderTime = (): Record<string, unknown> => (Math.random() < 0.5 ? { orderTime: Math.floor(Date.now() / 1000) } : {});

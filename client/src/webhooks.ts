@@ -14,7 +14,7 @@ import type { ActionStatus } from "./types";
  * a re-serialized body does not match the signature.
  */
 
-/** The JSON body of a callback: one per final action (README, "Callbacks"). */
+/** The JSON body of a callback: one per final action (docs/integrators/callbacks.md). */
 export interface CallbackBody {
   /** The transaction that carried the action; null when nothing went on chain. Several callbacks may share one. */
   txHash: string | null;

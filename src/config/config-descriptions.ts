@@ -73,7 +73,8 @@ export const CONFIG_SECTIONS: readonly ConfigSection[] = [
         default: "`true` in production except with `APP_ROLE=worker`, else `false`",
       },
       ADMIN_USERNAME: {
-        meaning: "User name of the basic-auth credential of the operations views: the queue dashboard at `/admin/queues`, `/metrics`, and readiness in full.",
+        meaning:
+          "User name of the basic-auth credential of the operations views: the queue dashboard at `/admin/queues`, `/metrics`, and readiness in full (signers by address).",
       },
       ADMIN_PASSWORD: {
         meaning:

@@ -5,7 +5,11 @@ import type { EventEntity } from "./entities/event.entity";
 /** Who organizes an event, as it is shown on chain. */
 type Organizer = Pick<AuthenticatedOrganization, "ticketeerId" | "name">;
 
-/** The registry items that mirror an event: its fields marked "on blockchain" in the spec, and its organizer. */
+/**
+ * The registry items that mirror an event: the details anyone may check on chain (name, currency, shop
+ * and image URLs, location, times) and its organizer. Its ids go on chain only as hashes, and its
+ * callbackUrl not at all: they are the integrator's, not the public's (docs/contract.md#what-is-recorded).
+ */
 export function registerEventItem(event: EventEntity, organization: Organizer): RegistryBatchItem {
   return {
     action: "registerEvent",

@@ -7,7 +7,7 @@ import type { UpdateEventDto } from "./dto/update-event.dto";
 import { registerEventItem, updateEventItem } from "./event-registry-items";
 import { EventErrors } from "./events.errors";
 
-/** The acceptance rules of event actions (DESIGN §3), run in request order inside an acceptance. */
+/** The acceptance rules of event actions (their refusals: docs/integrators/api.md#errors), run in request order inside an acceptance. */
 export function registerEvent(context: AcceptanceContext<EventParts>, input: NewEventDto, requestedAs: string): ItemOutcome {
   const { organization } = context;
   if (input.ticketeerId !== undefined && input.ticketeerId !== organization.ticketeerId) {

@@ -1,5 +1,6 @@
 /**
- * What an action does on chain. Names are those of the spec's callbacks. All are accepted from the
+ * What an action does on chain. Names are those the callbacks carry as `action`, which integrators
+ * already match on (docs/integrators/callbacks.md). All are accepted from the
  * integrator but `transferred`: a claimed token's move between wallets, found in the registry's logs.
  */
 export const CHAIN_ACTION_KINDS = ["newEvent", "updateEvent", "sold", "resold", "scanned", "invalidated", "updateTicket", "claimed", "transferred"] as const;

@@ -54,7 +54,7 @@ const ACTIONS = {
   claimed: (context: Parameters<typeof claimTicket>[0]) => claimTicket(context, claim(), "claimedTicket"),
 };
 
-/** DESIGN §3: the outcome of every ticket action in every state (null = accepted). */
+/** The outcome of every ticket action in every state (null = accepted). */
 const TABLE: Record<keyof typeof ACTIONS, Record<TicketState, string | null>> = {
   resold: { valid: null, checkedIn: "ticket_checked_in", invalidated: "ticket_invalidated", claimed: "ticket_claimed" },
   scanned: { valid: null, checkedIn: null, invalidated: "ticket_invalidated", claimed: null },
@@ -67,7 +67,7 @@ const CASES = Object.entries(TABLE).flatMap(([action, outcomes]) =>
   Object.entries(outcomes).map(([state, code]) => [action as keyof typeof ACTIONS, state as TicketState, code] as const),
 );
 
-describe("DESIGN §3 acceptance table", () => {
+describe("the acceptance table: every ticket action in every state", () => {
   it.each(CASES)("%s of a %s ticket → %s", async (action, state, code) => {
     const { context, recorded, ticket, touchedTickets } = await withTicket(state);
     const before = { ...ticket };

@@ -14,7 +14,7 @@ import type { UpdateTicketDto } from "./dto/update-ticket.dto";
 import type { TicketEntity } from "./entities/ticket.entity";
 import { TicketErrors } from "./tickets.errors";
 
-/** The acceptance rules of ticket actions (DESIGN §3), run in request order inside an acceptance. */
+/** The acceptance rules of ticket actions (their refusals: docs/integrators/api.md#errors), run in request order inside an acceptance. */
 export function sellTicket(context: AcceptanceContext<TicketParts>, input: SoldTicketDto, requestedAs: string): ItemOutcome {
   const event = context.events.find(input.eventId);
   if (!event) return { error: EventErrors.notFound(input.eventId) };

@@ -160,7 +160,7 @@ describe("an on-sale: many requests selling on one event at once", () => {
 describe("20 concurrent requests on one ticket", () => {
   type Step = { path: string; item: Record<string, unknown>; kind: "resold" | "scanned" | "invalidated" };
 
-  /** Replays an accepted history against the rules of DESIGN §3; returns the final state or throws. */
+  /** Replays an accepted history against the acceptance rules (src/tickets/ticket-rules.ts); returns the final state or throws. */
   function replay(history: string[]): { checkedIn: boolean; invalidated: boolean; resales: number } {
     const state = { sold: false, checkedIn: false, invalidated: false, resales: 0 };
     for (const action of history) {

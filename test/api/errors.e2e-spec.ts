@@ -5,7 +5,7 @@ import { eventBody, historyOf, id, keysOf, newEventData, soldItem, UUID, WALLET,
 import { startTestApp, type TestApp } from "../support/test-app";
 
 /**
- * Every error code of DESIGN §3 and the field rules, item by item: status "error", the code and the
+ * Every error code of the acceptance rules and the field rules (docs/integrators/api.md#errors), item by item: status "error", the code and the
  * field; a refused item never blocks the items after it, and is not stored.
  */
 let testApp: TestApp;

@@ -1,4 +1,4 @@
-/** Limit of the spec's string fields, in characters: Unicode code points (𝄞 counts once, a combining mark on its own). */
+/** Limit of the API's string fields, in characters: Unicode code points (𝄞 counts once, a combining mark on its own). */
 export const MAX_TEXT_LENGTH = 255;
 
 /**
