@@ -1,5 +1,5 @@
 import type { AddressInfo } from "node:net";
-import type { Server } from "node:http";
+import { request as httpRequest, type Server } from "node:http";
 import { Writable } from "node:stream";
 
 import express from "express";
@@ -37,6 +37,7 @@ beforeAll(async () => {
     request.log.info("inside the handler");
     response.json({ status: "success" });
   });
+  app.get("/stream", (_request, response) => response.json({ status: "success" }));
   app.get("/health", (_request, response) => response.json({ status: "ok" }));
   app.get("/boom", (_request, response) => response.status(500).json({ status: "error" }));
   const mounted = express.Router();
@@ -89,5 +90,91 @@ describe("the request logger", () => {
   it("logs server errors at error level", async () => {
     await fetch(`${base}/boom`, { headers: { "x-request-id": "boom-1" } });
     expect(await lineOf("boom-1")).toMatchObject({ level: "error", res: { statusCode: 500 } });
+  });
+});
+
+/** Sends a raw request line (no client-side URL normalization): the path exactly as given. */
+function rawGet(path: string, headers: Record<string, string>): Promise<number> {
+  const { port } = server.address() as AddressInfo;
+  return new Promise((resolve, reject) => {
+    const request = httpRequest({ host: "127.0.0.1", port, path, headers }, (response) => {
+      response.resume();
+      response.on("end", () => resolve(response.statusCode ?? 0));
+    });
+    request.on("error", reject);
+    request.end();
+  });
+}
+
+describe("keys sent in the wrong place", () => {
+  /** Each variant: the path (`$KEY` stands for the key) and the headers that carry it. */
+  const variants: { path: string; headers?: Record<string, string>; format?: true }[] = [
+    { path: "/stream?apiKey=$KEY" },
+    { path: "/stream?x-api-key=$KEY" },
+    { path: "/stream?api_key=$KEY" },
+    { path: "/stream", headers: { "X-Api_Key": "$KEY" } },
+    { path: "/stream?token=$KEY" },
+    { path: "/stream?Access_Token=$KEY" },
+    { path: "/stream", headers: { Authorization: "Bearer $KEY" } },
+    { path: "/stream", headers: { "X-Auth-Token": "$KEY" } },
+    { path: "/stream?password=$KEY" },
+    { path: "/stream?api%5Fkey=$KEY" },
+    { path: "/stream?API-KEY=$KEY&limit=5" },
+    { path: "/stream?limit=5&ApiKey=$KEY&cursor=abc" },
+    { path: "/stream?apikey[]=$KEY" },
+    { path: "/stream?client.secret=$KEY" },
+    { path: "/stream?X%2DAPI%2DKEY=$KEY" },
+    { path: "/stream?signature=$KEY" },
+    { path: "/stream", headers: { "X-Hub-Signature": "$KEY" } },
+    { path: "/stream", headers: { Cookie: "session=$KEY" } },
+    { path: "/stream", headers: { "X-Session-Token": "$KEY" } },
+    { path: "/stream", headers: { APIKEY: "$KEY" } },
+    // A key under a harmless name, or hidden in the path: recognized by its format.
+    { path: "/stream?q=$KEY", format: true },
+    { path: "/stream?limit=1;apiKey=$KEY" },
+    { path: "/api/v1/tickets/$KEY", format: true },
+    { path: "/stream?$KEY", format: true },
+    { path: "/stream?note=see%20$KEY", format: true },
+    // Unrouted (404) and failed (500) requests are logged too.
+    { path: "/no-such-path?apiKey=$KEY" },
+    { path: "/boom?access_token=$KEY" },
+  ];
+
+  /**
+   * The secret of one variant, different for each so that a leak names its variant: an opaque token
+   * (what only the name can give away), or a key in this service's format where the variant hides it
+   * under a harmless name.
+   */
+  const keyFor = (variant: number) => {
+    const tag = `Wr0ngPl${String(variant).padStart(3, "0")}`;
+    return variants[variant].format ? `trk_${tag}_${"s".repeat(43)}` : `${tag}${"z".repeat(24)}`;
+  };
+
+  it("logs none of them, in the url, the query, the headers or the message", async () => {
+    const ids: string[] = [];
+    for (const [index, variant] of variants.entries()) {
+      const key = keyFor(index);
+      const headers = Object.fromEntries(Object.entries(variant.headers ?? {}).map(([name, value]) => [name, value.replace("$KEY", key)]));
+      const requestId = `wrong-place-${index}`;
+      ids.push(requestId);
+      await rawGet(variant.path.replace("$KEY", key), { ...headers, "x-request-id": requestId });
+    }
+    for (const id of ids) expect(await lineOf(id), id).toBeDefined();
+    const output = written.join("");
+    const leaked = variants.filter((_variant, index) => output.includes(keyFor(index))).map((variant) => JSON.stringify(variant));
+    expect(leaked).toEqual([]);
+    // Not a blanket: what is no secret stays readable.
+    expect((await lineOf("wrong-place-11"))?.req).toMatchObject({ url: "/stream?limit=5&ApiKey=[redacted]&cursor=abc", query: { limit: "5", cursor: "abc" } });
+  });
+
+  it("keeps what is not a secret readable", async () => {
+    await rawGet("/stream?limit=5&cursor=abc", { "x-request-id": "readable-1", "idempotency-key": "order-17", "user-agent": "probe/1" });
+    const line = await lineOf("readable-1");
+    expect(line?.req).toMatchObject({
+      url: "/stream?limit=5&cursor=abc",
+      query: { limit: "5", cursor: "abc" },
+      headers: { "idempotency-key": "order-17", "user-agent": "probe/1" },
+    });
+    expect(line?.msg).toMatch(/^GET \/stream\?limit=5&cursor=abc /);
   });
 });

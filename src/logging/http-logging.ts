@@ -8,6 +8,7 @@ import { type HttpLogger, pinoHttp } from "pino-http";
 
 import type { AuthenticatedRequest } from "../auth/authenticated-organization";
 import { requestIdOf } from "../common/http/request-id";
+import { redactRequest, redactResponse, redactUrl } from "./request-redaction";
 
 /** Probes and scrapes come every few seconds: at info they would bury everything else. */
 const QUIET_PATHS = ["/health", "/metrics"];
@@ -18,7 +19,9 @@ export const HTTP_LOGGER = Symbol("HTTP_LOGGER");
 /**
  * One line per finished request, with the request id of request-id.ts as pino-http's `req.id`:
  * `requestId` on the request's line and on every line logged while it is handled (the same id the
- * ledger stores with its actions), and the organization once its API key is known.
+ * ledger stores with its actions), and the organization once its API key is known. Credentials sent
+ * anywhere in the request (a key in the query, a misspelt key header) are redacted in the url, the
+ * query, the headers and the message (request-redaction.ts).
  */
 export function createHttpLogger(logger: pino.Logger): HttpLogger {
   return pinoHttp({
@@ -27,10 +30,11 @@ export function createHttpLogger(logger: pino.Logger): HttpLogger {
     // Lines logged while the request is handled carry only its id, not its headers again.
     quietReqLogger: true,
     customAttributeKeys: { reqId: "requestId" },
+    serializers: { req: redactRequest, res: redactResponse },
     customProps: (request) => organizationOf(request),
     customLogLevel: levelOf,
-    customSuccessMessage: (request, response, responseTime) => `${request.method} ${pathOf(request)} ${response.statusCode} in ${responseTime} ms`,
-    customErrorMessage: (request, response) => `${request.method} ${pathOf(request)} failed with ${response.statusCode}`,
+    customSuccessMessage: (request, response, responseTime) => `${request.method} ${redactUrl(pathOf(request))} ${response.statusCode} in ${responseTime} ms`,
+    customErrorMessage: (request, response) => `${request.method} ${redactUrl(pathOf(request))} failed with ${response.statusCode}`,
   });
 }
 

@@ -7,7 +7,10 @@ import type { RateLimiter } from "../auth/rate-limiter";
 import { apiKeyFirst } from "./api-key-first";
 
 const ORGANIZATION = { id: "o", ticketeerId: "t", name: "n", keyPrefix: "p" };
-const ROUTES = [{ pattern: "/health/live", methods: new Set(["get"]) }];
+const ROUTES = [
+  { pattern: "/health/live", methods: new Set(["get"]) },
+  { pattern: "/verify/:ticketId", methods: new Set(["get"]) },
+];
 
 function run(options: { method?: string; url?: string; headers?: Record<string, string>; lookup?: () => Promise<unknown>; overLimit?: boolean }) {
   const auth = { authenticate: vi.fn(options.lookup ?? (async () => null)) } as unknown as AuthService;
@@ -38,6 +41,71 @@ describe("apiKeyFirst", () => {
     expect((await run({ method: "GET", url: "/docs-json" })).next).toBe(true);
     expect((await run({ method: "POST", url: "/health/live", headers: { "content-length": "10" } })).status).toBe(403);
     expect((await run({ method: "GET", url: "/docsx" })).status).toBe(403);
+  });
+
+  it("lets through without a key only the exact paths of the docs and of the public routes", async () => {
+    const keyless = [
+      "/docs",
+      "/docs/",
+      "/docs/index.html",
+      "/docs/swagger-ui.css",
+      "/docs/swagger-ui-bundle.js",
+      "/docs/swagger-ui-standalone-preset.js",
+      "/docs/swagger-ui-init.js",
+      "/docs/favicon-32x32.png",
+      "/docs/favicon-16x16.png",
+      "/docs-json",
+      "/docs-yaml",
+      "/docs-json?x=1",
+      "/health/live",
+      "/verify/t-1",
+      "/verify/t%201",
+    ];
+    for (const url of keyless) expect((await run({ method: "GET", url })).next, url).toBe(true);
+    expect((await run({ method: "HEAD", url: "/docs-json" })).next).toBe(true);
+    const refused = [
+      "/docs/../api/v1/chain",
+      "/docs/%2e%2e/api/v1/chain",
+      "/docs/%2E%2E/api/v1/chain",
+      "/docs/.%2e/api/v1/chain",
+      "/docs/x/../../api/v1/chain",
+      "/docs-json/../api/v1/chain",
+      "/docs-json/..%2fapi/v1/chain",
+      "/docs/./swagger-ui.css",
+      "/docs//swagger-ui.css",
+      "//docs",
+      "//docs-json",
+      "/docs;x",
+      "/docs-json;x",
+      "/docs-json/",
+      "/docs-jsonx",
+      "/docs-json.x",
+      "/DOCS-JSON",
+      "/Docs",
+      "/docs/%73wagger-ui.css",
+      "/docs/package.json",
+      "/docs/swagger-ui.js",
+      "/docs/oauth2-redirect.html",
+      "/docs/LICENSE",
+      "/docs/docs/swagger-ui-init.js",
+      "/docs\\..\\api/v1/chain",
+      "/health/live/",
+      "/health//live",
+      "/Health/live",
+      "/health/live/..",
+      "/health/live/../../api/v1/chain",
+      "/verify/..",
+      "/verify/%2e%2e",
+      "/verify/.",
+      "/verify/t-1/",
+      "/verify//t-1",
+      "http://localhost/docs-json",
+      "*",
+    ];
+    for (const url of refused) {
+      expect(await run({ method: "GET", url }), url).toMatchObject({ next: false, status: 403, body: { message: "Forbidden" } });
+    }
+    expect((await run({ method: "POST", url: "/docs-json" })).status).toBe(403);
   });
 
   it("refuses without a key with exactly 403 {message: Forbidden}, closing the connection when a body is on its way", async () => {

@@ -9,29 +9,28 @@ import { isDatabaseUnreachable } from "../common/errors/database-unreachable";
 import { errorDetail } from "../common/errors/error-detail";
 import { FORBIDDEN_BODY } from "../common/http/api-exception.filter";
 import { DATABASE_UNAVAILABLE, DEPENDENCY_RETRY_AFTER_SECONDS } from "../common/http/service-unavailable";
-import { type KnownRoute, matchRoute, UNMATCHED_ROUTE } from "../metrics/http/route-label";
+import type { KnownRoute } from "../metrics/http/route-label";
+import { isKeyless } from "./keyless-paths";
 
 const logger = new Logger("ApiKeyFirst");
 
 /** What the exception filter answers to a failure of ours. */
 const INTERNAL_ERROR = { status: "error", error: errorDetail("internal_error", "Something went wrong on our side; the request was not applied.") };
 
-/** The API docs: Swagger UI and its static files, and the document as JSON or YAML. */
-const DOCS_PATH = /^\/docs(?:[/?]|-json|-yaml|$)/i;
-
 /**
  * The API key and the rate limit, before anything reads the body: Express middleware ordered
- * before the body parsers. A request to anything but a public route (health, @Public()) or the docs,
- * whatever its method and whether or not its path exists, without a valid key gets exactly
- * 403 {"message":"Forbidden"}; a key over its limit gets the 429. Neither reads a byte of the body:
- * the answer asks the client to close the connection, and Node closes it once the answer is out
- * instead of reading the rest. A key that cannot be checked gets a 503 with Retry-After while the
- * database is unreachable (a 500 for any other failure), unread too. The guards (ApiKeyGuard, RateLimitGuard) see the request as
- * authenticated and counted and do not repeat either.
+ * before the body parsers. A request to anything but the exact path of a public route (health,
+ * @Public()) or of the docs (keyless-paths.ts), whatever its method and whether or not its path
+ * exists, without a valid key gets exactly 403 {"message":"Forbidden"}; a key over its limit gets
+ * the 429. Neither reads a byte of the body: the answer asks the client to close the connection,
+ * and Node closes it once the answer is out instead of reading the rest. A key that cannot be
+ * checked gets a 503 with Retry-After while the database is unreachable (a 500 for any other
+ * failure), unread too. The guards (ApiKeyGuard, RateLimitGuard) see the request as authenticated
+ * and counted and do not repeat either.
  */
 export function apiKeyFirst(auth: AuthService, limiter: RateLimiter, routes: () => readonly KnownRoute[]) {
   return (request: AuthenticatedRequest, response: Response, next: NextFunction): void => {
-    if (isPublic(request, routes())) return next();
+    if (isKeyless(request.method, request.originalUrl, routes())) return next();
     const presented = request.headers[API_KEY_HEADER];
     const checked = (typeof presented === "string" ? auth.authenticate(presented) : Promise.resolve(null)).then(async (organization) => {
       if (!organization) return { status: 403, body: FORBIDDEN_BODY };
@@ -55,12 +54,6 @@ export function apiKeyFirst(auth: AuthService, limiter: RateLimiter, routes: () 
       },
     );
   };
-}
-
-function isPublic(request: Request, routes: readonly KnownRoute[]): boolean {
-  const path = request.originalUrl;
-  if (DOCS_PATH.test(path) && (request.method === "GET" || request.method === "HEAD")) return true;
-  return matchRoute(routes, request.method, path) !== UNMATCHED_ROUTE;
 }
 
 /** Answers without reading the body; a body still on its way is not read (the connection closes after the answer). */

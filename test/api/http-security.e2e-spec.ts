@@ -105,6 +105,21 @@ function partialUpload(method: string, path: string, declaredBytes: number, head
   });
 }
 
+/** A request with the path exactly as given: fetch would resolve dot segments and re-encode it first. */
+function rawRequest(method: string, path: string): Promise<{ status: number; body: string }> {
+  const url = new URL(testApp.baseUrl);
+  return new Promise((resolve, reject) => {
+    const request = httpRequest({ host: url.hostname, port: url.port, path, method }, (response) => {
+      let body = "";
+      response.setEncoding("utf8");
+      response.on("data", (data: string) => (body += data));
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
+    });
+    request.on("error", reject);
+    request.end();
+  });
+}
+
 describe("no body without a key", () => {
   const paths = [
     "/api/v1/events",
@@ -146,6 +161,40 @@ describe("no body without a key", () => {
     expect(unknown.body).toMatchObject({ status: "error", error: { code: "not_found" } });
     const badJson = await api.request("POST", "/api/v1/sold", "{not json");
     expect(badJson).toMatchObject({ status: 400, body: { status: "error", error: { code: "invalid_json" } } });
+  });
+
+  it("lets through without a key only the exact paths of the docs and health: any other spelling gets the 403", async () => {
+    const spellings = [
+      "/docs/../api/v1/chain",
+      "/docs/%2e%2e/api/v1/chain",
+      "/docs/%2E%2E/",
+      "/docs-json/../api/v1/chain",
+      "//docs",
+      "//docs-json",
+      "/docs;x",
+      "/docs-json/",
+      "/DOCS-JSON",
+      "/docs//swagger-ui.css",
+      "/docs/./swagger-ui.css",
+      "/docs/package.json",
+      "/docs/swagger-ui.js",
+      "/docs/oauth2-redirect.html",
+      "/health/live/",
+      "/health//live",
+      "/Health/live",
+    ];
+    for (const path of spellings) {
+      const answer = await rawRequest("GET", path);
+      expect(answer.status, path).toBe(403);
+      expect(JSON.parse(answer.body), path).toStrictEqual(FORBIDDEN);
+    }
+    // Swagger UI's page, with or without the slash, and every file it loads need no key.
+    for (const page of ["/docs", "/docs/"]) {
+      const html = await (await fetch(testApp.baseUrl + page)).text();
+      const files = [...html.matchAll(/(?:src|href)=["']([^"']+)["']/g)].map((match) => new URL(match[1], testApp.baseUrl + page).pathname);
+      expect(files.length, page).toBeGreaterThanOrEqual(6);
+      for (const file of files) expect((await rawRequest("GET", file)).status, `${page}: ${file}`).toBe(200);
+    }
   });
 
   it("answers a 14 MB body sent without a key with 403 before reading it, and closes the connection instead of reading the rest", async () => {

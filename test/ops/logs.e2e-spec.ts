@@ -152,6 +152,16 @@ describe("structured logs", () => {
     const basic = Buffer.from(`admin:${secrets.adminPassword}`).toString("base64");
     expect((await fetch(`${baseUrl}/admin/queues`, { headers: { authorization: `Basic ${basic}` } })).status).toBe(200);
 
+    // The key sent where it does not belong (the query, a misspelt header): answered 403, logged, and redacted.
+    const misplaced: { path: string; headers?: Record<string, string> }[] = [
+      { path: `/api/v1/chain?apiKey=${secrets.apiKey}` },
+      { path: `/api/v1/chain?x-api-key=${secrets.apiKey}` },
+      { path: `/api/v1/chain?api%5Fkey=${secrets.apiKey}` },
+      { path: "/api/v1/chain", headers: { "X-Api_Key": secrets.apiKey } },
+      { path: "/api/v1/chain", headers: { authorization: `Bearer ${secrets.apiKey}` } },
+    ];
+    for (const { path, headers } of misplaced) expect((await fetch(baseUrl + path, { headers })).status, path).toBe(403);
+
     const deliveredLines = () =>
       parseLines(running.stdout()).filter((line) => line.context === "CallbackDispatcher" && line.requestId === requestId && line.outcome === "delivered");
     await eventually(async () => (deliveredLines().length >= 2 ? true : undefined), 30_000, "both delivered callbacks to be logged");

@@ -7,6 +7,7 @@ import tls from "node:tls";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 
 import { type HttpsReceiver, startHttpsReceiver } from "../../../test/support/https-receiver";
+import { SPECIAL_RANGES } from "../../../test/support/special-addresses";
 import { CallbackHttp, createPublicAgent } from "./callback-http";
 
 /**
@@ -118,6 +119,40 @@ describe("the address check (an IP-literal host, before a socket is created)", (
     expect(socketCreated.mock.calls[0][0]).toMatchObject({ host: PUBLIC_ADDRESS, port: 443 });
     expect(connects).toEqual([]);
     agent.destroy();
+  });
+});
+
+describe("every special-purpose range, refused before connecting (an IP-literal host, and a name resolving to it)", () => {
+  /** What the agent does with an IP-literal host: the error it reports, and whether it went on to create a socket. */
+  async function literal(address: string): Promise<{ error: Error | null; created: boolean }> {
+    const agent = createPublicAgent();
+    const socketCreated = vi.spyOn(https.Agent.prototype, "createConnection").mockImplementation(() => new net.Socket());
+    const error = await new Promise<Error | null>((resolve) => {
+      (agent as any).createConnection({ host: address, port: 443 }, (failure: Error | null) => resolve(failure));
+      // A created socket is the mock's: nothing connects, and no error comes.
+      if (socketCreated.mock.calls.length > 0) resolve(null);
+    });
+    agent.destroy();
+    const created = socketCreated.mock.calls.length > 0;
+    socketCreated.mockRestore();
+    return { error, created };
+  }
+
+  describe.each(SPECIAL_RANGES)("$range", ({ inside, outside }) => {
+    it.each(inside)("refuses %s", async (address) => {
+      expect(await literal(address)).toMatchObject({ error: { message: expect.stringMatching(/is not allowed/) }, created: false });
+      const http = new CallbackHttp({ timeoutMs: 2_000, allowHosts: [], lookup: stubResolver([address]) });
+      const answer = await http.post("https://callbacks.integrator.test/hook", "{}", {});
+      expect(answer).toMatchObject({ statusCode: null, error: expect.stringMatching(/is not allowed/) });
+      http.close();
+      expect(connects).toEqual([]);
+    });
+    if (outside.length > 0) {
+      it.each(outside)("lets %s, just outside, through to socket creation (stopped there: nothing connects)", async (address) => {
+        expect(await literal(address)).toEqual({ error: null, created: true });
+        expect(connects).toEqual([]);
+      });
+    }
   });
 });
 

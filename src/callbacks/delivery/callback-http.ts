@@ -1,7 +1,7 @@
 import type { LookupFunction } from "node:net";
 import https from "node:https";
 
-import { RequestFilteringHttpsAgent } from "request-filtering-agent";
+import { PublicAddressAgent } from "./public-address-agent";
 
 export interface DeliveryAnswer {
   statusCode: number | null;
@@ -21,10 +21,10 @@ export interface CallbackHttpOptions {
 /**
  * The agent for every host not in the allow-list: it checks an IP-literal host before creating a
  * socket, and every address a name resolves to inside the socket's own lookup (so before connecting,
- * on every new connection): only public unicast addresses pass.
+ * on every new connection): only public unicast addresses pass (public-address.ts).
  */
 export function createPublicAgent(): https.Agent {
-  return new RequestFilteringHttpsAgent({ keepAlive: true, maxSockets: 64, allowPrivateIPAddress: false, allowMetaIPAddress: false });
+  return new PublicAddressAgent({ keepAlive: true, maxSockets: 64, allowPrivateIPAddress: false, allowMetaIPAddress: false });
 }
 
 /**

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 
+import { SPECIAL_RANGES } from "../../../test/support/special-addresses";
 import { allowPrivateCallbackHosts, callbackUrlProblem } from "./callback-target";
 
 afterEach(() => allowPrivateCallbackHosts([]));
@@ -20,15 +21,16 @@ describe("callbackUrlProblem", () => {
     ["https://0x7f.1/", "loopback"],
     ["https://10.0.0.1/", "private"],
     ["https://172.16.0.1/", "private"],
-    ["https://169.254.169.254/", "link local"],
-    ["https://100.64.0.1/", "carrier grade nat"],
+    ["https://169.254.169.254/", "link-local"],
+    ["https://100.64.0.1/", "carrier-grade NAT"],
     ["https://239.1.1.1/", "multicast"],
     ["https://255.255.255.255/", "broadcast"],
     ["https://[::]/", "unspecified"],
-    ["https://[::ffff:127.0.0.1]/", "ipv4 mapped"],
+    ["https://[::ffff:127.0.0.1]/", "IPv4-mapped"],
     ["https://[fd00:ec2::254]/", "unique local"],
     ["https://[ff02::1]/", "multicast"],
-    ["https://[2001:db8::1]/", "reserved"],
+    ["https://[2001:db8::1]/", "documentation"],
+    ["https://[::127.0.0.1]/", "(::7f00:1 is in the IPv4-compatible (deprecated) range ::/96)"],
     ["https://[fe80::1%25eth0]/", "zone id"],
     ["https://[fe80::1%eth0]/", "zone id"],
     ["https://a:b@integrator.example.com/", "user information"],
@@ -37,6 +39,22 @@ describe("callbackUrlProblem", () => {
     ["https://api.localhost/", "localhost"],
   ])("refuses %s (%s)", (url, why) => {
     expect(callbackUrlProblem(url)).toContain(why);
+  });
+
+  /** An IP literal as a URL host: IPv6 in brackets. */
+  const urlOf = (address: string) => `https://${address.includes(":") ? `[${address}]` : address}:8443/callbacks`;
+
+  describe.each(SPECIAL_RANGES)("the special-purpose range $range", ({ inside, outside }) => {
+    it.each(inside)("refuses %s", (address) => {
+      expect(callbackUrlProblem(urlOf(address))).toMatch(
+        /^must not be an IP address that is not public unicast \(.+ is (in the .+ range |outside global unicast)/,
+      );
+    });
+    if (outside.length > 0) {
+      it.each(outside)("takes %s, just outside", (address) => {
+        expect(callbackUrlProblem(urlOf(address))).toBeNull();
+      });
+    }
   });
 
   it("lets the hosts of CALLBACK_ALLOW_HOSTS be private, and nothing else", () => {

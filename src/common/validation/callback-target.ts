@@ -1,6 +1,6 @@
 import { isIP } from "node:net";
 
-import ipaddr from "ipaddr.js";
+import { nonPublicReason } from "./public-address";
 
 /**
  * Host names allowed to be private (CALLBACK_ALLOW_HOSTS, development and tests only): set once at
@@ -18,11 +18,11 @@ const ZONE_ID = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/?#]*@)?\[[^\]]*%/i;
 /**
  * Why a callbackUrl can never be delivered to, or null. Checked when the URL is accepted, so that the
  * integrator hears it at once instead of through callbacks that fail for 24 hours: user information
- * (`user:pass@`), an IPv6 zone id, and an IP literal in a range delivery refuses (anything but public
- * unicast: private, loopback, link-local and so the 169.254.169.254 metadata endpoint, carrier-grade
- * NAT, multicast, reserved, unspecified, IPv4-mapped IPv6...), the same test delivery makes on the
- * address it connects to (request-filtering-agent). `localhost` names are loopback by definition.
- * Names are not resolved here: delivery checks the address each connection uses.
+ * (`user:pass@`), an IPv6 zone id, and an IP literal that is not public unicast (public-address.ts:
+ * private, loopback, link-local and so the 169.254.169.254 metadata endpoint, carrier-grade NAT,
+ * multicast, documentation, every IPv6 range that embeds an IPv4 address such as `[::127.0.0.1]`...),
+ * the same test delivery makes on the address it connects to. `localhost` names are loopback by
+ * definition. Names are not resolved here: delivery checks the address each connection uses.
  */
 export function callbackUrlProblem(value: string): string | null {
   if (ZONE_ID.test(value)) return "must not carry an IPv6 zone id (%25...): callbacks cannot be sent to it";
@@ -38,11 +38,6 @@ export function callbackUrlProblem(value: string): string | null {
   if (hostname === "localhost" || hostname.endsWith(".localhost")) return "must not name localhost: callbacks go to public addresses only";
   const address = hostname.startsWith("[") ? hostname.slice(1, -1) : hostname;
   if (isIP(address) === 0) return null;
-  const range = ipaddr.parse(address).range();
-  return range === "unicast" ? null : `must not be an IP address in the ${describeRange(range)} range (${address}): callbacks go to public addresses only`;
-}
-
-function describeRange(range: string): string {
-  // ipaddr.js names the ranges in camelCase: "carrierGradeNat" reads "carrier grade nat", "ipv4Mapped" "ipv4 mapped".
-  return range.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase();
+  const reason = nonPublicReason(address);
+  return reason === null ? null : `must not be an IP address that is not public unicast (${address} is ${reason}): callbacks go to public addresses only`;
 }

@@ -22,11 +22,12 @@ export function statusClass(statusCode: number): string {
 export function matchRoute(routes: readonly KnownRoute[], method: string, path: string): string {
   const segments = splitPath(path);
   const verb = method.toLowerCase();
-  const route = routes.find((candidate) => answers(candidate, verb) && segmentsMatch(splitPath(candidate.pattern), segments));
+  const route = routes.find((candidate) => answersMethod(candidate, verb) && segmentsMatch(splitPath(candidate.pattern), segments));
   return route?.pattern ?? UNMATCHED_ROUTE;
 }
 
-function answers(route: KnownRoute, verb: string): boolean {
+/** Whether a route answers a (lower-case) method: HEAD is answered by GET routes, as the router does. */
+export function answersMethod(route: KnownRoute, verb: string): boolean {
   return route.methods.has(verb) || route.methods.has("_all") || (verb === "head" && route.methods.has("get"));
 }
 
