@@ -170,6 +170,9 @@ describe("body shape", () => {
     for (const path of [...TICKET_PATHS.map((p) => `/api/v1/${p}`), "/stream", "/api/v1/stream"]) {
       await refusedWhole(() => api.request("POST", path, streamWithPad(nestedArrays(limit - 1))), 400, "nesting_too_deep");
     }
+    // Counted on the bytes as decompressed.
+    const gzipped = gzipSync(streamWithPad(nestedArrays(limit - 1)));
+    await refusedWhole(() => api.request("POST", "/stream", gzipped, { "content-encoding": "gzip" }), 400, "nesting_too_deep");
     const objects = (levels: number): string => (levels === 0 ? "1" : `{"a":${objects(levels - 1)}}`);
     await refusedWhole(() => api.request("POST", "/api/v1/events", objects(limit + 1)), 400, "nesting_too_deep");
     await refusedWhole(() => api.request("POST", "/api/v1/callbacks/redeliver", objects(limit + 1)), 400, "nesting_too_deep");
