@@ -9,6 +9,8 @@ export interface BenchServer {
   databaseUrl: string;
   apiKey: string;
   ticketeerId: string;
+  /** The service process's id, to sample its memory. */
+  pid: number;
   stop: () => Promise<void>;
 }
 
@@ -48,5 +50,5 @@ export async function startBenchServer(env: Record<string, string>, logDir: stri
     await stop();
     throw error;
   }
-  return { baseUrl, databaseUrl: database.url, apiKey, ticketeerId, stop };
+  return { baseUrl, databaseUrl: database.url, apiKey, ticketeerId, pid: service.pid, stop };
 }

@@ -1,9 +1,10 @@
+import type { Server as HttpServer } from "node:http";
 import type { Server as HttpsServer } from "node:https";
 
 import type { INestApplication } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from "@nestjs/swagger";
-import express, { type NextFunction, type Request, type Response } from "express";
+import type { NextFunction, Request, Response } from "express";
 
 import { adminOnly } from "./admin/admin-credential";
 import { mountQueueDashboard } from "./admin/queue-dashboard";
@@ -14,7 +15,9 @@ import { API_KEY_SECURITY } from "./common/http/api-responses";
 import { ApiExceptionFilter, bodyErrorAnswer } from "./common/http/api-exception.filter";
 import { documentCommonAnswers } from "./common/http/common-answers-openapi";
 import { ConnectionDrain } from "./common/http/connection-drain";
+import { jsonBody } from "./common/http/json-body";
 import { requestIdMiddleware } from "./common/http/request-id";
+import { limitSlowRequests } from "./common/http/slow-requests";
 import type { AppConfig } from "./config/app-config";
 import { documentIdempotencyKeys } from "./idempotency/idempotency-openapi";
 import { ServiceLogger, useHttpLogging } from "./logging";
@@ -36,6 +39,7 @@ export async function createApp(config: AppConfig, options: { shutdownHooks?: bo
   const httpsOptions = readTlsFiles(config.http) ?? undefined;
   const app = await NestFactory.create(AppModule.forConfig(config), { bodyParser: false, bufferLogs: true, httpsOptions });
   app.useLogger(app.get(ServiceLogger));
+  limitSlowRequests(app.getHttpServer() as HttpServer, config.http);
   if (httpsOptions) watchTlsFiles(app.getHttpServer() as HttpsServer, config.http);
   configureApp(app, config, options);
   return app;
@@ -69,8 +73,9 @@ function configureApi(app: INestApplication, config: AppConfig): void {
   // limit the 429, and nobody unauthenticated makes the service parse 16 MiB.
   let routes: KnownRoute[] | null = null;
   app.use(apiKeyFirst(app.get(AuthService), app.get(RateLimiter), () => (routes ??= publicRoutes(app))));
-  // Bodies are capped per endpoint: /stream takes 5000 actions, the per-action endpoints 100 items.
-  const parse = (limit: number) => express.json({ limit, strict: false, type: ["application/json", "application/*+json"] });
+  // Bodies are capped per endpoint: /stream takes 5000 actions, the per-action endpoints 100 items;
+  // and in nesting, before JSON.parse builds what they hold.
+  const parse = (limit: number) => jsonBody({ limit, maxDepth: config.limits.jsonDepth });
   app.use(
     STREAM_PATHS.map((path) => `/${path}`),
     parse(config.limits.streamBodyBytes),

@@ -571,7 +571,7 @@ export interface components {
              * @example invalid_field
              * @enum {string}
              */
-            code: "invalid_json" | "invalid_body" | "too_many_items" | "payload_too_large" | "invalid_item" | "invalid_field" | "unknown_action" | "ticketeer_mismatch" | "event_exists" | "event_not_found" | "ticket_exists" | "ticket_not_found" | "ticket_checked_in" | "ticket_invalidated" | "ticket_claimed" | "ticket_not_checked_in" | "action_not_found" | "callback_not_found" | "token_not_found" | "not_found" | "rate_limited" | "idempotency_key_reused" | "idempotency_key_in_use" | "https_required" | "service_unavailable" | "internal_error";
+            code: "invalid_json" | "invalid_body" | "too_many_items" | "payload_too_large" | "nesting_too_deep" | "invalid_item" | "invalid_field" | "unknown_action" | "ticketeer_mismatch" | "event_exists" | "event_not_found" | "ticket_exists" | "ticket_not_found" | "ticket_checked_in" | "ticket_invalidated" | "ticket_claimed" | "ticket_not_checked_in" | "action_not_found" | "callback_not_found" | "token_not_found" | "not_found" | "rate_limited" | "idempotency_key_reused" | "idempotency_key_in_use" | "https_required" | "service_unavailable" | "internal_error";
             /** @example price is not a non-negative decimal number such as 12.50 */
             message: string;
             /**
@@ -1298,7 +1298,7 @@ export interface operations {
                 };
             };
             /**
-             * @description invalid_json, invalid_body (not what the endpoint takes) or too_many_items.
+             * @description invalid_json, invalid_body (not what the endpoint takes), nesting_too_deep or too_many_items.
              *
              *     The event refused: invalid_field or ticketeer_mismatch, with its eventId. The body refused: invalid_json, invalid_body (not one JSON object), https_required, or a malformed Idempotency-Key (invalid_field), without eventId.
              */
@@ -1347,7 +1347,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description invalid_body: the body is not UTF-8 (a Content-Encoding or charset the service does not read). */
+            /** @description invalid_body: the body is not UTF-8 JSON: a Content-Type charset other than utf-8, or a Content-Encoding other than gzip, deflate, br or zstd. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1419,7 +1419,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventViewDto"];
                 };
             };
-            /** @description invalid_json (a body that is not JSON, whatever the method), https_required (plain HTTP where HTTPS is required), invalid_field (a path or query parameter the route refuses: a NUL or a lone surrogate in any, a value outside its documented range; or a malformed Idempotency-Key). */
+            /** @description invalid_json (a body that is not JSON, whatever the method), nesting_too_deep (a JSON body nesting arrays and objects more than 32 levels deep), invalid_body (a body that does not decompress as its Content-Encoding says), https_required (plain HTTP where HTTPS is required), invalid_field (a path or query parameter the route refuses: a NUL or a lone surrogate in any, a path parameter that is not percent-encoded UTF-8, a value outside its documented range; or a malformed Idempotency-Key). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1455,7 +1455,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description invalid_body: the body is not UTF-8 (a Content-Encoding or charset the service does not read). */
+            /** @description invalid_body: the body is not UTF-8 JSON: a Content-Type charset other than utf-8, or a Content-Encoding other than gzip, deflate, br or zstd. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1522,7 +1522,7 @@ export interface operations {
                     "application/json": components["schemas"]["TicketResultDto"][];
                 };
             };
-            /** @description invalid_json, invalid_body (not what the endpoint takes) or too_many_items. */
+            /** @description invalid_json, invalid_body (not what the endpoint takes), nesting_too_deep or too_many_items. */
             400: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -1564,7 +1564,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description invalid_body: the body is not UTF-8 (a Content-Encoding or charset the service does not read). */
+            /** @description invalid_body: the body is not UTF-8 JSON: a Content-Type charset other than utf-8, or a Content-Encoding other than gzip, deflate, br or zstd. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1644,7 +1644,7 @@ export interface operations {
                     "application/json": components["schemas"]["TicketResultDto"][];
                 };
             };
-            /** @description invalid_json, invalid_body (not what the endpoint takes) or too_many_items. */
+            /** @description invalid_json, invalid_body (not what the endpoint takes), nesting_too_deep or too_many_items. */
             400: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -1686,7 +1686,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description invalid_body: the body is not UTF-8 (a Content-Encoding or charset the service does not read). */
+            /** @description invalid_body: the body is not UTF-8 JSON: a Content-Type charset other than utf-8, or a Content-Encoding other than gzip, deflate, br or zstd. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1766,7 +1766,7 @@ export interface operations {
                     "application/json": components["schemas"]["TicketResultDto"][];
                 };
             };
-            /** @description invalid_json, invalid_body (not what the endpoint takes) or too_many_items. */
+            /** @description invalid_json, invalid_body (not what the endpoint takes), nesting_too_deep or too_many_items. */
             400: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -1808,7 +1808,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description invalid_body: the body is not UTF-8 (a Content-Encoding or charset the service does not read). */
+            /** @description invalid_body: the body is not UTF-8 JSON: a Content-Type charset other than utf-8, or a Content-Encoding other than gzip, deflate, br or zstd. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1888,7 +1888,7 @@ export interface operations {
                     "application/json": components["schemas"]["TicketResultDto"][];
                 };
             };
-            /** @description invalid_json, invalid_body (not what the endpoint takes) or too_many_items. */
+            /** @description invalid_json, invalid_body (not what the endpoint takes), nesting_too_deep or too_many_items. */
             400: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -1930,7 +1930,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description invalid_body: the body is not UTF-8 (a Content-Encoding or charset the service does not read). */
+            /** @description invalid_body: the body is not UTF-8 JSON: a Content-Type charset other than utf-8, or a Content-Encoding other than gzip, deflate, br or zstd. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2010,7 +2010,7 @@ export interface operations {
                     "application/json": components["schemas"]["TicketResultDto"][];
                 };
             };
-            /** @description invalid_json, invalid_body (not what the endpoint takes) or too_many_items. */
+            /** @description invalid_json, invalid_body (not what the endpoint takes), nesting_too_deep or too_many_items. */
             400: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -2052,7 +2052,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description invalid_body: the body is not UTF-8 (a Content-Encoding or charset the service does not read). */
+            /** @description invalid_body: the body is not UTF-8 JSON: a Content-Type charset other than utf-8, or a Content-Encoding other than gzip, deflate, br or zstd. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2155,7 +2155,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description invalid_body: the body is not UTF-8 (a Content-Encoding or charset the service does not read). */
+            /** @description invalid_body: the body is not UTF-8 JSON: a Content-Type charset other than utf-8, or a Content-Encoding other than gzip, deflate, br or zstd. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2214,7 +2214,7 @@ export interface operations {
                     "application/json": components["schemas"]["TicketViewDto"];
                 };
             };
-            /** @description invalid_json (a body that is not JSON, whatever the method), https_required (plain HTTP where HTTPS is required), invalid_field (a path or query parameter the route refuses: a NUL or a lone surrogate in any, a value outside its documented range; or a malformed Idempotency-Key). */
+            /** @description invalid_json (a body that is not JSON, whatever the method), nesting_too_deep (a JSON body nesting arrays and objects more than 32 levels deep), invalid_body (a body that does not decompress as its Content-Encoding says), https_required (plain HTTP where HTTPS is required), invalid_field (a path or query parameter the route refuses: a NUL or a lone surrogate in any, a path parameter that is not percent-encoded UTF-8, a value outside its documented range; or a malformed Idempotency-Key). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2250,7 +2250,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description invalid_body: the body is not UTF-8 (a Content-Encoding or charset the service does not read). */
+            /** @description invalid_body: the body is not UTF-8 JSON: a Content-Type charset other than utf-8, or a Content-Encoding other than gzip, deflate, br or zstd. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2317,7 +2317,7 @@ export interface operations {
                     "application/json": components["schemas"]["StreamResponseDto"];
                 };
             };
-            /** @description invalid_json, invalid_body (not what the endpoint takes) or too_many_items. */
+            /** @description invalid_json, invalid_body (not what the endpoint takes), nesting_too_deep or too_many_items. */
             400: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -2359,7 +2359,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description invalid_body: the body is not UTF-8 (a Content-Encoding or charset the service does not read). */
+            /** @description invalid_body: the body is not UTF-8 JSON: a Content-Type charset other than utf-8, or a Content-Encoding other than gzip, deflate, br or zstd. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2439,7 +2439,7 @@ export interface operations {
                     "application/json": components["schemas"]["StreamResponseDto"];
                 };
             };
-            /** @description invalid_json, invalid_body (not what the endpoint takes) or too_many_items. */
+            /** @description invalid_json, invalid_body (not what the endpoint takes), nesting_too_deep or too_many_items. */
             400: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -2481,7 +2481,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description invalid_body: the body is not UTF-8 (a Content-Encoding or charset the service does not read). */
+            /** @description invalid_body: the body is not UTF-8 JSON: a Content-Type charset other than utf-8, or a Content-Encoding other than gzip, deflate, br or zstd. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2600,7 +2600,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description invalid_body: the body is not UTF-8 (a Content-Encoding or charset the service does not read). */
+            /** @description invalid_body: the body is not UTF-8 JSON: a Content-Type charset other than utf-8, or a Content-Encoding other than gzip, deflate, br or zstd. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2659,7 +2659,7 @@ export interface operations {
                     "application/json": components["schemas"]["ActionStatusDto"];
                 };
             };
-            /** @description invalid_json (a body that is not JSON, whatever the method), https_required (plain HTTP where HTTPS is required), invalid_field (a path or query parameter the route refuses: a NUL or a lone surrogate in any, a value outside its documented range; or a malformed Idempotency-Key). */
+            /** @description invalid_json (a body that is not JSON, whatever the method), nesting_too_deep (a JSON body nesting arrays and objects more than 32 levels deep), invalid_body (a body that does not decompress as its Content-Encoding says), https_required (plain HTTP where HTTPS is required), invalid_field (a path or query parameter the route refuses: a NUL or a lone surrogate in any, a path parameter that is not percent-encoded UTF-8, a value outside its documented range; or a malformed Idempotency-Key). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2695,7 +2695,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description invalid_body: the body is not UTF-8 (a Content-Encoding or charset the service does not read). */
+            /** @description invalid_body: the body is not UTF-8 JSON: a Content-Type charset other than utf-8, or a Content-Encoding other than gzip, deflate, br or zstd. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2752,7 +2752,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChainInfoDto"];
                 };
             };
-            /** @description invalid_json (a body that is not JSON, whatever the method), https_required (plain HTTP where HTTPS is required), invalid_field (a path or query parameter the route refuses: a NUL or a lone surrogate in any, a value outside its documented range; or a malformed Idempotency-Key). */
+            /** @description invalid_json (a body that is not JSON, whatever the method), nesting_too_deep (a JSON body nesting arrays and objects more than 32 levels deep), invalid_body (a body that does not decompress as its Content-Encoding says), https_required (plain HTTP where HTTPS is required), invalid_field (a path or query parameter the route refuses: a NUL or a lone surrogate in any, a path parameter that is not percent-encoded UTF-8, a value outside its documented range; or a malformed Idempotency-Key). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2779,7 +2779,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description invalid_body: the body is not UTF-8 (a Content-Encoding or charset the service does not read). */
+            /** @description invalid_body: the body is not UTF-8 JSON: a Content-Type charset other than utf-8, or a Content-Encoding other than gzip, deflate, br or zstd. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2843,7 +2843,7 @@ export interface operations {
             /**
              * @description Not a token id (decimal digits)
              *
-             *     As JSON (application/json): invalid_json (a body that is not JSON, whatever the method), https_required (plain HTTP where HTTPS is required), invalid_field (a path or query parameter the route refuses: a NUL or a lone surrogate in any, a value outside its documented range; or a malformed Idempotency-Key).
+             *     As JSON (application/json): invalid_json (a body that is not JSON, whatever the method), nesting_too_deep (a JSON body nesting arrays and objects more than 32 levels deep), invalid_body (a body that does not decompress as its Content-Encoding says), https_required (plain HTTP where HTTPS is required), invalid_field (a path or query parameter the route refuses: a NUL or a lone surrogate in any, a path parameter that is not percent-encoded UTF-8, a value outside its documented range; or a malformed Idempotency-Key).
              */
             400: {
                 headers: {
@@ -2872,7 +2872,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description invalid_body: the body is not UTF-8 (a Content-Encoding or charset the service does not read). */
+            /** @description invalid_body: the body is not UTF-8 JSON: a Content-Type charset other than utf-8, or a Content-Encoding other than gzip, deflate, br or zstd. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2944,7 +2944,7 @@ export interface operations {
             /**
              * @description Not a ticket id (over 255 characters), or only one of eventId and ticketeerId
              *
-             *     As JSON (application/json): invalid_json (a body that is not JSON, whatever the method), https_required (plain HTTP where HTTPS is required), invalid_field (a path or query parameter the route refuses: a NUL or a lone surrogate in any, a value outside its documented range; or a malformed Idempotency-Key).
+             *     As JSON (application/json): invalid_json (a body that is not JSON, whatever the method), nesting_too_deep (a JSON body nesting arrays and objects more than 32 levels deep), invalid_body (a body that does not decompress as its Content-Encoding says), https_required (plain HTTP where HTTPS is required), invalid_field (a path or query parameter the route refuses: a NUL or a lone surrogate in any, a path parameter that is not percent-encoded UTF-8, a value outside its documented range; or a malformed Idempotency-Key).
              */
             400: {
                 headers: {
@@ -2973,7 +2973,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description invalid_body: the body is not UTF-8 (a Content-Encoding or charset the service does not read). */
+            /** @description invalid_body: the body is not UTF-8 JSON: a Content-Type charset other than utf-8, or a Content-Encoding other than gzip, deflate, br or zstd. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3046,7 +3046,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_json (a body that is not JSON, whatever the method), https_required (plain HTTP where HTTPS is required), invalid_field (a path or query parameter the route refuses: a NUL or a lone surrogate in any, a value outside its documented range; or a malformed Idempotency-Key). */
+            /** @description invalid_json (a body that is not JSON, whatever the method), nesting_too_deep (a JSON body nesting arrays and objects more than 32 levels deep), invalid_body (a body that does not decompress as its Content-Encoding says), https_required (plain HTTP where HTTPS is required), invalid_field (a path or query parameter the route refuses: a NUL or a lone surrogate in any, a path parameter that is not percent-encoded UTF-8, a value outside its documented range; or a malformed Idempotency-Key). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3064,7 +3064,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description invalid_body: the body is not UTF-8 (a Content-Encoding or charset the service does not read). */
+            /** @description invalid_body: the body is not UTF-8 JSON: a Content-Type charset other than utf-8, or a Content-Encoding other than gzip, deflate, br or zstd. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3180,7 +3180,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description invalid_body: the body is not UTF-8 (a Content-Encoding or charset the service does not read). */
+            /** @description invalid_body: the body is not UTF-8 JSON: a Content-Type charset other than utf-8, or a Content-Encoding other than gzip, deflate, br or zstd. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3260,7 +3260,7 @@ export interface operations {
                     "application/json": components["schemas"]["CallbackViewDto"][];
                 };
             };
-            /** @description invalid_json (a body that is not JSON, whatever the method), https_required (plain HTTP where HTTPS is required), invalid_field (a path or query parameter the route refuses: a NUL or a lone surrogate in any, a value outside its documented range; or a malformed Idempotency-Key). */
+            /** @description invalid_json (a body that is not JSON, whatever the method), nesting_too_deep (a JSON body nesting arrays and objects more than 32 levels deep), invalid_body (a body that does not decompress as its Content-Encoding says), https_required (plain HTTP where HTTPS is required), invalid_field (a path or query parameter the route refuses: a NUL or a lone surrogate in any, a path parameter that is not percent-encoded UTF-8, a value outside its documented range; or a malformed Idempotency-Key). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3287,7 +3287,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description invalid_body: the body is not UTF-8 (a Content-Encoding or charset the service does not read). */
+            /** @description invalid_body: the body is not UTF-8 JSON: a Content-Type charset other than utf-8, or a Content-Encoding other than gzip, deflate, br or zstd. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3354,7 +3354,7 @@ export interface operations {
                 };
             };
             /**
-             * @description invalid_json, invalid_body (not what the endpoint takes) or too_many_items.
+             * @description invalid_json, invalid_body (not what the endpoint takes), nesting_too_deep or too_many_items.
              *
              *     invalid_json, invalid_body (not a JSON object) or invalid_field (eventId, status, since).
              */
@@ -3399,7 +3399,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description invalid_body: the body is not UTF-8 (a Content-Encoding or charset the service does not read). */
+            /** @description invalid_body: the body is not UTF-8 JSON: a Content-Type charset other than utf-8, or a Content-Encoding other than gzip, deflate, br or zstd. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3471,7 +3471,7 @@ export interface operations {
                     "application/json": components["schemas"]["CallbackViewDto"];
                 };
             };
-            /** @description invalid_json (a body that is not JSON, whatever the method), https_required (plain HTTP where HTTPS is required), invalid_field (a path or query parameter the route refuses: a NUL or a lone surrogate in any, a value outside its documented range; or a malformed Idempotency-Key). */
+            /** @description invalid_json (a body that is not JSON, whatever the method), nesting_too_deep (a JSON body nesting arrays and objects more than 32 levels deep), invalid_body (a body that does not decompress as its Content-Encoding says), https_required (plain HTTP where HTTPS is required), invalid_field (a path or query parameter the route refuses: a NUL or a lone surrogate in any, a path parameter that is not percent-encoded UTF-8, a value outside its documented range; or a malformed Idempotency-Key). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3507,7 +3507,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description invalid_body: the body is not UTF-8 (a Content-Encoding or charset the service does not read). */
+            /** @description invalid_body: the body is not UTF-8 JSON: a Content-Type charset other than utf-8, or a Content-Encoding other than gzip, deflate, br or zstd. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3571,7 +3571,7 @@ export interface operations {
                     "application/json": components["schemas"]["CallbackViewDto"];
                 };
             };
-            /** @description invalid_json (a body that is not JSON, whatever the method), https_required (plain HTTP where HTTPS is required), invalid_field (a path or query parameter the route refuses: a NUL or a lone surrogate in any, a value outside its documented range; or a malformed Idempotency-Key). */
+            /** @description invalid_json (a body that is not JSON, whatever the method), nesting_too_deep (a JSON body nesting arrays and objects more than 32 levels deep), invalid_body (a body that does not decompress as its Content-Encoding says), https_required (plain HTTP where HTTPS is required), invalid_field (a path or query parameter the route refuses: a NUL or a lone surrogate in any, a path parameter that is not percent-encoded UTF-8, a value outside its documented range; or a malformed Idempotency-Key). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3620,7 +3620,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description invalid_body: the body is not UTF-8 (a Content-Encoding or charset the service does not read). */
+            /** @description invalid_body: the body is not UTF-8 JSON: a Content-Type charset other than utf-8, or a Content-Encoding other than gzip, deflate, br or zstd. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3744,7 +3744,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_json (a body that is not JSON, whatever the method), https_required (plain HTTP where HTTPS is required), invalid_field (a path or query parameter the route refuses: a NUL or a lone surrogate in any, a value outside its documented range; or a malformed Idempotency-Key). */
+            /** @description invalid_json (a body that is not JSON, whatever the method), nesting_too_deep (a JSON body nesting arrays and objects more than 32 levels deep), invalid_body (a body that does not decompress as its Content-Encoding says), https_required (plain HTTP where HTTPS is required), invalid_field (a path or query parameter the route refuses: a NUL or a lone surrogate in any, a path parameter that is not percent-encoded UTF-8, a value outside its documented range; or a malformed Idempotency-Key). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3762,7 +3762,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description invalid_body: the body is not UTF-8 (a Content-Encoding or charset the service does not read). */
+            /** @description invalid_body: the body is not UTF-8 JSON: a Content-Type charset other than utf-8, or a Content-Encoding other than gzip, deflate, br or zstd. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3928,7 +3928,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_json (a body that is not JSON, whatever the method), https_required (plain HTTP where HTTPS is required), invalid_field (a path or query parameter the route refuses: a NUL or a lone surrogate in any, a value outside its documented range; or a malformed Idempotency-Key). */
+            /** @description invalid_json (a body that is not JSON, whatever the method), nesting_too_deep (a JSON body nesting arrays and objects more than 32 levels deep), invalid_body (a body that does not decompress as its Content-Encoding says), https_required (plain HTTP where HTTPS is required), invalid_field (a path or query parameter the route refuses: a NUL or a lone surrogate in any, a path parameter that is not percent-encoded UTF-8, a value outside its documented range; or a malformed Idempotency-Key). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3946,7 +3946,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description invalid_body: the body is not UTF-8 (a Content-Encoding or charset the service does not read). */
+            /** @description invalid_body: the body is not UTF-8 JSON: a Content-Type charset other than utf-8, or a Content-Encoding other than gzip, deflate, br or zstd. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4112,7 +4112,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_json (a body that is not JSON, whatever the method), https_required (plain HTTP where HTTPS is required), invalid_field (a path or query parameter the route refuses: a NUL or a lone surrogate in any, a value outside its documented range; or a malformed Idempotency-Key). */
+            /** @description invalid_json (a body that is not JSON, whatever the method), nesting_too_deep (a JSON body nesting arrays and objects more than 32 levels deep), invalid_body (a body that does not decompress as its Content-Encoding says), https_required (plain HTTP where HTTPS is required), invalid_field (a path or query parameter the route refuses: a NUL or a lone surrogate in any, a path parameter that is not percent-encoded UTF-8, a value outside its documented range; or a malformed Idempotency-Key). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4130,7 +4130,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description invalid_body: the body is not UTF-8 (a Content-Encoding or charset the service does not read). */
+            /** @description invalid_body: the body is not UTF-8 JSON: a Content-Type charset other than utf-8, or a Content-Encoding other than gzip, deflate, br or zstd. */
             415: {
                 headers: {
                     [name: string]: unknown;

@@ -27,10 +27,15 @@ export function configProblems(config: AppConfig): string[] {
   return problems;
 }
 
-/** TLS needs both files; TRUST_PROXY takes what Express's "trust proxy" takes (a typo must not silently trust nobody, or everybody). */
+/**
+ * TLS needs both files; TRUST_PROXY takes what Express's "trust proxy" takes (a typo must not
+ * silently trust nobody, or everybody); the headers are part of the request, so their time cannot
+ * be the longer one.
+ */
 function checkHttp(config: AppConfig, problems: string[]): void {
-  const { tlsCertFile, tlsKeyFile, trustProxy } = config.http;
+  const { tlsCertFile, tlsKeyFile, trustProxy, headersTimeoutMs, requestTimeoutMs } = config.http;
   if ((tlsCertFile === null) !== (tlsKeyFile === null)) problems.push("TLS_CERT_FILE and TLS_KEY_FILE go together: set both or neither");
+  if (headersTimeoutMs > requestTimeoutMs) problems.push("HTTP_HEADERS_TIMEOUT_MS must not be longer than HTTP_REQUEST_TIMEOUT_MS");
   for (const entry of trustProxy) {
     if (!TRUST_PROXY_KEYWORDS.has(entry) && !isAddressOrCidr(entry)) {
       problems.push(`TRUST_PROXY entry "${entry}" is not an IP address, a CIDR range or one of ${[...TRUST_PROXY_KEYWORDS].join(", ")}`);

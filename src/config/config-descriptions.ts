@@ -99,6 +99,14 @@ export const CONFIG_SECTIONS: readonly ConfigSection[] = [
     variables: {
       STREAM_BODY_LIMIT_BYTES: { meaning: "Body cap of `POST /stream`: 5000 `newEvent` actions with every string at 255 characters fit." },
       TICKET_BODY_LIMIT_BYTES: { meaning: "Body cap of the other endpoints." },
+      HTTP_HEADERS_TIMEOUT_MS: {
+        meaning:
+          "A request's headers must arrive within this; a slower client gets `408` and its connection is closed (may not be longer than `HTTP_REQUEST_TIMEOUT_MS`).",
+      },
+      HTTP_REQUEST_TIMEOUT_MS: {
+        meaning:
+          "The whole request, body included, must arrive within this; a slower client gets `408` and its connection is closed. The time to answer is not limited.",
+      },
       RATE_LIMIT_REQUESTS: { meaning: "Requests per API key per window, counted in Redis across instances." },
       RATE_LIMIT_WINDOW_SECONDS: { meaning: "The window of `RATE_LIMIT_REQUESTS`." },
       VERIFY_RATE_LIMIT_REQUESTS: {

@@ -1,3 +1,4 @@
+import { MAX_JSON_DEPTH } from "../common/http/json-nesting";
 import type { AppConfig, AppMode, AppRole } from "./config-types";
 import type { VariableParser } from "./variable-parser";
 
@@ -31,6 +32,9 @@ export function readConfig(parse: VariableParser): AppConfig {
       trustProxy: parse.list("TRUST_PROXY"),
       // The worker role serves only the operations endpoints, on the internal network.
       requireHttps: parse.boolean("REQUIRE_HTTPS", production && parse.optional("APP_ROLE") !== "worker"),
+      // Node's own defaults (60 s, 300 s) let a slow client hold a connection for minutes.
+      headersTimeoutMs: parse.integer("HTTP_HEADERS_TIMEOUT_MS", 15_000, 100, 600_000),
+      requestTimeoutMs: parse.integer("HTTP_REQUEST_TIMEOUT_MS", 60_000, 100, 3_600_000),
     },
     database: {
       url: parse.url("DATABASE_URL", DEFAULT_DATABASE_URL, ["postgres:", "postgresql:"]) as string,
@@ -46,6 +50,7 @@ export function readConfig(parse: VariableParser): AppConfig {
       streamActions: 5000,
       ticketBodyBytes: parse.integer("TICKET_BODY_LIMIT_BYTES", 256 * 1024, 1024),
       streamBodyBytes: parse.integer("STREAM_BODY_LIMIT_BYTES", 16 * 1024 * 1024, 1024),
+      jsonDepth: MAX_JSON_DEPTH,
     },
     rateLimit: {
       points: parse.integer("RATE_LIMIT_REQUESTS", 600, 1),

@@ -23,10 +23,15 @@ export interface AppConfig {
     trustProxy: string[];
     /** Refuse a request that did not arrive over HTTPS (health probes excepted), and send HSTS. */
     requireHttps: boolean;
+    /** A connection whose request headers have not all arrived this long after they began is closed (408). */
+    headersTimeoutMs: number;
+    /** A connection whose whole request (headers and body) has not arrived this long after it began is closed (408). */
+    requestTimeoutMs: number;
   };
   database: { url: string; createIfMissing: boolean; migrateAtBoot: boolean };
   redis: { url: string; keyPrefix: string };
-  limits: { ticketItems: number; streamActions: number; ticketBodyBytes: number; streamBodyBytes: number };
+  /** jsonDepth: the most levels of arrays and objects a JSON body may nest (the endpoints take 3 at most). */
+  limits: { ticketItems: number; streamActions: number; ticketBodyBytes: number; streamBodyBytes: number; jsonDepth: number };
   rateLimit: { points: number; durationSeconds: number };
   /** The public ticket pages (GET /verify/{ticketId}, /verify/tokens/{tokenId}): requests per client IP per window. */
   verifyPage: { points: number; durationSeconds: number };

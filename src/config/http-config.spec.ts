@@ -30,4 +30,14 @@ describe("transport security settings", () => {
     expect(problems).toHaveLength(3);
     expect(problems[0]).toMatch(/^TRUST_PROXY entry "true" is not/);
   });
+
+  it("closes slow requests after 15 s of headers and 60 s in all by default; the headers' time cannot be the longer", () => {
+    expect(read({}).http).toMatchObject({ headersTimeoutMs: 15_000, requestTimeoutMs: 60_000 });
+    const short = read({ HTTP_HEADERS_TIMEOUT_MS: "500", HTTP_REQUEST_TIMEOUT_MS: "1000" });
+    expect(short.http).toMatchObject({ headersTimeoutMs: 500, requestTimeoutMs: 1_000 });
+    expect(configProblems(short)).toEqual([]);
+    expect(configProblems(read({ HTTP_HEADERS_TIMEOUT_MS: "20000", HTTP_REQUEST_TIMEOUT_MS: "10000" }))).toEqual([
+      "HTTP_HEADERS_TIMEOUT_MS must not be longer than HTTP_REQUEST_TIMEOUT_MS",
+    ]);
+  });
 });

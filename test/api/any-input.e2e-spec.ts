@@ -32,7 +32,7 @@ afterAll(async () => {
   await testApp?.close();
 });
 
-describe("NUL and lone surrogates", () => {
+describe("NUL, lone surrogates and paths that do not decode", () => {
   it.each([
     ["NUL", NUL],
     ["a lone surrogate", LONE],
@@ -95,13 +95,29 @@ describe("NUL and lone surrogates", () => {
       expect(answer.status, path).toBe(400);
       expect(answer.body.error, path).toMatchObject({ code: "invalid_field" });
     }
-    // A lone surrogate cannot be percent-encoded as UTF-8: such a path is not UTF-8 and is refused as a 4xx too.
-    const lone = await api.get("/api/v1/tickets/a%ED%A0%80b");
-    expect(lone.status).toBe(400);
-    expect(lone.body).toEqual({ status: "error", error: expect.objectContaining({ code: expect.any(String) }) });
     const query = await api.get("/api/v1/callbacks?eventId=a%00b");
     expect(query.status).toBe(400);
     expect(query.body.error).toMatchObject({ code: "invalid_field", field: "eventId" });
+  });
+
+  it("a path parameter that does not decode (a malformed %-escape, bytes that are not UTF-8) answers 400 invalid_field naming it", async () => {
+    for (const [path, field] of [
+      ["/api/v1/tickets/a%ffb", "ticketId"],
+      ["/api/v1/events/%ff", "eventId"],
+      ["/api/v1/actions/%E0%A4%A", "promise"],
+      ["/api/v1/callbacks/%C0%AF", "callbackId"],
+      // A lone surrogate cannot be percent-encoded as UTF-8: such a path is not UTF-8.
+      ["/api/v1/tickets/a%ED%A0%80b", "ticketId"],
+    ]) {
+      const answer = await api.get(path);
+      expect(answer.status, path).toBe(400);
+      expect(answer.body, path).toEqual({
+        status: "error",
+        error: { code: "invalid_field", field, message: `${field} is not UTF-8 text percent-encoded (a malformed %-escape, or bytes that are not UTF-8)` },
+      });
+    }
+    const redeliver = await api.post("/api/v1/callbacks/%ff/redeliver", {});
+    expect(redeliver.body.error).toMatchObject({ code: "invalid_field", field: "callbackId" });
   });
 });
 

@@ -1,3 +1,5 @@
+import { gzipSync } from "node:zlib";
+
 import { DataSource } from "typeorm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -156,6 +158,42 @@ describe("body shape", () => {
     }
   });
 
+  /** One scannedTicket action whose ignored field `pad` holds `value`: the whole body nests 2 levels more than `value`. */
+  const streamWithPad = (value: string) => `[{"action":"scannedTicket","data":{"ticketId":"${id("t-nested")}"},"pad":${value}}]`;
+  const nestedArrays = (levels: number) => "[".repeat(levels) + "]".repeat(levels);
+
+  it("a body nested deeper than 32 levels answers 400 nesting_too_deep on every endpoint; 32 levels are taken", async () => {
+    const limit = 32;
+    const atLimit = await api.request("POST", "/stream", streamWithPad(nestedArrays(limit - 2)));
+    expect(atLimit.status).toBe(200);
+    expect(atLimit.body.data[0].error.code).toBe("ticket_not_found");
+    for (const path of [...TICKET_PATHS.map((p) => `/api/v1/${p}`), "/stream", "/api/v1/stream"]) {
+      await refusedWhole(() => api.request("POST", path, streamWithPad(nestedArrays(limit - 1))), 400, "nesting_too_deep");
+    }
+    // Counted on the bytes as decompressed.
+    const gzipped = gzipSync(streamWithPad(nestedArrays(limit - 1)));
+    await refusedWhole(() => api.request("POST", "/stream", gzipped, { "content-encoding": "gzip" }), 400, "nesting_too_deep");
+    const objects = (levels: number): string => (levels === 0 ? "1" : `{"a":${objects(levels - 1)}}`);
+    await refusedWhole(() => api.request("POST", "/api/v1/events", objects(limit + 1)), 400, "nesting_too_deep");
+    await refusedWhole(() => api.request("POST", "/api/v1/callbacks/redeliver", objects(limit + 1)), 400, "nesting_too_deep");
+    // Brackets inside strings are text, however many.
+    const inString = await api.request("POST", "/stream", streamWithPad(JSON.stringify(`\\"${"[{".repeat(100)}`)));
+    expect(inString.status).toBe(200);
+  });
+
+  it("/stream's largest body of nested arrays is refused before it is parsed: one that is not JSON at its end still answers nesting_too_deep", async () => {
+    const cap = testApp.config.limits.streamBodyBytes;
+    const levels = Math.floor((cap - streamWithPad("").length) / 2);
+    const nested = streamWithPad(nestedArrays(levels));
+    expect(nested.length).toBeGreaterThan(cap - 100);
+    expect(nested.length).toBeLessThanOrEqual(cap);
+    await refusedWhole(() => api.request("POST", "/stream", nested), 400, "nesting_too_deep");
+    // JSON.parse would refuse this at its last byte; the depth is read first.
+    await refusedWhole(() => api.request("POST", "/stream", `${nested.slice(0, -1)}x`), 400, "nesting_too_deep");
+    const answer = await api.request("POST", "/stream", nested);
+    expect(answer.body.error.message).toBe("The request body nests arrays and objects more than 32 levels deep.");
+  });
+
   it("a JSON array sent as text/plain is not taken as JSON", async () => {
     await refusedWhole(
       () => api.request("POST", "/api/v1/sold", JSON.stringify([soldItem(eventId, id("t-text"))]), { "content-type": "text/plain" }),
@@ -163,6 +201,58 @@ describe("body shape", () => {
       "invalid_body",
     );
   });
+});
+
+describe("body encoding", () => {
+  const postBytes = (path: string, bytes: Uint8Array, headers: Record<string, string>) => api.request("POST", path, bytes, headers);
+  const soldJson = (ticketId: string) => JSON.stringify([soldItem(eventId, ticketId)]);
+
+  it("only UTF-8 is read: a body declared in another charset answers 415 invalid_body, even one that is valid JSON in it", async () => {
+    const ticketId = id("t-utf16");
+    for (const charset of ["utf-16le", "utf-16", "UTF-32", "iso-8859-1"]) {
+      const bytes = Buffer.from(soldJson(ticketId), charset.startsWith("utf-16") ? "utf16le" : "latin1");
+      const answer = await refusedBytes(() => postBytes("/api/v1/sold", bytes, { "content-type": `application/json; charset=${charset}` }), 415);
+      expect(answer.error).toEqual({ code: "invalid_body", message: "The request body must be UTF-8 JSON: its Content-Type names another charset." });
+    }
+    expect((await api.get(`/api/v1/tickets/${ticketId}`)).status).toBe(404);
+    for (const contentType of ["application/json; charset=utf-8", 'application/json; charset="UTF-8"', "application/json"]) {
+      const answer = await postBytes("/api/v1/sold", Buffer.from(soldJson(id("t-utf8"))), { "content-type": contentType });
+      expect(answer.status, contentType).toBe(200);
+    }
+  });
+
+  it("a body that does not decompress as its Content-Encoding says answers 400 invalid_body in our words, not the library's", async () => {
+    const json = Buffer.from(soldJson(id("t-gzip")));
+    for (const [encoding, bytes] of [
+      ["gzip", json],
+      ["gzip", gzipSync(json).subarray(0, 20)],
+      ["deflate", json],
+      ["br", json],
+    ] as const) {
+      const answer = await refusedBytes(() => postBytes("/api/v1/sold", bytes, { "content-type": "application/json", "content-encoding": encoding }), 400);
+      expect(answer.error, encoding).toEqual({ code: "invalid_body", message: "The request body does not decompress as its Content-Encoding says." });
+    }
+    const unknown = await refusedBytes(() => postBytes("/api/v1/sold", json, { "content-type": "application/json", "content-encoding": "compress" }), 415);
+    expect(unknown.error).toEqual({
+      code: "invalid_body",
+      message: "The request body's Content-Encoding is not read: send it as is, or as gzip, deflate, br or zstd.",
+    });
+    const gzipped = await postBytes("/api/v1/sold", gzipSync(Buffer.from(soldJson(id("t-gzip-ok")))), {
+      "content-type": "application/json",
+      "content-encoding": "gzip",
+    });
+    expect(gzipped.status).toBe(200);
+  });
+
+  /** Runs `request`, checks its status and that nothing was stored, and returns its body. */
+  async function refusedBytes(request: () => Promise<{ status: number; body: unknown }>, status: number): Promise<{ error: unknown }> {
+    const before = await ledgerRows();
+    const answer = await request();
+    expect(answer.status).toBe(status);
+    expect(keysOf(answer.body as object)).toEqual(["error", "status"]);
+    expect(await ledgerRows()).toBe(before);
+    return answer.body as { error: unknown };
+  }
 });
 
 describe("body size caps", () => {

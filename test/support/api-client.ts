@@ -10,7 +10,7 @@ export function apiClient(baseUrl: string, apiKey?: string) {
     const response = await fetch(baseUrl + path, {
       method,
       headers: { "content-type": "application/json", ...(apiKey ? { "x-api-key": apiKey } : {}), ...headers },
-      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+      body: bodyOf(body),
     });
     const text = await response.text();
     return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
@@ -23,3 +23,10 @@ export function apiClient(baseUrl: string, apiKey?: string) {
 }
 
 export type ApiClient = ReturnType<typeof apiClient>;
+
+/** A string or bytes go as they are (raw JSON, a compressed body); anything else as JSON. */
+function bodyOf(body: unknown): string | Uint8Array<ArrayBuffer> | undefined {
+  if (body === undefined || typeof body === "string") return body;
+  if (body instanceof Uint8Array) return new Uint8Array(body);
+  return JSON.stringify(body);
+}

@@ -7,6 +7,7 @@ export const ERROR_CODES = [
   "invalid_body",
   "too_many_items",
   "payload_too_large",
+  "nesting_too_deep",
   "invalid_item",
   "invalid_field",
   "unknown_action",

@@ -1,5 +1,7 @@
 import type { OpenAPIObject } from "@nestjs/swagger";
 
+import { MAX_JSON_DEPTH } from "./json-nesting";
+
 const ERROR_BODY_SCHEMA = { $ref: "#/components/schemas/ErrorBodyDto" };
 
 /**
@@ -10,11 +12,12 @@ const ERROR_BODY_SCHEMA = { $ref: "#/components/schemas/ErrorBodyDto" };
  */
 const COMMON_ANSWERS: Record<string, string> = {
   "400":
-    "invalid_json (a body that is not JSON, whatever the method), https_required (plain HTTP where HTTPS is required), " +
-    "invalid_field (a path or query parameter the route refuses: a NUL or a lone surrogate in any, a value outside its documented range; " +
-    "or a malformed Idempotency-Key).",
+    `invalid_json (a body that is not JSON, whatever the method), nesting_too_deep (a JSON body nesting arrays and objects more than ${MAX_JSON_DEPTH} levels deep), ` +
+    "invalid_body (a body that does not decompress as its Content-Encoding says), https_required (plain HTTP where HTTPS is required), " +
+    "invalid_field (a path or query parameter the route refuses: a NUL or a lone surrogate in any, a path parameter that is not percent-encoded UTF-8, " +
+    "a value outside its documented range; or a malformed Idempotency-Key).",
   "413": "payload_too_large: the body exceeds the endpoint's size cap.",
-  "415": "invalid_body: the body is not UTF-8 (a Content-Encoding or charset the service does not read).",
+  "415": "invalid_body: the body is not UTF-8 JSON: a Content-Type charset other than utf-8, or a Content-Encoding other than gzip, deflate, br or zstd.",
   "500": "internal_error: something went wrong on the service's side; nothing of the request was applied.",
   "503":
     "service_unavailable: a dependency (the database) cannot be reached just now; nothing of the request was applied. " +
