@@ -3,6 +3,8 @@ import https from "node:https";
 
 import { RequestFilteringHttpsAgent } from "request-filtering-agent";
 
+import { NameResolver, type NameResolverOptions } from "./name-resolver";
+
 export interface DeliveryAnswer {
   statusCode: number | null;
   error: string | null;
@@ -14,7 +16,9 @@ export interface CallbackHttpOptions {
   timeoutMs: number;
   /** Host names allowed to resolve to private addresses (development and tests only). */
   allowHosts: readonly string[];
-  /** The resolver behind the address check (default dns.lookup); tests put a stub here. */
+  /** Name resolution (NameResolver): its DNS servers and deadline; by default the system's servers and the attempt's timeout. */
+  dns?: NameResolverOptions;
+  /** In place of the NameResolver, behind the address check: tests put a stub here. */
   lookup?: LookupFunction;
 }
 
@@ -31,15 +35,25 @@ export function createPublicAgent(): https.Agent {
  * POSTs a callback over HTTPS. Targets must resolve to public addresses, checked on the address the
  * socket actually connects to (so DNS rebinding gains nothing): private, loopback, link-local,
  * carrier-grade NAT, multicast, reserved and IPv4-mapped addresses are refused before connecting.
- * Redirects are never followed.
+ * Names are resolved by a NameResolver (c-ares, off the thread pool, with its own deadline), so one
+ * receiver's hanging name costs only its own attempts. Redirects are never followed.
  */
 export class CallbackHttp {
   private readonly publicAgent: https.Agent;
   private readonly allowedAgent: https.Agent;
+  private readonly resolver: NameResolver | undefined;
+  /** Every new connection's name lookup, allowed hosts' too: never dns.lookup, whose thread pool one hanging name can fill. */
+  private readonly lookup: LookupFunction;
 
   constructor(private readonly options: CallbackHttpOptions) {
     this.publicAgent = createPublicAgent();
     this.allowedAgent = new https.Agent({ keepAlive: true, maxSockets: 64 });
+    if (options.lookup) {
+      this.lookup = options.lookup;
+    } else {
+      this.resolver = new NameResolver(options.dns ?? { servers: [], timeoutMs: options.timeoutMs });
+      this.lookup = this.resolver.lookup;
+    }
   }
 
   post(target: string, body: string, headers: Record<string, string>): Promise<DeliveryAnswer> {
@@ -58,7 +72,7 @@ export class CallbackHttp {
         {
           method: "POST",
           agent: this.agentFor(url),
-          ...(this.options.lookup ? { lookup: this.options.lookup } : {}),
+          lookup: this.lookup,
           headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), "user-agent": "ticket-registry-callbacks/1", ...headers },
           signal: AbortSignal.timeout(this.options.timeoutMs),
         },
@@ -75,6 +89,7 @@ export class CallbackHttp {
   close(): void {
     this.publicAgent.destroy();
     this.allowedAgent.destroy();
+    this.resolver?.close();
   }
 
   private agentFor(url: URL): https.Agent {
