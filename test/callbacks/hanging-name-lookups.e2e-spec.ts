@@ -30,7 +30,11 @@ let receiver: HttpsReceiver;
 let api: Api;
 
 beforeAll(async () => {
-  [dns, chain, receiver] = await Promise.all([startTestDnsServer({ [ANSWERS]: { a: ["127.0.0.1"] }, [HANGS]: SILENT }), startTestChain(), startHttpsReceiver()]);
+  [dns, chain, receiver] = await Promise.all([
+    startTestDnsServer({ [ANSWERS]: { a: ["127.0.0.1"] }, [HANGS]: SILENT }),
+    startTestChain(),
+    startHttpsReceiver(),
+  ]);
   testApp = await startTestApp({
     ...chain.env,
     ...DELIVERY_ENV,
@@ -59,7 +63,9 @@ async function callbacksTo(host: string): Promise<{ total: number; pending: numb
        FROM callbacks c JOIN events e ON e.id = c.event_ref WHERE e.callback_url LIKE $1`,
     [`https://${host}:%`],
   );
-  const errors = await sql.query(`SELECT DISTINCT coalesce(error, status_code::text) AS error FROM callback_attempts WHERE url LIKE $1 ORDER BY 1`, [`https://${host}:%`]);
+  const errors = await sql.query(`SELECT DISTINCT coalesce(error, status_code::text) AS error FROM callback_attempts WHERE url LIKE $1 ORDER BY 1`, [
+    `https://${host}:%`,
+  ]);
   return { ...counts, errors: errors.map((row: { error: string }) => row.error) };
 }
 

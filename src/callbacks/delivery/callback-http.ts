@@ -1,5 +1,6 @@
 import type { LookupFunction } from "node:net";
 import https from "node:https";
+import { isIP } from "node:net";
 
 import { RequestFilteringHttpsAgent } from "request-filtering-agent";
 
@@ -56,16 +57,20 @@ export class CallbackHttp {
     }
   }
 
-  post(target: string, body: string, headers: Record<string, string>): Promise<DeliveryAnswer> {
+  async post(target: string, body: string, headers: Record<string, string>): Promise<DeliveryAnswer> {
     const started = performance.now();
+    // The attempt's timeout counts from here: a name lookup is part of the attempt.
+    const signal = AbortSignal.timeout(this.options.timeoutMs);
     const finish = (answer: Omit<DeliveryAnswer, "durationMs">): DeliveryAnswer => ({ ...answer, durationMs: Math.round(performance.now() - started) });
     let url: URL;
     try {
       url = new URL(target);
     } catch {
-      return Promise.resolve(finish({ statusCode: null, error: "callbackUrl is not a URL", retryAfter: undefined }));
+      return finish({ statusCode: null, error: "callbackUrl is not a URL", retryAfter: undefined });
     }
-    if (url.protocol !== "https:") return Promise.resolve(finish({ statusCode: null, error: "callbackUrl must use https", retryAfter: undefined }));
+    if (url.protocol !== "https:") return finish({ statusCode: null, error: "callbackUrl must use https", retryAfter: undefined });
+    const lookupFailure = await this.resolveFirst(url);
+    if (lookupFailure !== null) return finish({ statusCode: null, error: lookupFailure, retryAfter: undefined });
     return new Promise((resolve) => {
       const request = https.request(
         url,
@@ -74,7 +79,7 @@ export class CallbackHttp {
           agent: this.agentFor(url),
           lookup: this.lookup,
           headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), "user-agent": "ticket-registry-callbacks/1", ...headers },
-          signal: AbortSignal.timeout(this.options.timeoutMs),
+          signal,
         },
         (response) => {
           response.resume();
@@ -84,6 +89,22 @@ export class CallbackHttp {
       request.on("error", (error) => resolve(finish({ statusCode: null, error: describe(error, this.options.timeoutMs), retryAfter: undefined })));
       request.end(body);
     });
+  }
+
+  /**
+   * Resolves the target's name before the request: every attempt waiting for a name that hangs then
+   * fails at the lookup's deadline, with that reason, rather than queueing for one of the agent's 64
+   * sockets per host until its own timeout. The socket's lookup finds the answer kept (at least
+   * MIN_TTL_SECONDS) and checks its addresses as ever. Null when the name resolved (or is an address).
+   */
+  private async resolveFirst(url: URL): Promise<string | null> {
+    if (!this.resolver || isIP(url.hostname.replace(/^\[(.*)\]$/, "$1")) !== 0) return null;
+    try {
+      await this.resolver.resolve(url.hostname);
+      return null;
+    } catch (error) {
+      return (error as Error).message;
+    }
   }
 
   close(): void {

@@ -14,7 +14,7 @@ beforeAll(async () => {
     "both.resolver.test": { a: ["127.0.0.1", "127.0.0.2"], aaaa: ["::1"] },
     "v4only.resolver.test": { a: ["127.0.0.3"] },
     "cached.resolver.test": { a: ["127.0.0.4"], ttl: 60 },
-    "uncached.resolver.test": { a: ["127.0.0.5"], ttl: 0 },
+    "ttl-zero.resolver.test": { a: ["127.0.0.5"], ttl: 0 },
     "shared.resolver.test": { a: ["127.0.0.6"], ttl: 0 },
     "hangs.resolver.test": SILENT,
     "aaaa-hangs.resolver.test": { a: ["127.0.0.7"], aaaa: "silent" },
@@ -104,13 +104,24 @@ describe("NameResolver", () => {
     expect(dns.queries("shared.resolver.test").length).toBeLessThan(10);
   });
 
-  it("keeps an answer for its TTL, and asks again for one without", async () => {
-    const resolver = resolverWith();
+  it("keeps an answer for its TTL (at least a second, so the socket's lookup right after finds it), then asks again", async () => {
+    let now = 1_000_000;
+    const resolver = new NameResolver({ servers: [dns.address], timeoutMs: 1_000, hosts: parseHosts(""), now: () => now });
+    resolvers.push(resolver);
     await resolver.resolve("cached.resolver.test");
+    now += 59_000;
     await resolver.resolve("cached.resolver.test");
     expect(dns.queries("cached.resolver.test")).toEqual(["A cached.resolver.test", "AAAA cached.resolver.test"]);
-    await resolver.resolve("uncached.resolver.test");
-    await resolver.resolve("uncached.resolver.test");
-    expect(dns.queries("uncached.resolver.test")).toHaveLength(4);
+    now += 1_000;
+    await resolver.resolve("cached.resolver.test");
+    expect(dns.queries("cached.resolver.test")).toHaveLength(4);
+
+    await resolver.resolve("ttl-zero.resolver.test");
+    now += 999;
+    await resolver.resolve("ttl-zero.resolver.test");
+    expect(dns.queries("ttl-zero.resolver.test")).toHaveLength(2);
+    now += 1;
+    await resolver.resolve("ttl-zero.resolver.test");
+    expect(dns.queries("ttl-zero.resolver.test")).toHaveLength(4);
   });
 });

@@ -10,10 +10,18 @@ export interface NameResolverOptions {
   timeoutMs: number;
   /** Names answered without DNS; by default the system's hosts file. */
   hosts?: HostsTable;
+  /** The clock answers expire by (tests move it). */
+  now?: () => number;
 }
 
 /** Answers are kept for their TTL, but never longer than this, so a changed record is seen soon enough. */
 const MAX_TTL_SECONDS = 300;
+/**
+ * Nor shorter than this: delivery resolves a name before its request and the socket's lookup then
+ * needs the same answer (a TTL of 0 would ask twice). The address check runs on every lookup, kept
+ * answers included.
+ */
+const MIN_TTL_SECONDS = 1;
 /** The most names kept at once; beyond it the oldest answer goes. */
 const MAX_CACHED_NAMES = 10_000;
 /** RFC 6761: `localhost` and names under it are loopback, without asking DNS (as getaddrinfo has them from the hosts file). */
@@ -42,7 +50,7 @@ export class NameLookupError extends Error {
  * every other receiver's lookups queue behind them until their attempts time out. c-ares
  * (dns.Resolver) sends its queries from the event loop, so a name that hangs costs only the attempts
  * that wait for it. Each name has one query in flight, shared by the attempts that wait for it, and
- * its own deadline; answers are kept for their TTL. The hosts file and `localhost` names are answered
+ * its own deadline; answers are kept for their TTL (from 1 s to 5 minutes). The hosts file and `localhost` names are answered
  * without DNS, as getaddrinfo answers them.
  *
  * Hand-written over dns.Resolver rather than cacheable-lookup: that package falls back to dns.lookup
@@ -54,6 +62,7 @@ export class NameResolver {
   private readonly hosts: HostsTable;
   private readonly cache = new Map<string, { addresses: LookupAddress[]; expiresAt: number }>();
   private readonly inFlight = new Map<string, Promise<LookupAddress[]>>();
+  private readonly now: () => number;
 
   constructor(private readonly options: NameResolverOptions) {
     // Two tries per server within the deadline, so one lost datagram does not fail the lookup; the
@@ -62,6 +71,7 @@ export class NameResolver {
     this.resolver = new dns.Resolver({ timeout: perTryMs, maxTimeout: perTryMs, tries: 2 });
     if (options.servers.length > 0) this.resolver.setServers([...options.servers]);
     this.hosts = options.hosts ?? readHostsFile();
+    this.now = options.now ?? Date.now;
   }
 
   /** For a socket's `lookup` option (net.connect, https.request): `all` and `family` as dns.lookup takes them. */
@@ -84,7 +94,7 @@ export class NameResolver {
     const local = this.hosts.get(name) ?? (name === "localhost" || name.endsWith(".localhost") ? LOOPBACK : undefined);
     if (local) return Promise.resolve([...local]);
     const cached = this.cache.get(name);
-    if (cached && cached.expiresAt > Date.now()) return Promise.resolve(cached.addresses);
+    if (cached && cached.expiresAt > this.now()) return Promise.resolve(cached.addresses);
     let query = this.inFlight.get(name);
     if (!query) {
       query = this.query(name).finally(() => this.inFlight.delete(name));
@@ -123,10 +133,10 @@ export class NameResolver {
   }
 
   private remember(name: string, addresses: LookupAddress[], ttlSeconds: number): void {
-    if (ttlSeconds <= 0) return;
     this.cache.delete(name);
     if (this.cache.size >= MAX_CACHED_NAMES) this.cache.delete(this.cache.keys().next().value as string);
-    this.cache.set(name, { addresses, expiresAt: Date.now() + Math.min(ttlSeconds, MAX_TTL_SECONDS) * 1000 });
+    const keptSeconds = Math.min(Math.max(ttlSeconds, MIN_TTL_SECONDS), MAX_TTL_SECONDS);
+    this.cache.set(name, { addresses, expiresAt: this.now() + keptSeconds * 1000 });
   }
 
   /** Why neither family gave an address: the deadline (ours or c-ares's) first, then "no such name", then DNS's own error. */
