@@ -22,8 +22,9 @@ import { quantile } from "./stats";
  * receiver closes every connection after its answer, so each callback needs a connection, and so a
  * name, of its own. Its callbacks come at a steady rate (updateTickets through /stream, 100/s for
  * 20 s): first alone, then with 3,000 callbacks due to the hanging receiver. Prints the answering
- * receiver's latency (accepted → delivered) in both phases, side by side; the figure is the p99
- * beside the hanging receiver, its limit the p99 alone.
+ * receiver's latency (accepted → delivered) in both phases, side by side, with its parts (waiting to
+ * be claimed, the first attempt); the figure is the p99 beside the hanging receiver, its limit the
+ * p99 alone. Runs with `npm run bench:callbacks` (alone: `-- --scenario hanging-lookups`).
  */
 const ANSWERS = "answers.receivers.test";
 const HANGS = "hangs.receivers.test";
@@ -41,7 +42,11 @@ interface PhaseResult {
   callbacks: number;
   delivered: number;
   retried: number;
+  /** Accepted → delivered, per delivered callback. */
   latenciesMs: number[];
+  /** Accepted → first attempt started (waiting to be claimed), and the first attempt's own duration. */
+  claimWaitsMs: number[];
+  attemptsMs: number[];
 }
 
 export async function runHangingLookupsBench(): Promise<Figure[]> {
@@ -140,7 +145,20 @@ async function steadyPhase(server: BenchServer, db: Client, ticketIds: string[])
   for (;;) {
     const { rows } = await db.query<{ delivered: number; retried: number; latencies: number[] | null }>(query, [promises]);
     if (rows[0].delivered === promises.length || Date.now() > deadline) {
-      return { callbacks: promises.length, delivered: rows[0].delivered, retried: rows[0].retried, latenciesMs: (rows[0].latencies ?? []).map(Number) };
+      const { rows: first } = await db.query<{ waits: number[] | null; durations: number[] | null }>(
+        `SELECT array_agg(extract(epoch FROM a.started_at - c.created_at) * 1000) AS waits, array_agg(a.duration_ms) AS durations
+           FROM callbacks c JOIN LATERAL (SELECT started_at, duration_ms FROM callback_attempts WHERE callback_id = c.id ORDER BY started_at LIMIT 1) a ON true
+          WHERE c.action_id = ANY($1::uuid[])`,
+        [promises],
+      );
+      return {
+        callbacks: promises.length,
+        delivered: rows[0].delivered,
+        retried: rows[0].retried,
+        latenciesMs: (rows[0].latencies ?? []).map(Number),
+        claimWaitsMs: (first[0].waits ?? []).map(Number),
+        attemptsMs: (first[0].durations ?? []).map(Number),
+      };
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
@@ -162,6 +180,8 @@ function phaseRow(phase: string, result: PhaseResult): Record<string, string | n
     "retried (> 1 attempt)": result.retried,
     "p50 ms": result.latenciesMs.length > 0 ? Math.round(quantile(result.latenciesMs, 0.5)) : "-",
     "p99 ms": undelivered * 100 > result.callbacks ? `> ${SETTLE_MS} (undelivered)` : p99(result),
+    "p99 wait for a claim ms": result.claimWaitsMs.length > 0 ? Math.round(quantile(result.claimWaitsMs, 0.99)) : "-",
+    "p99 first attempt ms": result.attemptsMs.length > 0 ? Math.round(quantile(result.attemptsMs, 0.99)) : "-",
   };
 }
 
@@ -210,11 +230,4 @@ async function waitUntil(db: Client, sql: string, what: string, timeoutMs = 120_
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-}
-
-if (require.main === module) {
-  runHangingLookupsBench().catch((error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
-  });
 }
