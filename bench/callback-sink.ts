@@ -13,12 +13,15 @@ export interface ReceivedCallback {
 
 /**
  * A keep-alive HTTPS receiver on 127.0.0.1 that answers every callback 204 and counts them. With
- * `onCallback` it also reads each body and hands the callback over before answering.
+ * `onCallback` it also reads each body and hands the callback over before answering. With
+ * `closeConnections` it closes each connection after its answer (a receiver without keep-alive):
+ * every callback then needs a connection, and so a name lookup, of its own.
  */
 export async function startCallbackSink(
   certFile: string,
   keyFile: string,
   onCallback?: (callback: ReceivedCallback) => void,
+  { closeConnections = false } = {},
 ): Promise<{ port: number; count: () => number; close: () => Promise<void> }> {
   let received = 0;
   const server = createServer({ cert: readFileSync(certFile), key: readFileSync(keyFile), keepAliveTimeout: 60_000 }, (request, response) => {
@@ -28,7 +31,7 @@ export async function startCallbackSink(
     request.on("end", () => {
       received += 1;
       onCallback?.({ path: request.url ?? "/", headers: request.headers, body: Buffer.concat(chunks).toString("utf8"), receivedAt: Date.now() });
-      response.writeHead(204).end();
+      response.writeHead(204, closeConnections ? { connection: "close" } : {}).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

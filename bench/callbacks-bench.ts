@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
+import { parseArgs } from "node:util";
 
 import { Client } from "pg";
 import type { EntityManager } from "typeorm";
@@ -10,6 +11,7 @@ import { generateTestTls, writeTestTls } from "../test/support/test-ca";
 import { startBenchServer } from "./bench-server";
 import { startCallbackSink } from "./callback-sink";
 import { describeLimit, type Figure, meetsRatioGoal, ratioOf } from "./figures";
+import { runHangingLookupsBench } from "./hanging-lookups-bench";
 import { measureReceiverCapacity } from "./receiver-load";
 import { type OwnedProcess } from "./stack/owned-process";
 import { runDirectory } from "./stack/run-directory";
@@ -35,8 +37,39 @@ const TARGET_PER_SECOND = 1_000;
 /** The goal: deliveries at least 0.8 of the receiver's own capacity. */
 const RECEIVER_RATIO_GOAL = 0.8;
 
-/** Runs the benchmark, prints its tables and returns its figure; everything it started is stopped. */
-export async function runCallbacksBench(): Promise<Figure[]> {
+/** The scenarios of `npm run bench:callbacks`, in the order they run. */
+const SCENARIOS = ["rate", "hanging-lookups"] as const;
+type Scenario = (typeof SCENARIOS)[number];
+const USAGE = `options: --scenario ${SCENARIOS.join("|")} (default: both, one after the other)`;
+
+/**
+ * `npm run bench:callbacks [-- --scenario rate|hanging-lookups]`: the delivery rate (below), then one
+ * receiver's name lookups hanging beside another receiver (bench/hanging-lookups-bench.ts).
+ */
+export async function runCallbacksBench(scenarios: readonly Scenario[] = SCENARIOS): Promise<Figure[]> {
+  const figures: Figure[] = [];
+  if (scenarios.includes("rate")) figures.push(...(await runDeliveryRateBench()));
+  if (scenarios.includes("hanging-lookups")) {
+    console.log("\nOne receiver's name lookups hang, beside another receiver:");
+    figures.push(...(await runHangingLookupsBench()));
+  }
+  return figures;
+}
+
+export function parseCallbacksOptions(argv: string[]): Scenario[] {
+  let scenario: string | undefined;
+  try {
+    scenario = parseArgs({ args: argv, options: { scenario: { type: "string" } }, strict: true }).values.scenario;
+  } catch (error) {
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`, { cause: error });
+  }
+  if (scenario === undefined) return [...SCENARIOS];
+  if (!SCENARIOS.includes(scenario as Scenario)) throw new Error(`--scenario must be one of ${SCENARIOS.join(", ")}, got "${scenario}"\n${USAGE}`);
+  return [scenario as Scenario];
+}
+
+/** The delivery rate: prints its tables and returns its figure; everything it started is stopped. */
+async function runDeliveryRateBench(): Promise<Figure[]> {
   const teardown = new Teardown();
   const logs = runDirectory("bench-callbacks");
   let passed = false;
@@ -232,8 +265,10 @@ async function waitForDelivered(db: Client, count: number, worker: OwnedProcess)
 }
 
 if (require.main === module) {
-  runCallbacksBench().catch((error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
-  });
+  Promise.resolve()
+    .then(() => runCallbacksBench(parseCallbacksOptions(process.argv.slice(2))))
+    .catch((error: unknown) => {
+      console.error(error);
+      process.exitCode = 1;
+    });
 }

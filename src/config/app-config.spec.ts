@@ -113,6 +113,19 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ ...production, CALLBACK_ALLOW_HOSTS: "localhost" })).toThrow("CALLBACK_ALLOW_HOSTS lets callbacks reach private addresses");
     expect(loadConfig({ ...production, CALLBACK_RETRY_SCALE: "1" }).callbacks.retryScale).toBe(1);
   });
+
+  it("reads the DNS servers delivery resolves with and the lookup's deadline (a third of the attempt's timeout, at most 5 s, by default)", () => {
+    expect(loadConfig({}).callbacks).toMatchObject({ dnsServers: [], dnsTimeoutMs: 5_000 });
+    expect(loadConfig({ CALLBACK_TIMEOUT_MS: "3000" }).callbacks.dnsTimeoutMs).toBe(1_000);
+    expect(loadConfig({ CALLBACK_DNS_SERVERS: "10.0.0.53, 10.0.0.54:5353, ::1, [::1]:53", CALLBACK_DNS_TIMEOUT_MS: "2000" }).callbacks).toMatchObject({
+      dnsServers: ["10.0.0.53", "10.0.0.54:5353", "::1", "[::1]:53"],
+      dnsTimeoutMs: 2_000,
+    });
+    expect(() => loadConfig({ CALLBACK_DNS_SERVERS: "10.0.0.53,dns.example.com" })).toThrow(
+      'CALLBACK_DNS_SERVERS entry "dns.example.com" is not an IP address with an optional port',
+    );
+    expect(() => loadConfig({ CALLBACK_DNS_TIMEOUT_MS: "15000" })).toThrow("CALLBACK_DNS_TIMEOUT_MS must be shorter than CALLBACK_TIMEOUT_MS");
+  });
 });
 
 describe("configVariableNames", () => {

@@ -24,6 +24,7 @@ export function configProblems(config: AppConfig): string[] {
     problems.push(`ADMIN_PASSWORD must be at least ${MIN_ADMIN_PASSWORD_LENGTH} characters`);
   }
   if (config.callbacks.leaseMs <= config.callbacks.timeoutMs) problems.push("CALLBACK_LEASE_MS must be longer than CALLBACK_TIMEOUT_MS");
+  if (config.callbacks.dnsTimeoutMs >= config.callbacks.timeoutMs) problems.push("CALLBACK_DNS_TIMEOUT_MS must be shorter than CALLBACK_TIMEOUT_MS");
   return problems;
 }
 

@@ -254,13 +254,21 @@ export const CONFIG_SECTIONS: readonly ConfigSection[] = [
     variables: {
       CALLBACK_DELIVERY: { meaning: "Whether this worker delivers callbacks (`false` on workers that should only write to the chain)." },
       CALLBACK_CONCURRENCY: { meaning: "Callbacks in flight per worker; one receiver gets at most half of them." },
-      CALLBACK_TIMEOUT_MS: { meaning: "A receiver's time to answer." },
+      CALLBACK_TIMEOUT_MS: { meaning: "A receiver's time to answer, its name's lookup included." },
       CALLBACK_LEASE_MS: { meaning: "After this, a callback claimed by a worker that died is claimed again; must be longer than `CALLBACK_TIMEOUT_MS`." },
       CALLBACK_POLL_MS: { meaning: "How often an idle worker looks for due callbacks." },
       CALLBACK_MAX_ATTEMPTS: { meaning: "Attempts before a callback is `failed`." },
       CALLBACK_ALLOW_HOSTS: {
         meaning: "Development and tests only: host names allowed to resolve to private addresses (refused in production).",
         accepts: "comma-separated host names",
+      },
+      CALLBACK_DNS_SERVERS: {
+        meaning: "The DNS servers callback hosts are resolved with (by default the system's, from `/etc/resolv.conf`).",
+        accepts: "comma-separated IP addresses, each with an optional port (`10.0.0.53,[fd00::53]:5353`)",
+      },
+      CALLBACK_DNS_TIMEOUT_MS: {
+        meaning:
+          "The most one lookup of a callback host may take (by default a third of `CALLBACK_TIMEOUT_MS`, at most 5000); shorter than `CALLBACK_TIMEOUT_MS`.",
       },
       CALLBACK_RETRY_SCALE: { meaning: "Tests only: shrinks the retry schedule's delays (refused in production)." },
       WEBHOOK_SECRETS_KEY: {

@@ -1,3 +1,5 @@
+import { Resolver } from "node:dns";
+
 import { MAX_JSON_DEPTH } from "../common/http/json-nesting";
 import type { AppConfig, AppMode, AppRole } from "./config-types";
 import type { VariableParser } from "./variable-parser";
@@ -153,14 +155,31 @@ function readConfirmations(parse: VariableParser): number | "finalized" {
   return parse.integer("CONFIRMATIONS", 1, 1, 1_000);
 }
 
+/** CALLBACK_DNS_SERVERS: each entry as dns.Resolver#setServers takes it (`1.2.3.4`, `1.2.3.4:53`, `::1`, `[::1]:53`). */
+function readDnsServers(parse: VariableParser): string[] {
+  const servers = parse.list("CALLBACK_DNS_SERVERS");
+  for (const server of servers) {
+    try {
+      new Resolver().setServers([server]);
+    } catch {
+      parse.problems.push(`CALLBACK_DNS_SERVERS entry "${server}" is not an IP address with an optional port (1.2.3.4, 1.2.3.4:53, [::1]:53)`);
+    }
+  }
+  return servers;
+}
+
 function readCallbacks(parse: VariableParser): AppConfig["callbacks"] {
+  const timeoutMs = parse.integer("CALLBACK_TIMEOUT_MS", 15_000, 100, 120_000);
   return {
     deliver: parse.boolean("CALLBACK_DELIVERY", true),
     concurrency: parse.integer("CALLBACK_CONCURRENCY", 400, 1, 10_000),
-    timeoutMs: parse.integer("CALLBACK_TIMEOUT_MS", 15_000, 100, 120_000),
+    timeoutMs,
     leaseMs: parse.integer("CALLBACK_LEASE_MS", 60_000, 1_000),
     pollMs: parse.integer("CALLBACK_POLL_MS", 200, 10, 60_000),
     allowHosts: parse.list("CALLBACK_ALLOW_HOSTS").map((host) => host.toLowerCase()),
+    dnsServers: readDnsServers(parse),
+    // A lookup is part of the attempt: by default it may take a third of it, at most 5 s.
+    dnsTimeoutMs: parse.integer("CALLBACK_DNS_TIMEOUT_MS", Math.min(5_000, Math.floor(timeoutMs / 3)), 100, 60_000),
     maxAttempts: parse.integer("CALLBACK_MAX_ATTEMPTS", 12, 1, 100),
     retryScale: parse.decimal("CALLBACK_RETRY_SCALE", 1, 0.0001, 1),
     secretsKey: parse.optional("WEBHOOK_SECRETS_KEY"),

@@ -61,6 +61,10 @@ export interface AppConfig {
     leaseMs: number;
     pollMs: number;
     allowHosts: string[];
+    /** CALLBACK_DNS_SERVERS: the DNS servers delivery resolves names with (`address` or `address:port`); empty for the system's. */
+    dnsServers: string[];
+    /** CALLBACK_DNS_TIMEOUT_MS: the most one name lookup may take; shorter than timeoutMs, which it is part of. */
+    dnsTimeoutMs: number;
     maxAttempts: number;
     /** Multiplies the retry schedule's delays (not a receiver's Retry-After): tests shrink it; production keeps 1. */
     retryScale: number;

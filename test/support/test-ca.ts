@@ -4,7 +4,11 @@ import { join } from "node:path";
 
 import { generate } from "selfsigned";
 
-/** A test certificate authority and a server certificate it signed for localhost, 127.0.0.1 and ::1. */
+/**
+ * A test certificate authority and a server certificate it signed for localhost, 127.0.0.1 and ::1,
+ * and for the names under receivers.test, which tests of name resolution serve from a DNS server of
+ * their own (test-dns-server.ts).
+ */
 export interface TestTls {
   caCert: string;
   cert: string;
@@ -50,6 +54,7 @@ export async function generateTestTls(): Promise<TestTls> {
         name: "subjectAltName",
         altNames: [
           { type: 2, value: "localhost" },
+          { type: 2, value: "*.receivers.test" },
           { type: 7, ip: "127.0.0.1" },
           { type: 7, ip: "::1" },
         ],

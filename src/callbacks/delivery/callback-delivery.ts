@@ -30,7 +30,8 @@ export class CallbackDelivery implements OnApplicationShutdown {
   private readonly http: CallbackHttp;
 
   constructor(@InjectConfig() config: AppConfig) {
-    this.http = new CallbackHttp({ timeoutMs: config.callbacks.timeoutMs, allowHosts: config.callbacks.allowHosts });
+    const { timeoutMs, allowHosts, dnsServers, dnsTimeoutMs } = config.callbacks;
+    this.http = new CallbackHttp({ timeoutMs, allowHosts, dns: { servers: dnsServers, timeoutMs: dnsTimeoutMs } });
   }
 
   /** Never throws: whatever goes wrong is the attempt's answer. */

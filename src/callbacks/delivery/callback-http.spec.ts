@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 
 import { type HttpsReceiver, startHttpsReceiver } from "../../../test/support/https-receiver";
 import { SPECIAL_RANGES } from "../../../test/support/special-addresses";
+import { SILENT, startTestDnsServer, type TestDnsServer } from "../../../test/support/test-dns-server";
 import { CallbackHttp, createPublicAgent } from "./callback-http";
 
 /**
@@ -294,5 +295,44 @@ describe("CallbackHttp.post", () => {
     expect(answer.durationMs).toBeGreaterThanOrEqual(290);
     expect(answer.durationMs).toBeLessThan(2_000);
     http.close();
+  });
+});
+
+describe("CallbackHttp.post, names resolved with its NameResolver", () => {
+  let receiver: HttpsReceiver;
+  let dns: TestDnsServer;
+
+  beforeAll(async () => {
+    [receiver, dns] = await Promise.all([
+      startHttpsReceiver(),
+      startTestDnsServer({ "answers.receivers.test": { a: ["127.0.0.1"] }, "hangs.receivers.test": SILENT }),
+    ]);
+  });
+
+  afterAll(async () => {
+    await Promise.all([receiver?.close(), dns?.close()]);
+  });
+
+  const allowed = ["answers.receivers.test", "hangs.receivers.test"];
+
+  it("fails every attempt at a name whose lookups hang at the lookup's deadline, more attempts than the agent has sockets too, and nothing connects", async () => {
+    const http = new CallbackHttp({ timeoutMs: 600, allowHosts: allowed, dns: { servers: [dns.address], timeoutMs: 300 } });
+    const answers = await Promise.all(Array.from({ length: 150 }, () => http.post(`https://hangs.receivers.test:${receiver.port}/hook`, "{}", {})));
+    expect(new Set(answers.map((answer) => answer.error))).toEqual(new Set(["name lookup for hangs.receivers.test took longer than 300 ms"]));
+    expect(connects).toEqual([]);
+    http.close();
+  });
+
+  it("reaches an allowed name its DNS servers resolve, and refuses it (looked up, never connected) when it is not allowed", async () => {
+    receiver.script("/named", [], { status: 202 });
+    const http = new CallbackHttp({ timeoutMs: 2_000, allowHosts: allowed, dns: { servers: [dns.address], timeoutMs: 1_000 } });
+    expect(await http.post(`https://answers.receivers.test:${receiver.port}/named`, "{}", {})).toMatchObject({ statusCode: 202, error: null });
+    http.close();
+    connects.length = 0;
+    const refusing = new CallbackHttp({ timeoutMs: 2_000, allowHosts: [], dns: { servers: [dns.address], timeoutMs: 1_000 } });
+    expect((await refusing.post(`https://answers.receivers.test:${receiver.port}/named`, "{}", {})).error).toMatch(/127\.0\.0\.1.*is not allowed/);
+    expect(connects).toEqual([]);
+    expect(receiver.requests("/named")).toHaveLength(1);
+    refusing.close();
   });
 });
