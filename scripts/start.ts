@@ -31,6 +31,8 @@ import {
   playgroundSignerKey,
   startPlaygroundChain,
 } from "./lib/playground";
+import type { AppConfig, LogFormatSetting } from "../src/config/app-config";
+import { logFormatOf } from "../src/logging/log-format";
 import { ledgerKey } from "./lib/playground-registry";
 import { describeExit, type Exit, type ServiceProcess, ServiceSupervisor } from "./lib/service-processes";
 
@@ -62,8 +64,8 @@ async function main(): Promise<void> {
   await runHardhat(["compile", "--quiet"]);
   if (!process.env.CHAIN_RPC_URL && !split.stopping) await startPlayground(options.fresh, (node, stopChain) => split.chainStarted(node, stopChain));
   if (split.stopping) return;
-  await prepareDatabase();
-  split.startServices();
+  const config = await prepareDatabase();
+  split.startServices(serviceLogEnv(config.app.logFormat));
 }
 
 /** The service in this process (APP_ROLE, `all` unless set), as `npm start` ran before the split. */
@@ -82,7 +84,7 @@ async function startSingleProcess(options: StartOptions): Promise<void> {
  * lock. The service's configuration is read once here too: a mistake in it is reported once, not
  * by each process.
  */
-async function prepareDatabase(): Promise<void> {
+async function prepareDatabase(): Promise<AppConfig> {
   // Loaded only now, as src/main is in one process: after the environment is complete.
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { loadConfig } = require("../src/config/app-config") as typeof import("../src/config/app-config");
@@ -91,6 +93,17 @@ async function prepareDatabase(): Promise<void> {
   const config = loadConfig();
   if (config.database.createIfMissing && (await createDatabaseIfMissing(config.database.url)))
     console.log("[start] created the database named in DATABASE_URL");
+  return config;
+}
+
+/**
+ * The api's and the worker's stdout is a pipe to this process, so they log in the format this
+ * process's stdout calls for (LOG_FORMAT `auto`: readable lines on a terminal, JSON otherwise). On a
+ * terminal they are asked for colours too, which they cannot see for themselves (NO_COLOR still wins).
+ */
+function serviceLogEnv(setting: LogFormatSetting): NodeJS.ProcessEnv {
+  const format = logFormatOf(setting, Boolean(process.stdout.isTTY));
+  return format === "pretty" && process.stdout.isTTY ? { LOG_FORMAT: format, FORCE_COLOR: "1" } : { LOG_FORMAT: format };
 }
 
 /**
@@ -119,11 +132,11 @@ class SplitStart {
     this.chain = { node, stop };
   }
 
-  startServices(): void {
+  startServices(logEnv: NodeJS.ProcessEnv): void {
     const apiPort = Number(process.env.PORT ?? 3000);
     const workerPort = process.env.WORKER_PORT ? Number(process.env.WORKER_PORT) : apiPort === 0 ? 0 : apiPort + 1;
-    const api = this.services.start("api", { ...process.env, PORT: String(apiPort) });
-    const worker = this.services.start("worker", { ...process.env, PORT: String(workerPort) });
+    const api = this.services.start("api", { ...process.env, ...logEnv, PORT: String(apiPort) });
+    const worker = this.services.start("worker", { ...process.env, ...logEnv, PORT: String(workerPort) });
     if (!api || !worker) return;
     console.log(
       `[start] api (pid ${api.pid}, port ${apiPort}) and worker (pid ${worker.pid}, operations endpoints on port ${workerPort}) as separate processes; ` +

@@ -33,8 +33,9 @@ const LIFELINE = join(__dirname, "exit-with-parent.ts");
  * Starts `src/main.ts` in `role` with `env`. The child has a process group of its own, so that a
  * Ctrl-C in the terminal reaches only `npm start`, which then stops the children in its own order,
  * once each. Its stdin is the lifeline pipe; its stdout and stderr go to this process's, line by
- * line: the service's JSON lines as they are (they carry `role`), any other line (a crash before
- * the logger exists, a stack trace) prefixed with `[api]` or `[worker]`.
+ * line: the service's JSON lines as they are (they carry `role`), any other line (the readable log
+ * lines on a terminal, a crash before the logger exists, a stack trace) prefixed with `[api]` or
+ * `[worker]`.
  */
 export function spawnServiceProcess(role: ProcessRole, env: NodeJS.ProcessEnv): ServiceProcess {
   const child = spawn(process.execPath, ["-r", "ts-node/register/transpile-only", "-r", LIFELINE, "src/main.ts"], {

@@ -58,7 +58,7 @@ interface ClaimedRow {
 /**
  * The outbox's state changes: leases (FOR UPDATE SKIP LOCKED, so any number of workers share the
  * work and a killed worker's callbacks return when the lease ends), attempt results, redelivery.
- * The outbox is written by the ledger (insertCallbacks) and read for organizations by CallbacksRepository.
+ * The outbox is written by the ledger (insertCallbacks) and read for organizations by CallbacksStore.
  */
 @Injectable()
 export class CallbackOutboxStore {

@@ -2,7 +2,7 @@ import { type DynamicModule, Module } from "@nestjs/common";
 
 import { CallbackOutboxStore } from "./callback-outbox.store";
 import { CallbacksController } from "./callbacks.controller";
-import { CallbacksRepository } from "./callbacks.repository";
+import { CallbacksStore } from "./callbacks.store";
 import { CallbacksService } from "./callbacks.service";
 import { CallbackDelivery } from "./delivery/callback-delivery";
 import { CallbackDispatcher } from "./delivery/callback-dispatcher";
@@ -20,7 +20,7 @@ export class CallbacksModule {
       module: CallbacksModule,
       imports: [AuthModule],
       controllers: role.servesApi ? [CallbacksController] : [],
-      providers: [CallbacksService, CallbacksRepository, CallbackOutboxStore, WebhookSecretsService, OrganizationOnboardingService, ...delivery],
+      providers: [CallbacksService, CallbacksStore, CallbackOutboxStore, WebhookSecretsService, OrganizationOnboardingService, ...delivery],
     };
   }
 }

@@ -3,7 +3,7 @@ import { Injectable } from "@nestjs/common";
 import { ApiError } from "../common/errors/api-error";
 import { errorDetail } from "../common/errors/error-detail";
 import { CallbackOutboxStore } from "./callback-outbox.store";
-import { type CallbackFilter, CallbacksRepository } from "./callbacks.repository";
+import { type CallbackFilter, CallbacksStore } from "./callbacks.store";
 import type { CallbackViewDto } from "./dto/callback-view.dto";
 import { redeliveryFilterOf, type RedeliveryResultDto } from "./dto/redeliver-callbacks.dto";
 
@@ -13,7 +13,7 @@ export const CALLBACK_STATUSES = ["pending", "delivered", "failed"] as const;
 @Injectable()
 export class CallbacksService {
   constructor(
-    private readonly callbacks: CallbacksRepository,
+    private readonly callbacks: CallbacksStore,
     private readonly outbox: CallbackOutboxStore,
   ) {}
 

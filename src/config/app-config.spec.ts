@@ -5,7 +5,7 @@ import { ConfigError, configVariableNames, DEFAULT_DATABASE_URL, loadConfig } fr
 describe("loadConfig", () => {
   it("defaults to local PostgreSQL and Redis, the all role, port 3000, development mode", () => {
     const sut = loadConfig({});
-    expect(sut.app).toEqual({ publicBaseUrl: null, mode: "development", role: "all", port: 3000, logLevel: "info", shutdownGraceMs: 0 });
+    expect(sut.app).toEqual({ publicBaseUrl: null, mode: "development", role: "all", port: 3000, logLevel: "info", logFormat: "auto", shutdownGraceMs: 0 });
     expect(sut.database.url).toBe(DEFAULT_DATABASE_URL);
     expect(sut.database.createIfMissing).toBe(true);
     expect(sut.redis.url).toBe("redis://127.0.0.1:6379");

@@ -9,7 +9,7 @@ import type { AppConfig } from "./config-types";
 import { type Env, EnvReader, variableNamesRead } from "./env-reader";
 import { VariableParser } from "./variable-parser";
 
-export type { AppConfig, AppMode, AppRole, ChainConfig } from "./config-types";
+export type { AppConfig, AppMode, AppRole, ChainConfig, LogFormatSetting } from "./config-types";
 export { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL } from "./config-schema";
 
 export class ConfigError extends Error {

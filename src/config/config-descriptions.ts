@@ -48,6 +48,12 @@ export const CONFIG_SECTIONS: readonly ConfigSection[] = [
       },
       NODE_ENV: { meaning: "Only `production` matters: it makes `production` the default of `APP_MODE`." },
       LOG_LEVEL: { meaning: "`fatal`, `error`, `warn`, `info`, `debug` or `verbose` (pino's `trace`). See [Logs](operations.md#logs)." },
+      LOG_FORMAT: {
+        meaning:
+          "`json` (one JSON object per line), `pretty` (one readable line per entry, for a person) or `auto` (pretty when stdout is a terminal, JSON otherwise). " +
+          "`npm start` passes its own terminal's choice to the api and worker it starts. See [Logs](operations.md#logs).",
+        default: "`auto` in development, `json` in production and test",
+      },
       SHUTDOWN_GRACE_MS: { meaning: "On SIGTERM, how long readiness answers 503 before the server stops taking requests." },
     },
   },

@@ -1,7 +1,7 @@
 import { Resolver } from "node:dns";
 
 import { MAX_JSON_DEPTH } from "../common/http/json-nesting";
-import type { AppConfig, AppMode, AppRole } from "./config-types";
+import type { AppConfig, AppMode, AppRole, LogFormatSetting } from "./config-types";
 import type { VariableParser } from "./variable-parser";
 
 export const DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/ticket_registry";
@@ -25,6 +25,8 @@ export function readConfig(parse: VariableParser): AppConfig {
       role: parse.oneOf<AppRole>("APP_ROLE", ["all", "api", "worker"], "all"),
       port: parse.integer("PORT", 3000, 0, 65_535),
       logLevel: parse.oneOf("LOG_LEVEL", ["fatal", "error", "warn", "info", "debug", "verbose"], "info"),
+      // Only a developer's process guesses from its terminal; a deployment and the tests log JSON unless told otherwise.
+      logFormat: parse.oneOf<LogFormatSetting>("LOG_FORMAT", ["auto", "json", "pretty"], mode === "development" ? "auto" : "json"),
       shutdownGraceMs: parse.integer("SHUTDOWN_GRACE_MS", production ? 5_000 : 0, 0, 120_000),
       publicBaseUrl: parse.url("PUBLIC_BASE_URL", null, ["http:", "https:"]),
     },

@@ -1,5 +1,7 @@
 export type AppRole = "all" | "api" | "worker";
 export type AppMode = "development" | "production" | "test";
+/** LOG_FORMAT: `auto` is pretty when stdout is a terminal (a person reads it), JSON otherwise (a collector does). */
+export type LogFormatSetting = "auto" | "json" | "pretty";
 
 export interface AppConfig {
   app: {
@@ -7,6 +9,7 @@ export interface AppConfig {
     role: AppRole;
     port: number;
     logLevel: string;
+    logFormat: LogFormatSetting;
     shutdownGraceMs: number;
     /**
      * The service's public address (PUBLIC_BASE_URL), under which wallets read the tokens' metadata:

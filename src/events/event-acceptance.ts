@@ -1,7 +1,7 @@
 import { unique } from "../common/unique";
 import type { AcceptedStateKind } from "../ledger/acceptance-context";
 import { EventWorkingSet } from "./event-working-set";
-import { EventsRepository } from "./events.repository";
+import { EventsStore } from "./events.store";
 
 /** What an acceptance of event actions loads: the events named, and registry indexes for the new ones. */
 export interface EventPlan {
@@ -19,7 +19,7 @@ export const EVENT_ACCEPTANCE: AcceptedStateKind<EventPlan, EventParts> = {
   emptyPlan: () => ({ eventIds: [], newEvents: 0 }),
   retryPlan: (plan) => plan,
   open(manager, organizationId) {
-    const events = new EventWorkingSet(new EventsRepository(manager), organizationId);
+    const events = new EventWorkingSet(new EventsStore(manager), organizationId);
     return {
       parts: { events },
       load: (plan) => events.load(unique(plan.eventIds), plan.newEvents),

@@ -3,12 +3,12 @@ import { describe, expect, it } from "vitest";
 import { anEvent, ORGANIZATION } from "../../test/support/acceptance-fixture";
 import { AcceptanceConflict } from "../ledger/acceptance-conflict";
 import type { EventEntity } from "./entities/event.entity";
-import { type EventStore, EventWorkingSet } from "./event-working-set";
+import { type EventWorkingSetStore, EventWorkingSet } from "./event-working-set";
 
 /** A store over `rows` that records what the working set writes. */
 function storeOf(rows: EventEntity[]) {
   const writes = { saved: [] as EventEntity[], counts: [] as { id: string; count: bigint }[], lockedIds: [] as string[], readIds: [] as string[] };
-  const store: EventStore = {
+  const store: EventWorkingSetStore = {
     lockForAcceptance: async (_, eventIds) => {
       writes.lockedIds.push(...eventIds);
       return rows.filter((row) => eventIds.includes(row.eventId));

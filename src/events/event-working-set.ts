@@ -1,13 +1,13 @@
 import { uuidv7 } from "../common/uuid-v7";
 import { AcceptanceConflict } from "../ledger/acceptance-conflict";
 import { EventEntity } from "./entities/event.entity";
-import type { EventsRepository, SerialRange } from "./events.repository";
+import type { EventsStore, SerialRange } from "./events.store";
 
 export type NewEventFields = Omit<EventEntity, "id" | "organizationId" | "eventIndex" | "ticketsSold" | "lastSerial" | "createdAt" | "updatedAt">;
 
 /** What a working set needs of the events' storage. */
-export type EventStore = Pick<
-  EventsRepository,
+export type EventWorkingSetStore = Pick<
+  EventsStore,
   "lockForAcceptance" | "readForAcceptance" | "reserveRegistryIndexes" | "insertNew" | "saveChanges" | "addTicketsSold"
 >;
 
@@ -36,7 +36,7 @@ export class EventWorkingSet {
   private reservedIndexes: bigint[] = [];
 
   constructor(
-    private readonly store: EventStore,
+    private readonly store: EventWorkingSetStore,
     private readonly organizationId: string,
   ) {}
 

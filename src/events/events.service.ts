@@ -3,24 +3,24 @@ import { InjectDataSource } from "@nestjs/typeorm";
 import { DataSource } from "typeorm";
 
 import type { AuthenticatedOrganization } from "../auth/authenticated-organization";
-import { ChainActionsRepository } from "../ledger/chain-actions.repository";
+import { ChainActionsStore } from "../ledger/chain-actions.store";
 import { toActionView } from "../ledger/dto/action-view.dto";
 import { eventKeyOf } from "../registry";
 import { ApiError } from "../common/errors/api-error";
 import { uint64Json } from "../common/validation/uint64";
 import type { EventViewDto } from "./dto/event-view.dto";
 import { EventErrors } from "./events.errors";
-import { EventsRepository } from "./events.repository";
+import { EventsStore } from "./events.store";
 
 @Injectable()
 export class EventsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly actions: ChainActionsRepository,
+    private readonly actions: ChainActionsStore,
   ) {}
 
   async view(organization: AuthenticatedOrganization, eventId: string): Promise<EventViewDto> {
-    const events = new EventsRepository(this.dataSource.manager);
+    const events = new EventsStore(this.dataSource.manager);
     const event = await events.findByOrganizationAndEventId(organization.id, eventId);
     if (!event) throw new ApiError(404, EventErrors.notFound(eventId));
     const actions = await this.actions.listForEvent(event.id);

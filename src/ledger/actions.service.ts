@@ -2,13 +2,13 @@ import { Injectable } from "@nestjs/common";
 
 import { ApiError } from "../common/errors/api-error";
 import { errorDetail } from "../common/errors/error-detail";
-import { ChainActionsRepository } from "./chain-actions.repository";
+import { ChainActionsStore } from "./chain-actions.store";
 import type { ActionStatusDto } from "./dto/action-status.dto";
 import { toActionView } from "./dto/action-view.dto";
 
 @Injectable()
 export class ActionsService {
-  constructor(private readonly actions: ChainActionsRepository) {}
+  constructor(private readonly actions: ChainActionsStore) {}
 
   /** `actionId` is what the integrator holds as txPromise or actionPromise. */
   async status(organizationId: string, actionId: string): Promise<ActionStatusDto> {

@@ -1,10 +1,12 @@
+import { ACTION_KINDS, type ActionKind } from "../common/actions";
+
 /**
- * What an action does on chain. Names are those the callbacks carry as `action`, which integrators
- * already match on (docs/integrators/callbacks.md). All are accepted from the
- * integrator but `transferred`: a claimed token's move between wallets, found in the registry's logs.
+ * What an action does on chain: the rows of ACTIONS (src/common/actions.ts). Names are those the
+ * callbacks carry as `action`, which integrators already match on (docs/integrators/callbacks.md).
+ * The `chain_actions.kind` CHECK constraint lists the same (test/stores/action-kinds.e2e-spec.ts).
  */
-export const CHAIN_ACTION_KINDS = ["newEvent", "updateEvent", "sold", "resold", "scanned", "invalidated", "updateTicket", "claimed", "transferred"] as const;
-export type ChainActionKind = (typeof CHAIN_ACTION_KINDS)[number];
+export const CHAIN_ACTION_KINDS = ACTION_KINDS;
+export type ChainActionKind = ActionKind;
 
 /**
  * waiting_broadcast: accepted, queued for the chain writer; waiting_funds: queued, its signer cannot

@@ -1,6 +1,6 @@
 import { Module } from "@nestjs/common";
 
-import { ChainActionsRepository } from "./chain-actions.repository";
+import { ChainActionsStore } from "./chain-actions.store";
 import { LedgerService } from "./ledger.service";
 
 /**
@@ -9,7 +9,7 @@ import { LedgerService } from "./ledger.service";
  * module provides globally, so the ledger imports no consumer.
  */
 @Module({
-  providers: [LedgerService, ChainActionsRepository],
-  exports: [LedgerService, ChainActionsRepository],
+  providers: [LedgerService, ChainActionsStore],
+  exports: [LedgerService, ChainActionsStore],
 })
 export class LedgerModule {}

@@ -2,6 +2,7 @@ import { Logger, type Params, PinoLogger } from "nestjs-pino";
 import pino from "pino";
 
 import type { AppConfig } from "../config/app-config";
+import { logFormatOf, prettyStream } from "./log-format";
 import { loggerOptions } from "./logger-options";
 
 /** Nest's own start-up lines (one per module and per route) go to debug, so the service's lines stand out at info. */
@@ -33,7 +34,8 @@ let current: ProcessLogging | undefined;
  */
 export function processLogging(config: AppConfig): ProcessLogging {
   if (current) return current;
-  const root = pino(loggerOptions(config));
+  const format = logFormatOf(config.app.logFormat, Boolean(process.stdout.isTTY));
+  const root = format === "pretty" ? pino(loggerOptions(config), prettyStream()) : pino(loggerOptions(config));
   const params: Params = { pinoHttp: { logger: root }, useExisting: true };
   current = { root, params, nest: new ServiceLogger(new PinoLogger(params), params) };
   return current;

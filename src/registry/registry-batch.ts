@@ -1,18 +1,11 @@
 import { concat, getAddress, getBytes, toBeHex, toUtf8Bytes } from "ethers";
 
+import { BATCH_ITEM_CODE, type BatchItemName } from "../common/actions";
 import { encodePrice } from "./registry-price";
 import { fromFixedCoordinate, toFixedCoordinate } from "./registry-coordinates";
 
-/** Action codes of the batch wire format (contracts/libraries/BatchReader.sol). */
-export const BatchActionCode = {
-  registerEvent: 0x01,
-  updateEvent: 0x02,
-  sold: 0x03,
-  resold: 0x04,
-  checkedIn: 0x05,
-  invalidated: 0x06,
-  claimed: 0x07,
-} as const;
+/** Action codes of the batch wire format (contracts/libraries/BatchReader.sol), from the ACTIONS table. */
+export const BatchActionCode: Readonly<Record<BatchItemName, number>> = BATCH_ITEM_CODE;
 
 export interface RegistryEventDetails {
   name: string;
@@ -58,6 +51,12 @@ export type RegistryBatchItem =
   | { action: "checkedIn"; tokenId: bigint; orderTime: bigint }
   | { action: "invalidated"; tokenId: bigint; orderTime: bigint }
   | { action: "claimed"; tokenId: bigint; to: string };
+
+// The union above and the ACTIONS table name the same items: a row without its item shape, or an
+// item without its row, fails here.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const itemsMatchTheTable: Same<RegistryBatchItem["action"], BatchItemName> = true;
+void itemsMatchTheTable;
 
 /** Packs items, in order, into the bytes `TicketRegistry.execute` takes. */
 export function encodeBatch(items: readonly RegistryBatchItem[]): string {

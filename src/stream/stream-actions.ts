@@ -1,9 +1,13 @@
+import type { StreamActionName } from "../common/actions";
 import type { ActionDescriptor } from "../ledger/action-descriptor";
 import type { TicketParts, TicketPlan } from "../tickets/ticket-acceptance";
 import { EventActions } from "../events/event-actions";
 import { TicketActions } from "../tickets/ticket-actions";
 
-/** The actions POST /stream takes, and which ids each echoes in its result. */
+/**
+ * The rule behind each name POST /stream takes (the names: the ACTIONS table, src/common/actions.ts),
+ * and which ids each echoes in its result.
+ */
 export const STREAM_ACTIONS = {
   newEvent: { descriptor: EventActions.newEvent, echoes: ["eventId"] },
   updateEvent: { descriptor: EventActions.updateEvent, echoes: ["eventId"] },
@@ -14,9 +18,9 @@ export const STREAM_ACTIONS = {
   checkedInTicket: { descriptor: TicketActions.checkIn, echoes: ["ticketId"] },
   claimedTicket: { descriptor: TicketActions.claimed, echoes: ["ticketId"] },
   invalidatedTicket: { descriptor: TicketActions.invalidated, echoes: ["ticketId"] },
-} satisfies Record<string, { descriptor: ActionDescriptor<object, TicketPlan, TicketParts>; echoes: ("eventId" | "ticketId")[] }>;
+} satisfies Record<StreamActionName, { descriptor: ActionDescriptor<object, TicketPlan, TicketParts>; echoes: ("eventId" | "ticketId")[] }>;
 
-export type StreamActionName = keyof typeof STREAM_ACTIONS;
+export type { StreamActionName };
 
 export const STREAM_ACTION_NAMES = Object.keys(STREAM_ACTIONS) as StreamActionName[];
 

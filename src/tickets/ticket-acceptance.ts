@@ -1,10 +1,10 @@
 import { unique } from "../common/unique";
 import { type EventParts, type EventPlan } from "../events/event-acceptance";
 import { EventWorkingSet } from "../events/event-working-set";
-import { EventsRepository, type SerialRange } from "../events/events.repository";
+import { EventsStore, type SerialRange } from "../events/events.store";
 import type { AcceptedStateKind } from "../ledger/acceptance-context";
 import { TicketWorkingSet } from "./ticket-working-set";
-import { TicketsRepository } from "./tickets.repository";
+import { TicketsStore } from "./tickets.store";
 
 /** What an acceptance of ticket actions (and event actions beside them, in /stream) loads. */
 export interface TicketPlan extends EventPlan {
@@ -37,12 +37,12 @@ export const TICKET_ACCEPTANCE: AcceptedStateKind<TicketPlan, TicketParts> = {
   async reserve(manager, organizationId, plan) {
     const wanted = new Map([...plan.sales].filter(([eventId]) => !plan.serials.has(eventId)));
     if (wanted.size === 0) return plan;
-    const reserved = await new EventsRepository(manager).reserveSerials(organizationId, wanted);
+    const reserved = await new EventsStore(manager).reserveSerials(organizationId, wanted);
     return reserved.size === 0 ? plan : { ...plan, serials: new Map([...plan.serials, ...reserved]) };
   },
   open(manager, organizationId) {
-    const events = new EventWorkingSet(new EventsRepository(manager), organizationId);
-    const tickets = new TicketWorkingSet(new TicketsRepository(manager), organizationId);
+    const events = new EventWorkingSet(new EventsStore(manager), organizationId);
+    const tickets = new TicketWorkingSet(new TicketsStore(manager), organizationId);
     return {
       parts: { events, tickets },
       // Events before tickets: every acceptance takes its locks in the same order.

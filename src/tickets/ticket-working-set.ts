@@ -1,11 +1,11 @@
 import { uuidv7 } from "../common/uuid-v7";
 import { TicketEntity } from "./entities/ticket.entity";
-import type { TicketsRepository } from "./tickets.repository";
+import type { TicketsStore } from "./tickets.store";
 
 export type NewTicketFields = Pick<TicketEntity, "eventRef" | "ticketId" | "serial" | "tokenId" | "price" | "uri" | "orderTime">;
 
 /** What a working set needs of the tickets' storage. */
-export type TicketStore = Pick<TicketsRepository, "lockForAcceptance" | "insertNew" | "saveChanges">;
+export type TicketWorkingSetStore = Pick<TicketsStore, "lockForAcceptance" | "insertNew" | "saveChanges">;
 
 /**
  * The tickets one acceptance reads and writes, in memory. Existing rows are locked in id order (no
@@ -18,7 +18,7 @@ export class TicketWorkingSet {
   private readonly changed = new Set<TicketEntity>();
 
   constructor(
-    private readonly store: TicketStore,
+    private readonly store: TicketWorkingSetStore,
     private readonly organizationId: string,
   ) {}
 

@@ -2,24 +2,24 @@ import { Injectable } from "@nestjs/common";
 import { InjectDataSource } from "@nestjs/typeorm";
 import { DataSource } from "typeorm";
 
-import { ChainActionsRepository } from "../ledger/chain-actions.repository";
+import { ChainActionsStore } from "../ledger/chain-actions.store";
 import { toActionView } from "../ledger/dto/action-view.dto";
 import type { ChainAction } from "../ledger/entities/chain-action.entity";
 import { ApiError } from "../common/errors/api-error";
 import { uint64Json } from "../common/validation/uint64";
 import type { EventEntity } from "../events/entities/event.entity";
-import { EventsRepository } from "../events/events.repository";
+import { EventsStore } from "../events/events.store";
 import type { TicketPageDto, TicketViewDto } from "./dto/ticket-view.dto";
 import type { TicketEntity } from "./entities/ticket.entity";
 import type { HolderQuery } from "./holder-query";
 import { TicketErrors } from "./tickets.errors";
-import { TicketsRepository } from "./tickets.repository";
+import { TicketsStore } from "./tickets.store";
 
 @Injectable()
 export class TicketsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly actions: ChainActionsRepository,
+    private readonly actions: ChainActionsStore,
   ) {}
 
   /** The promise of each ticket's sale (its `sold` action), by ticketId: what a retried sale is told. */
@@ -34,7 +34,7 @@ export class TicketsService {
   }
 
   async view(organizationId: string, ticketId: string): Promise<TicketViewDto> {
-    const ticket = await new TicketsRepository(this.dataSource.manager).findByOrganizationAndTicketId(organizationId, ticketId);
+    const ticket = await new TicketsStore(this.dataSource.manager).findByOrganizationAndTicketId(organizationId, ticketId);
     if (!ticket) throw new ApiError(404, TicketErrors.notFound(ticketId));
     const [view] = await this.views([ticket]);
     return view;
@@ -42,7 +42,7 @@ export class TicketsService {
 
   /** A page of the organization's tickets whose token `query.holder` holds, in tokenId order. */
   async byHolder(organizationId: string, query: HolderQuery): Promise<TicketPageDto> {
-    const page = await new TicketsRepository(this.dataSource.manager).pageByHolder(organizationId, query.holder, query.afterTokenId, query.limit + 1);
+    const page = await new TicketsStore(this.dataSource.manager).pageByHolder(organizationId, query.holder, query.afterTokenId, query.limit + 1);
     const tickets = page.slice(0, query.limit);
     const more = page.length > query.limit;
     return { data: await this.views(tickets), nextCursor: more ? query.cursorAfter(tickets[tickets.length - 1].tokenId) : null };
@@ -51,7 +51,7 @@ export class TicketsService {
   /** The views of these tickets, their events and actions read in one query each. */
   private async views(tickets: readonly TicketEntity[]): Promise<TicketViewDto[]> {
     const [events, actions] = await Promise.all([
-      new EventsRepository(this.dataSource.manager).findByIds([...new Set(tickets.map((ticket) => ticket.eventRef))]),
+      new EventsStore(this.dataSource.manager).findByIds([...new Set(tickets.map((ticket) => ticket.eventRef))]),
       this.actions.listForTickets(tickets.map((ticket) => ticket.id)),
     ]);
     const eventsById = new Map(events.map((event) => [event.id, event]));

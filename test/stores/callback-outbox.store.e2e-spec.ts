@@ -2,7 +2,7 @@ import { DataSource } from "typeorm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
 import { type AttemptResult, CallbackOutboxStore, type ClaimedCallback, type ReceiverShares } from "../../src/callbacks/callback-outbox.store";
-import { CallbacksRepository } from "../../src/callbacks/callbacks.repository";
+import { CallbacksStore } from "../../src/callbacks/callbacks.store";
 import { receiverOf, receiverSql } from "../../src/callbacks/delivery/receiver";
 import { uuidv7 } from "../../src/common/uuid-v7";
 import { ActionRecorder, type ActionEntry } from "../../src/ledger/action-recorder";
@@ -333,8 +333,8 @@ describe("CallbackOutboxStore: results and redelivery", () => {
   });
 });
 
-describe("CallbacksRepository", () => {
-  const repository = () => new CallbacksRepository(db.dataSource);
+describe("CallbacksStore", () => {
+  const store = () => new CallbacksStore(db.dataSource);
 
   it("lists an organization's callbacks newest first, narrowed by status and event, with their attempt logs", async () => {
     const { eventRef, eventId } = await newEvent(`${RECEIVER_B}/log`);
@@ -348,13 +348,13 @@ describe("CallbacksRepository", () => {
     expect(first.actionId).toBe(older);
     await outbox.recordAttempts([result(first, { status: "delivered", statusCode: 200, error: null, nextAttemptAt: null })]);
 
-    const all = await repository().listForOrganization(organizationId, { limit: 10 });
-    const ofEvent = await repository().listForOrganization(organizationId, { eventId, limit: 10 });
-    const delivered = await repository().listForOrganization(organizationId, { status: "delivered", limit: 10 });
+    const all = await store().listForOrganization(organizationId, { limit: 10 });
+    const ofEvent = await store().listForOrganization(organizationId, { eventId, limit: 10 });
+    const delivered = await store().listForOrganization(organizationId, { status: "delivered", limit: 10 });
 
     expect(all).toHaveLength(3);
     expect(ofEvent.map((callback) => callback.actionPromise)).toEqual([newer, older]);
-    expect(await repository().listForOrganization(organizationId, { eventId, limit: 1 })).toEqual([ofEvent[0]]);
+    expect(await store().listForOrganization(organizationId, { eventId, limit: 1 })).toEqual([ofEvent[0]]);
     expect(delivered).toEqual([
       expect.objectContaining({
         callbackId: first.id,
@@ -375,8 +375,8 @@ describe("CallbacksRepository", () => {
   it("finds a callback only for its own organization", async () => {
     const callbackId = await dueCallback();
 
-    expect(await repository().findForOrganization(organizationId, callbackId)).toMatchObject({ callbackId, status: "pending" });
-    expect(await repository().findForOrganization(otherOrganizationId, callbackId)).toBeNull();
-    expect(await repository().findForOrganization(organizationId, "not-a-uuid")).toBeNull();
+    expect(await store().findForOrganization(organizationId, callbackId)).toMatchObject({ callbackId, status: "pending" });
+    expect(await store().findForOrganization(otherOrganizationId, callbackId)).toBeNull();
+    expect(await store().findForOrganization(organizationId, "not-a-uuid")).toBeNull();
   });
 });

@@ -2,19 +2,19 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { uuidv7 } from "../../src/common/uuid-v7";
 import { ActionRecorder } from "../../src/ledger/action-recorder";
-import { ChainActionsRepository } from "../../src/ledger/chain-actions.repository";
+import { ChainActionsStore } from "../../src/ledger/chain-actions.store";
 import { insertCallbacks } from "../../src/ledger/outbox";
 import { registryItemFromJson } from "../../src/registry";
 import { openStoreDatabase, type StoreDatabase } from "../support/store-database";
 
 let db: StoreDatabase;
-let repository: ChainActionsRepository;
+let store: ChainActionsStore;
 let organizationId: string;
 let otherOrganizationId: string;
 
 beforeAll(async () => {
   db = await openStoreDatabase();
-  repository = new ChainActionsRepository(db.dataSource);
+  store = new ChainActionsStore(db.dataSource);
   organizationId = await db.organization("ticketeer-a");
   otherOrganizationId = await db.organization("ticketeer-b");
 });
@@ -51,7 +51,7 @@ async function record(entries: Parameters<ActionRecorder["record"]>[0][], reques
   });
 }
 
-describe("ActionRecorder and ChainActionsRepository", () => {
+describe("ActionRecorder and ChainActionsStore", () => {
   it("writes ledger rows in acceptance order, waiting for the chain, with their payload and request id", async () => {
     const { eventRef, ticketRef } = await eventWithTicket();
     const checkIn = { action: "checkedIn", tokenId: 5n, orderTime: 1_750_000_000n } as const;
@@ -66,7 +66,7 @@ describe("ActionRecorder and ChainActionsRepository", () => {
       },
       { kind: "scanned", requestedAs: "checkedInTicket", eventRef, eventIndex: 1n, ticketRef, onChain: checkIn },
     ]);
-    const history = (await repository.listForTickets([ticketRef])).get(ticketRef)!;
+    const history = (await store.listForTickets([ticketRef])).get(ticketRef)!;
     expect(history.map((action) => [action.id, action.kind, action.requestedAs, action.status, action.requestId])).toEqual([
       [sold, "sold", "soldTicket", "waiting_broadcast", "request-7"],
       [scanned, "scanned", "checkedInTicket", "waiting_broadcast", "request-7"],
@@ -78,7 +78,7 @@ describe("ActionRecorder and ChainActionsRepository", () => {
   it("marks a change with nothing on chain final at once and puts its callback in the outbox", async () => {
     const { eventRef, ticketRef, eventId, ticketId } = await eventWithTicket();
     const [update] = await record([{ kind: "updateTicket", requestedAs: "updateTicket", eventRef, eventIndex: 1n, ticketRef, onChain: null }]);
-    const [action] = (await repository.listForTickets([ticketRef])).get(ticketRef)!;
+    const [action] = (await store.listForTickets([ticketRef])).get(ticketRef)!;
     expect(action).toMatchObject({ id: update, status: "no_broadcast_required", payload: null });
     const [callback] = await db.dataSource.query<
       {
@@ -102,9 +102,9 @@ describe("ActionRecorder and ChainActionsRepository", () => {
   it("finds an action only for its own organization, and nothing for a malformed id", async () => {
     const { eventRef } = await eventWithTicket();
     const [registered] = await record([{ kind: "updateEvent", requestedAs: "updateEvent", eventRef, eventIndex: 1n, ticketRef: null, onChain: null }]);
-    expect(await repository.findByOrganizationAndId(organizationId, registered.toUpperCase())).toMatchObject({ id: registered });
-    expect(await repository.findByOrganizationAndId(otherOrganizationId, registered)).toBeNull();
-    expect(await repository.findByOrganizationAndId(organizationId, "not-a-uuid")).toBeNull();
+    expect(await store.findByOrganizationAndId(organizationId, registered.toUpperCase())).toMatchObject({ id: registered });
+    expect(await store.findByOrganizationAndId(otherOrganizationId, registered)).toBeNull();
+    expect(await store.findByOrganizationAndId(organizationId, "not-a-uuid")).toBeNull();
   });
 
   it("lists an event's own actions without its tickets', and names what an action acts on", async () => {
@@ -113,9 +113,9 @@ describe("ActionRecorder and ChainActionsRepository", () => {
       { kind: "updateEvent", requestedAs: "updateEvent", eventRef, eventIndex: 1n, ticketRef: null, onChain: null },
       { kind: "updateTicket", requestedAs: "updateTicket", eventRef, eventIndex: 1n, ticketRef, onChain: null },
     ]);
-    expect((await repository.listForEvent(eventRef)).map((action) => action.id)).toEqual([eventAction]);
-    expect(await repository.subjectIdsOf({ eventRef, ticketRef: null })).toEqual({ eventId, ticketId: null });
-    expect(await repository.subjectIdsOf({ eventRef, ticketRef })).toEqual({ eventId, ticketId });
+    expect((await store.listForEvent(eventRef)).map((action) => action.id)).toEqual([eventAction]);
+    expect(await store.subjectIdsOf({ eventRef, ticketRef: null })).toEqual({ eventId, ticketId: null });
+    expect(await store.subjectIdsOf({ eventRef, ticketRef })).toEqual({ eventId, ticketId });
     expect(ticketAction).not.toBe(eventAction);
   });
 
@@ -129,10 +129,10 @@ describe("ActionRecorder and ChainActionsRepository", () => {
       ticketRef,
       onChain: { action: "checkedIn", tokenId: 9n, orderTime: 0n },
     } as const;
-    const before = await repository.countWaitingOlderThan(60_000);
+    const before = await store.countWaitingOlderThan(60_000);
     const [old] = await record([waiting, waiting]);
     await db.dataSource.query(`UPDATE chain_actions SET created_at = now() - interval '2 minutes' WHERE id = $1`, [old]);
-    expect(await repository.countWaitingOlderThan(60_000)).toBe(before + 1);
+    expect(await store.countWaitingOlderThan(60_000)).toBe(before + 1);
   });
 });
 

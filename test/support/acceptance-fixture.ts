@@ -2,13 +2,13 @@ import type { AuthenticatedOrganization } from "../../src/auth/authenticated-org
 import { uuidv7 } from "../../src/common/uuid-v7";
 import { type ClassConstructor, validateItem } from "../../src/common/validation/validate-item";
 import { EventEntity } from "../../src/events/entities/event.entity";
-import { type EventStore, EventWorkingSet } from "../../src/events/event-working-set";
+import { type EventWorkingSetStore, EventWorkingSet } from "../../src/events/event-working-set";
 import type { AcceptanceContext } from "../../src/ledger/acceptance-context";
 import { type ActionEntry, ActionRecorder } from "../../src/ledger/action-recorder";
 import { tokenIdOf } from "../../src/registry";
 import { TicketEntity } from "../../src/tickets/entities/ticket.entity";
 import type { TicketParts } from "../../src/tickets/ticket-acceptance";
-import { type TicketStore, TicketWorkingSet } from "../../src/tickets/ticket-working-set";
+import { type TicketWorkingSetStore, TicketWorkingSet } from "../../src/tickets/ticket-working-set";
 
 /**
  * An in-memory acceptance for unit tests of the acceptance rules: the real working sets and
@@ -159,7 +159,7 @@ class SeededStores {
     this.sealed = true;
   }
 
-  readonly eventStore: EventStore = {
+  readonly eventStore: EventWorkingSetStore = {
     lockForAcceptance: async (organizationId, eventIds) => {
       this.assertOpen("lockForAcceptance");
       return this.events.filter((row) => row.organizationId === organizationId && eventIds.includes(row.eventId));
@@ -177,7 +177,7 @@ class SeededStores {
     addTicketsSold: () => this.refuse("addTicketsSold"),
   };
 
-  readonly ticketStore: TicketStore = {
+  readonly ticketStore: TicketWorkingSetStore = {
     lockForAcceptance: async (organizationId, ticketIds) => {
       this.assertOpen("lockForAcceptance");
       return this.tickets.filter((row) => row.organizationId === organizationId && ticketIds.includes(row.ticketId));

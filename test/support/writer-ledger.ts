@@ -5,6 +5,7 @@ import type { DataSource } from "typeorm";
 
 import type { NewlySignedTransaction } from "../../src/chain/writer/signed-transaction";
 import { ActionRecorder } from "../../src/ledger/action-recorder";
+import { KIND_OF_BATCH_ITEM } from "../../src/common/actions";
 import type { ChainActionKind } from "../../src/ledger/chain-action-kind";
 import type { RegistryBatchItem } from "../../src/registry";
 import { openStoreDatabase, type StoreDatabase } from "./store-database";
@@ -37,15 +38,7 @@ export interface SeededEvent {
   tickets: SeededTicket[];
 }
 
-const KIND_OF: Record<RegistryBatchItem["action"], ChainActionKind> = {
-  registerEvent: "newEvent",
-  updateEvent: "updateEvent",
-  sold: "sold",
-  resold: "resold",
-  checkedIn: "scanned",
-  invalidated: "invalidated",
-  claimed: "claimed",
-};
+const KIND_OF: Record<RegistryBatchItem["action"], ChainActionKind> = KIND_OF_BATCH_ITEM;
 
 export const sale = (ticket: SeededTicket): RegistryBatchItem => ({
   action: "sold",

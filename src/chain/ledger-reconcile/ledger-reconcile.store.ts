@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from "typeorm";
 
+import { BATCH_ITEM_OF_KIND } from "../../common/actions";
 import { insertCallbacks } from "../../ledger/outbox";
 import { type BatchAction, chainFailureCode, eventKeyOf, RegistryItemFailure, ticketHashOf } from "../../registry";
 import { type HolderChange, recordTokenHolders } from "../token-holders";
@@ -28,16 +29,8 @@ export interface AppliedAction {
   item: LostBatchItem;
 }
 
-/** The batch action each ledger action is sent as. */
-const BATCH_ACTION: Record<string, BatchAction> = {
-  newEvent: "registerEvent",
-  updateEvent: "updateEvent",
-  sold: "sold",
-  resold: "resold",
-  scanned: "checkedIn",
-  invalidated: "invalidated",
-  claimed: "claimed",
-};
+/** The batch action each ledger action is sent as (none for a kind that never goes on chain). */
+const BATCH_ACTION: Partial<Record<string, BatchAction>> = BATCH_ITEM_OF_KIND;
 
 /** The SQL of `ledger reconcile`: what the ledger knows of what the chain holds, and the moves that put it past the chain. */
 export class LedgerReconcileStore {
@@ -88,7 +81,10 @@ export class LedgerReconcileStore {
         WHERE a.status IN ('waiting_broadcast', 'pending')
         ORDER BY a.seq`,
     );
-    return rows.flatMap((row) => (BATCH_ACTION[row.kind] ? [{ id: row.id, action: BATCH_ACTION[row.kind], subject: BigInt(row.subject) }] : []));
+    return rows.flatMap((row) => {
+      const action = BATCH_ACTION[row.kind];
+      return action ? [{ id: row.id, action, subject: BigInt(row.subject) }] : [];
+    });
   }
 
   /**

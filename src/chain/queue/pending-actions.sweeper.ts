@@ -2,7 +2,7 @@ import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShut
 
 import type { AppConfig } from "../../config/app-config";
 import { InjectConfig } from "../../config/config.module";
-import { ChainActionsRepository } from "../../ledger/chain-actions.repository";
+import { ChainActionsStore } from "../../ledger/chain-actions.store";
 import { ChainWriterQueue } from "./chain-writer.queue";
 
 /**
@@ -15,7 +15,7 @@ export class PendingActionsSweeper implements OnApplicationBootstrap, OnApplicat
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly actions: ChainActionsRepository,
+    private readonly actions: ChainActionsStore,
     private readonly chainWriter: ChainWriterQueue,
     @InjectConfig() private readonly config: AppConfig,
   ) {}

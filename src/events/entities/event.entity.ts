@@ -51,7 +51,7 @@ export class EventEntity {
   /**
    * Tickets sold (accepted) in this event by acceptances that held it locked. Those that did not
    * (sales alone) record theirs as rows of `event_sales`: the event's tickets sold are both together
-   * (EventsRepository.ticketsSoldOf).
+   * (EventsStore.ticketsSoldOf).
    */
   @Column({ name: "tickets_sold", type: "bigint", transformer: bigintColumn })
   ticketsSold: bigint;

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { uuidv7 } from "../../src/common/uuid-v7";
 import { EventEntity } from "../../src/events/entities/event.entity";
-import { EventsRepository } from "../../src/events/events.repository";
+import { EventsStore } from "../../src/events/events.store";
 import { tokenIdOf } from "../../src/registry";
 import { TicketEntity } from "../../src/tickets/entities/ticket.entity";
-import { TicketsRepository } from "../../src/tickets/tickets.repository";
+import { TicketsStore } from "../../src/tickets/tickets.store";
 import { id } from "../support/fixtures";
 import { openStoreDatabase, type StoreDatabase } from "../support/store-database";
 
@@ -23,11 +23,11 @@ afterAll(async () => {
   await db?.close();
 });
 
-const inTransaction = <T>(run: (events: EventsRepository, tickets: TicketsRepository) => Promise<T>) =>
-  db.dataSource.transaction((manager) => run(new EventsRepository(manager), new TicketsRepository(manager)));
+const inTransaction = <T>(run: (events: EventsStore, tickets: TicketsStore) => Promise<T>) =>
+  db.dataSource.transaction((manager) => run(new EventsStore(manager), new TicketsStore(manager)));
 
 async function newEvent(owner: string, eventId = id("event")): Promise<EventEntity> {
-  const [eventIndex] = await new EventsRepository(db.dataSource.manager).reserveRegistryIndexes(1);
+  const [eventIndex] = await new EventsStore(db.dataSource.manager).reserveRegistryIndexes(1);
   return Object.assign(new EventEntity(), {
     id: uuidv7(),
     organizationId: owner,
@@ -67,9 +67,9 @@ function newTicket(event: EventEntity, serial: bigint, ticketId = id("ticket")):
   });
 }
 
-describe("EventsRepository", () => {
+describe("EventsStore", () => {
   it("hands out distinct, increasing registry indexes", async () => {
-    const indexes = await new EventsRepository(db.dataSource.manager).reserveRegistryIndexes(3);
+    const indexes = await new EventsStore(db.dataSource.manager).reserveRegistryIndexes(3);
     expect(indexes).toHaveLength(3);
     expect(indexes[1]).toBeGreaterThan(indexes[0]);
     expect(indexes[2]).toBeGreaterThan(indexes[1]);
@@ -78,7 +78,7 @@ describe("EventsRepository", () => {
   it("inserts new events with every field, the uint64 times exactly", async () => {
     const event = await newEvent(organizationId);
     expect(await inTransaction((events) => events.insertNew([event]))).toBe(1);
-    const stored = await new EventsRepository(db.dataSource.manager).findByOrganizationAndEventId(organizationId, event.eventId);
+    const stored = await new EventsStore(db.dataSource.manager).findByOrganizationAndEventId(organizationId, event.eventId);
     expect(stored).toMatchObject({ id: event.id, eventIndex: event.eventIndex, latitude: 52.37, endTime: 18_446_744_073_709_551_615n, ticketsSold: 0n });
   });
 
@@ -96,7 +96,7 @@ describe("EventsRepository", () => {
     await inTransaction((events) => events.insertNew([mine, theirs]));
     const locked = await inTransaction((events) => events.lockForAcceptance(organizationId, [mine.eventId, "no-such-event"]));
     expect(locked.map((event) => event.id)).toEqual([mine.id]);
-    expect(await new EventsRepository(db.dataSource.manager).findByOrganizationAndEventId(otherOrganizationId, mine.eventId)).toMatchObject({ id: theirs.id });
+    expect(await new EventsStore(db.dataSource.manager).findByOrganizationAndEventId(otherOrganizationId, mine.eventId)).toMatchObject({ id: theirs.id });
   });
 
   it("holds the row lock until the acceptance's transaction ends", async () => {
@@ -122,7 +122,7 @@ describe("EventsRepository", () => {
     await inTransaction((events) =>
       events.saveChanges([Object.assign(event, { imageUrl: "https://img.example.com/1.png", ticketsSold: 12n, lastSerial: 13n })]),
     );
-    expect(await new EventsRepository(db.dataSource.manager).findById(event.id)).toMatchObject({
+    expect(await new EventsStore(db.dataSource.manager).findById(event.id)).toMatchObject({
       imageUrl: "https://img.example.com/1.png",
       ticketsSold: 12n,
       lastSerial: 13n,
@@ -133,8 +133,8 @@ describe("EventsRepository", () => {
     const [a, b] = [await newEvent(organizationId), await newEvent(organizationId)];
     const theirs = await newEvent(otherOrganizationId, a.eventId);
     await inTransaction((events) => events.insertNew([a, b, Object.assign(theirs, { lastSerial: 50n })]));
-    const repository = new EventsRepository(db.dataSource.manager);
-    const first = await repository.reserveSerials(
+    const store = new EventsStore(db.dataSource.manager);
+    const first = await store.reserveSerials(
       organizationId,
       new Map([
         [a.eventId, 100],
@@ -148,9 +148,9 @@ describe("EventsRepository", () => {
         [b.eventId, { first: 1n, last: 1n }],
       ]),
     );
-    expect(await repository.reserveSerials(organizationId, new Map([[a.eventId, 3]]))).toEqual(new Map([[a.eventId, { first: 101n, last: 103n }]]));
-    expect(await repository.findById(a.id)).toMatchObject({ lastSerial: 103n, ticketsSold: 0n });
-    expect(await repository.findById(theirs.id)).toMatchObject({ lastSerial: 50n });
+    expect(await store.reserveSerials(organizationId, new Map([[a.eventId, 3]]))).toEqual(new Map([[a.eventId, { first: 101n, last: 103n }]]));
+    expect(await store.findById(a.id)).toMatchObject({ lastSerial: 103n, ticketsSold: 0n });
+    expect(await store.findById(theirs.id)).toMatchObject({ lastSerial: 50n });
     // Committed at once: nothing holds the row afterwards.
     await expect(db.dataSource.query(`SELECT id FROM events WHERE id = $1 FOR UPDATE NOWAIT`, [a.id])).resolves.toHaveLength(1);
   });
@@ -158,8 +158,8 @@ describe("EventsRepository", () => {
   it("concurrent reservations of one event get disjoint ranges", async () => {
     const event = await newEvent(organizationId);
     await inTransaction((events) => events.insertNew([event]));
-    const repository = new EventsRepository(db.dataSource.manager);
-    const ranges = await Promise.all(Array.from({ length: 8 }, () => repository.reserveSerials(organizationId, new Map([[event.eventId, 10]]))));
+    const store = new EventsStore(db.dataSource.manager);
+    const ranges = await Promise.all(Array.from({ length: 8 }, () => store.reserveSerials(organizationId, new Map([[event.eventId, 10]]))));
     const firsts = ranges.map((range) => range.get(event.eventId)!.first).sort((x, y) => (x < y ? -1 : 1));
     expect(firsts).toEqual(Array.from({ length: 8 }, (_, i) => BigInt(i * 10 + 1)));
   });
@@ -173,17 +173,17 @@ describe("EventsRepository", () => {
       await expect(db.dataSource.query(`SELECT id FROM events WHERE id = $1 FOR UPDATE NOWAIT`, [event.id])).resolves.toHaveLength(1);
     });
     await inTransaction((events) => events.addTicketsSold([{ id: event.id, count: 5n }]));
-    const repository = new EventsRepository(db.dataSource.manager);
-    const stored = await repository.findById(event.id);
+    const store = new EventsStore(db.dataSource.manager);
+    const stored = await store.findById(event.id);
     expect(stored.ticketsSold).toBe(7n);
-    expect(await repository.ticketsSoldOf(stored)).toBe(112n);
+    expect(await store.ticketsSoldOf(stored)).toBe(112n);
     const other = await newEvent(organizationId);
     await inTransaction((events) => events.insertNew([other]));
-    expect(await repository.ticketsSoldOf(await repository.findById(other.id))).toBe(0n);
+    expect(await store.ticketsSoldOf(await store.findById(other.id))).toBe(0n);
   });
 });
 
-describe("TicketsRepository", () => {
+describe("TicketsStore", () => {
   it("copies new tickets with every column and reads them back", async () => {
     const event = await newEvent(organizationId);
     const ticket = Object.assign(newTicket(event, 1n), { checkedIn: true, claimed: true, claimedTo: "0x52908400098527886E0F7030069857D2E4169EE7" });
@@ -191,7 +191,7 @@ describe("TicketsRepository", () => {
       await events.insertNew([event]);
       await tickets.insertNew([ticket, newTicket(event, 2n)]);
     });
-    const stored = await new TicketsRepository(db.dataSource.manager).findByOrganizationAndTicketId(organizationId, ticket.ticketId);
+    const stored = await new TicketsStore(db.dataSource.manager).findByOrganizationAndTicketId(organizationId, ticket.ticketId);
     expect(stored).toMatchObject({
       id: ticket.id,
       serial: 1n,
@@ -226,7 +226,7 @@ describe("TicketsRepository", () => {
       const [locked] = await tickets.lockForAcceptance(organizationId, [ticket.ticketId]);
       await tickets.saveChanges([Object.assign(locked, { price: "60.00", resales: 1, orderTime: 1_760_000_000n })]);
     });
-    expect(await new TicketsRepository(db.dataSource.manager).findByOrganizationAndTicketId(organizationId, ticket.ticketId)).toMatchObject({
+    expect(await new TicketsStore(db.dataSource.manager).findByOrganizationAndTicketId(organizationId, ticket.ticketId)).toMatchObject({
       price: "60.00",
       resales: 1,
       orderTime: 1_760_000_000n,

@@ -30,7 +30,7 @@ interface CallbackRow {
 
 /** Reads of the outbox as an organization sees it: its callbacks, each with its delivery log. */
 @Injectable()
-export class CallbacksRepository {
+export class CallbacksStore {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /** Newest first. */

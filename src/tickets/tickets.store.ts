@@ -7,7 +7,7 @@ import { TicketEntity } from "./entities/ticket.entity";
  * The SQL of tickets. Bound to an EntityManager: the acceptance's transaction manager for writes
  * and locked reads, the data source's manager for plain reads.
  */
-export class TicketsRepository {
+export class TicketsStore {
   constructor(private readonly manager: EntityManager) {}
 
   findByOrganizationAndTicketId(organizationId: string, ticketId: string): Promise<TicketEntity | null> {

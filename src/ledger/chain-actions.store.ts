@@ -8,7 +8,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Reads of the action ledger. Writes happen only inside an acceptance (ActionRecorder). */
 @Injectable()
-export class ChainActionsRepository {
+export class ChainActionsStore {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   private get repository() {

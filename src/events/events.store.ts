@@ -12,7 +12,7 @@ export interface SerialRange {
  * The SQL of events. Bound to an EntityManager: the acceptance's transaction manager for writes and
  * locked reads, the data source's manager for plain reads.
  */
-export class EventsRepository {
+export class EventsStore {
   constructor(private readonly manager: EntityManager) {}
 
   findByOrganizationAndEventId(organizationId: string, eventId: string): Promise<EventEntity | null> {

@@ -1,0 +1,68 @@
+/**
+ * Every action the service knows, one row each, keyed by its ledger kind: the name stored in
+ * `chain_actions.kind` and carried by callbacks as `action`, which integrators match on
+ * (docs/integrators/callbacks.md). Each row names the action in every other vocabulary: the
+ * `POST /stream` names and the endpoints of its own that take it (fixed by the API), and the
+ * registry batch item it is sent as (fixed by the contract: contracts/libraries/BatchReader.sol)
+ * with its code and the gas the writer budgets for it. The lists the code matches on (the ledger's
+ * kinds, the stream's names, the batch codes, the gas per item, the reconcile's kind of each item)
+ * are derived from here; adding an action starts with a row (docs/architecture/adding-an-action.md).
+ *
+ * Gas: upper bounds of one item inside a batch, above the worst cases `npm run gas` measures
+ * (gas-snapshot.json): a sale 7,600, a resale of a ticket far from others about 27,000, a claim to a
+ * new wallet 51,600, an event with 255-character strings 133,400.
+ *
+ * The rows' order is the order of the kinds in the OpenAPI document.
+ */
+export const ACTIONS = {
+  newEvent: { stream: ["newEvent"], endpoints: ["POST /api/v1/events"], batch: { item: "registerEvent", code: 0x01, gas: 190_000 } },
+  updateEvent: { stream: ["updateEvent"], endpoints: [], batch: { item: "updateEvent", code: 0x02, gas: 170_000 } },
+  sold: { stream: ["soldTicket"], endpoints: ["POST /api/v1/sold"], batch: { item: "sold", code: 0x03, gas: 9_500 } },
+  resold: { stream: ["resoldTicket"], endpoints: ["POST /api/v1/resold"], batch: { item: "resold", code: 0x04, gas: 36_000 } },
+  scanned: {
+    stream: ["scannedTicket", "checkedInTicket"],
+    endpoints: ["POST /api/v1/scanned", "POST /api/v1/checkedin"],
+    batch: { item: "checkedIn", code: 0x05, gas: 3_000 },
+  },
+  invalidated: { stream: ["invalidatedTicket"], endpoints: ["POST /api/v1/invalidated"], batch: { item: "invalidated", code: 0x06, gas: 3_000 } },
+  /** Changes only what the ledger keeps: it ends `no_broadcast_required`. */
+  updateTicket: { stream: ["updateTicket"], endpoints: [], batch: null },
+  claimed: { stream: ["claimedTicket"], endpoints: [], batch: { item: "claimed", code: 0x07, gas: 62_000 } },
+  /** Never accepted from an integrator: a claimed token's move between wallets, found in the registry's logs. */
+  transferred: { stream: [], endpoints: [], batch: null },
+} as const satisfies Record<string, ActionRow>;
+
+interface ActionRow {
+  stream: readonly string[];
+  endpoints: readonly string[];
+  batch: { item: string; code: number; gas: number } | null;
+}
+
+type Rows = typeof ACTIONS;
+
+/** A ledger kind (and a callback's `action`). */
+export type ActionKind = keyof Rows;
+/** A name `POST /stream` takes as an item's `action`. */
+export type StreamActionName = Rows[ActionKind]["stream"][number];
+/** A registry batch item's name. */
+export type BatchItemName = NonNullable<Rows[ActionKind]["batch"]>["item"];
+
+export const ACTION_KINDS = Object.keys(ACTIONS) as ActionKind[];
+
+const BATCHED = ACTION_KINDS.flatMap((kind) => {
+  const { batch } = ACTIONS[kind] as ActionRow;
+  return batch ? [{ kind, ...batch, item: batch.item as BatchItemName }] : [];
+});
+
+/** The batch item's code of each batch item name. */
+export const BATCH_ITEM_CODE = Object.fromEntries(BATCHED.map((row) => [row.item, row.code])) as Record<BatchItemName, number>;
+/** The gas the writer budgets for one item of each name inside a batch. */
+export const BATCH_ITEM_GAS = Object.fromEntries(BATCHED.map((row) => [row.item, row.gas])) as Record<BatchItemName, number>;
+/** The ledger kind each batch item name is sent for. */
+export const KIND_OF_BATCH_ITEM = Object.fromEntries(BATCHED.map((row) => [row.item, row.kind])) as Record<BatchItemName, ActionKind>;
+/** The batch item each ledger kind is sent as; absent for a kind that never goes on chain. */
+export const BATCH_ITEM_OF_KIND = Object.fromEntries(BATCHED.map((row) => [row.kind, row.item])) as Partial<Record<ActionKind, BatchItemName>>;
+/** The ledger kind each stream name records. */
+export const KIND_OF_STREAM_ACTION = Object.fromEntries(
+  ACTION_KINDS.flatMap((kind) => (ACTIONS[kind] as ActionRow).stream.map((name) => [name, kind])),
+) as Record<StreamActionName, ActionKind>;
