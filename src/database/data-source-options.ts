@@ -13,6 +13,7 @@ import { EventIndexLimit1763830000000 } from "./migrations/1763830000000-EventIn
 import { TokenTransfers1763840000000 } from "./migrations/1763840000000-TokenTransfers";
 import { LedgerBinding1763850000000 } from "./migrations/1763850000000-LedgerBinding";
 import { SignerStops1763860000000 } from "./migrations/1763860000000-SignerStops";
+import { CallbackReceivers1763870000000 } from "./migrations/1763870000000-CallbackReceivers";
 
 export const MIGRATIONS = [
   InitialSchema1763740000000,
@@ -28,6 +29,7 @@ export const MIGRATIONS = [
   TokenTransfers1763840000000,
   LedgerBinding1763850000000,
   SignerStops1763860000000,
+  CallbackReceivers1763870000000,
 ];
 
 /**

@@ -1,5 +1,6 @@
 import type { EntityManager } from "typeorm";
 
+import { retargetCallbacks } from "../ledger/outbox";
 import { EventEntity } from "./entities/event.entity";
 
 /** Serials `first` to `last` of one event, reserved for one request's sales. */
@@ -137,6 +138,11 @@ export class EventsStore {
            AS u(id, name, ticketeer_name, currency, shop_url, image_url, latitude, longitude, start_time, end_time, callback_url, tickets_sold, last_serial)
         WHERE e.id = u.id`,
       [ids, name, ticketeerName, currency, shopUrl, imageUrl, latitude, longitude, startTime, endTime, callbackUrl, ticketsSold, lastSerial],
+    );
+    // A changed callbackUrl takes the event's waiting callbacks with it (the claim walks them by receiver).
+    await retargetCallbacks(
+      this.manager,
+      events.map((event) => event.id),
     );
   }
 }

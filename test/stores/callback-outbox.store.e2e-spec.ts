@@ -3,8 +3,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
 import { type AttemptResult, CallbackOutboxStore, type ClaimedCallback, type ReceiverShares } from "../../src/callbacks/callback-outbox.store";
 import { CallbacksStore } from "../../src/callbacks/callbacks.store";
-import { receiverOf, receiverSql } from "../../src/callbacks/delivery/receiver";
+import { receiverOf, receiverSql } from "../../src/ledger/callback-receiver";
 import { uuidv7 } from "../../src/common/uuid-v7";
+import { EventsStore } from "../../src/events/events.store";
 import { ActionRecorder, type ActionEntry } from "../../src/ledger/action-recorder";
 import { insertCallbacks } from "../../src/ledger/outbox";
 import { openStoreDatabase, type StoreDatabase } from "../support/store-database";
@@ -224,7 +225,68 @@ describe("CallbackOutboxStore: receiver shares", () => {
     expect(second.filter((callback) => toB.includes(callback.id))).toHaveLength(3);
     expect(second.filter((callback) => toC.includes(callback.id))).toHaveLength(1);
   });
+  it("claims the others' callbacks in due order past a full receiver's backlog, and lets no receiver short of room crowd out the rest", async () => {
+    const backlog = await dueCallbacks(30, `${RECEIVER_A}/stalled`);
+    const toB = await dueCallbacks(4, `${RECEIVER_B}/b`);
+    const toC = await dueCallbacks(4, "https://c.example.com/c");
+    // Due order: A's backlog first, then B's four, then C's four; within each, in the order written.
+    await dueSince([...backlog, ...toB, ...toC]);
+
+    const first = await outbox.claimDue(3, LEASE_MS, { full: [RECEIVER_A], inFlight: [{ receiver: RECEIVER_B, room: 1 }], idleRoom: 10 });
+
+    expect(ids(first)).toEqual([toB[0], toC[0], toC[1]].sort());
+    const second = await outbox.claimDue(10, LEASE_MS, { full: [RECEIVER_A], inFlight: [], idleRoom: 10 });
+    expect(ids(second)).toEqual([...toB.slice(1), ...toC.slice(2)].sort());
+    expect(await outbox.claimDue(10, LEASE_MS, { full: [RECEIVER_A], inFlight: [], idleRoom: 10 })).toEqual([]);
+  });
+
+  it("sends an event's waiting callbacks to its new callbackUrl's receiver, and counts them against it", async () => {
+    const { eventId } = await newEvent(`${RECEIVER_A}/old`);
+    const [pending, failed] = await dueCallbacksOf(eventId, 2);
+    await db.dataSource.query(`UPDATE callbacks SET status = 'failed' WHERE id = $1`, [failed]);
+
+    await changeCallbackUrl(eventId, `${RECEIVER_B}/new`);
+
+    expect(await outbox.claimDue(10, LEASE_MS, { full: [RECEIVER_B], inFlight: [], idleRoom: 10 })).toEqual([]);
+    expect(await outbox.scheduleRedelivery(organizationId, failed)).toBe(true);
+    expect(await outbox.claimDue(10, LEASE_MS, { full: [RECEIVER_B], inFlight: [], idleRoom: 10 })).toEqual([]);
+    const claimed = await outbox.claimDue(10, LEASE_MS, { full: [RECEIVER_A], inFlight: [{ receiver: RECEIVER_B, room: 1 }], idleRoom: 10 });
+    expect(claimed).toHaveLength(1);
+    expect(claimed[0].callbackUrl).toBe(`${RECEIVER_B}/new`);
+    expect([pending, failed]).toContain(claimed[0].id);
+  });
 });
+
+/** Makes the callbacks due one millisecond apart, in the order given, the first an hour ago. */
+async function dueSince(callbackIds: string[]): Promise<void> {
+  await db.dataSource.query(
+    `UPDATE callbacks c SET next_attempt_at = now() - interval '1 hour' + make_interval(secs => o.n / 1000.0)
+       FROM unnest($1::uuid[]) WITH ORDINALITY AS o(id, n) WHERE c.id = o.id`,
+    [callbackIds],
+  );
+}
+
+/** `count` due event callbacks of one event (updateEvent, nothing on chain), acknowledged so that none holds the next back. */
+async function dueCallbacksOf(eventId: string, count: number): Promise<string[]> {
+  const [{ id: eventRef }] = await db.dataSource.query<{ id: string }[]>(`SELECT id FROM events WHERE event_id = $1`, [eventId]);
+  const callbackIds: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const [actionId] = await record([{ kind: "updateEvent", requestedAs: "updateEvent", eventRef, ticketRef: null, onChain: null }]);
+    callbackIds.push(await callbackOf(actionId));
+    await db.dataSource.query(`UPDATE callbacks SET attempts = 1 WHERE id = $1`, [callbackIds[i]]);
+  }
+  return callbackIds;
+}
+
+/** Changes the event's callbackUrl as an accepted updateEvent does: through the events repository, in a transaction. */
+async function changeCallbackUrl(eventId: string, callbackUrl: string): Promise<void> {
+  await db.dataSource.transaction(async (manager) => {
+    const events = new EventsStore(manager);
+    const event = (await events.findByOrganizationAndEventId(organizationId, eventId))!;
+    event.callbackUrl = callbackUrl;
+    await events.saveChanges([event]);
+  });
+}
 
 describe("CallbackOutboxStore: a ticket's order", () => {
   it("holds a callback back while an earlier action of its ticket is on its way to the chain, or its callback has had no attempt", async () => {

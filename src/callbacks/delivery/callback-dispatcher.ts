@@ -7,7 +7,7 @@ import { WebhookSecretsService } from "../secrets/webhook-secrets.service";
 import { AttemptRecorder } from "./attempt-recorder";
 import { CallbackDelivery } from "./callback-delivery";
 import { DeliveryMetrics } from "./delivery-metrics";
-import { receiverOf } from "./receiver";
+import { receiverOf } from "../../ledger/callback-receiver";
 import { ReceiverSlots } from "./receiver-slots";
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { receiverOf } from "./receiver";
+import { receiverOf } from "../../ledger/callback-receiver";
 import { ReceiverSlots } from "./receiver-slots";
 
 const SLOW = "https://slow.example.com";
