@@ -3,7 +3,7 @@ import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
 
-import { ACTION_KINDS, ACTIONS, BATCH_ITEM_CODE, BATCH_ITEM_OF_KIND, KIND_OF_BATCH_ITEM, KIND_OF_STREAM_ACTION } from "./actions";
+import { ACTION_KINDS, ACTIONS, BATCH_ITEM_CODE, ENDPOINT, BATCH_ITEM_OF_KIND, KIND_OF_BATCH_ITEM, KIND_OF_STREAM_ACTION } from "./actions";
 
 describe("the ACTIONS table", () => {
   it("gives every batch item one code, as the contract's BatchReader numbers them from 1", () => {
@@ -30,5 +30,9 @@ describe("the ACTIONS table", () => {
         const [method, path] = endpoint.split(" ");
         expect(document.paths[path]?.[method.toLowerCase()], endpoint).toBeDefined();
       }
+  });
+
+  it("routes each endpoint by the last segment of its path, the requestedAs its actions record", () => {
+    expect(ENDPOINT).toEqual({ events: "events", sold: "sold", resold: "resold", scanned: "scanned", checkedin: "checkedin", invalidated: "invalidated" });
   });
 });

@@ -44,6 +44,12 @@ type Rows = typeof ACTIONS;
 export type ActionKind = keyof Rows;
 /** A name `POST /stream` takes as an item's `action`. */
 export type StreamActionName = Rows[ActionKind]["stream"][number];
+/** An endpoint of its own that takes an action, by its route below `/api/v1`: what it records as the action's `requestedAs`. */
+export type EndpointName = Rows[ActionKind]["endpoints"][number] extends infer Endpoint
+  ? Endpoint extends `POST /api/v1/${infer Name}`
+    ? Name
+    : never
+  : never;
 /** A registry batch item's name. */
 export type BatchItemName = NonNullable<Rows[ActionKind]["batch"]>["item"];
 
@@ -66,3 +72,13 @@ export const BATCH_ITEM_OF_KIND = Object.fromEntries(BATCHED.map((row) => [row.k
 export const KIND_OF_STREAM_ACTION = Object.fromEntries(
   ACTION_KINDS.flatMap((kind) => (ACTIONS[kind] as ActionRow).stream.map((name) => [name, kind])),
 ) as Record<StreamActionName, ActionKind>;
+
+/** Each endpoint name, for the controllers' routes and the `requestedAs` they record. */
+export const ENDPOINT = Object.fromEntries(
+  ACTION_KINDS.flatMap((kind) =>
+    (ACTIONS[kind] as ActionRow).endpoints.map((endpoint) => {
+      const name = endpoint.slice(endpoint.lastIndexOf("/") + 1);
+      return [name, name];
+    }),
+  ),
+) as { readonly [Name in EndpointName]: Name };

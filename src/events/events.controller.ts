@@ -4,6 +4,7 @@ import type { Request } from "express";
 
 import { type AuthenticatedOrganization, CurrentOrganization } from "../auth/authenticated-organization";
 import { LedgerService } from "../ledger/ledger.service";
+import { ENDPOINT } from "../common/actions";
 import { ApiError } from "../common/errors/api-error";
 import { ErrorBodyDto } from "../common/errors/error-body.dto";
 import { ApiCommonReadResponses, ApiCommonWriteResponses } from "../common/http/api-responses";
@@ -20,7 +21,7 @@ import { EventsService } from "./events.service";
 const STATUS_OF_CODE: Record<string, number> = { event_exists: 409 };
 
 @ApiTags("events")
-@Controller("api/v1/events")
+@Controller(`api/v1/${ENDPOINT.events}`)
 export class EventsController {
   constructor(
     private readonly ledger: LedgerService,
@@ -50,7 +51,7 @@ export class EventsController {
     const [outcome] = await this.ledger.acceptItems(
       EVENT_ACCEPTANCE,
       organization,
-      [{ descriptor: EventActions.create, requestedAs: "events", raw: body }],
+      [{ descriptor: EventActions.create, requestedAs: ENDPOINT.events, raw: body }],
       requestIdOf(request),
     );
     const eventId = rawId(body, "eventId");

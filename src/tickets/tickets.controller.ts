@@ -6,6 +6,7 @@ import { type AuthenticatedOrganization, CurrentOrganization } from "../auth/aut
 import type { ActionDescriptor } from "../ledger/action-descriptor";
 import { LedgerService } from "../ledger/ledger.service";
 import { ErrorBodyDto } from "../common/errors/error-body.dto";
+import { ENDPOINT, type EndpointName } from "../common/actions";
 import { ApiCommonReadResponses, ApiCommonWriteResponses } from "../common/http/api-responses";
 import { requireItemArray } from "../common/http/item-array";
 import { rawId } from "../common/http/raw-ids";
@@ -35,7 +36,7 @@ export class TicketsController {
     @InjectConfig() private readonly config: AppConfig,
   ) {}
 
-  @Post("sold")
+  @Post(ENDPOINT.sold)
   @HttpCode(200)
   @ApiOperation({
     operationId: "registerSales",
@@ -46,10 +47,10 @@ export class TicketsController {
   @ApiOkResponse({ type: [TicketResultDto], description: RESULTS })
   @ApiCommonWriteResponses()
   sold(@CurrentOrganization() organization: AuthenticatedOrganization, @Body() body: unknown, @Req() request: Request) {
-    return this.accept(organization, body, TicketActions.sold, "sold", request);
+    return this.accept(organization, body, TicketActions.sold, ENDPOINT.sold, request);
   }
 
-  @Post("resold")
+  @Post(ENDPOINT.resold)
   @HttpCode(200)
   @ApiOperation({
     operationId: "registerResales",
@@ -60,10 +61,10 @@ export class TicketsController {
   @ApiOkResponse({ type: [TicketResultDto], description: RESULTS })
   @ApiCommonWriteResponses()
   resold(@CurrentOrganization() organization: AuthenticatedOrganization, @Body() body: unknown, @Req() request: Request) {
-    return this.accept(organization, body, TicketActions.resold, "resold", request);
+    return this.accept(organization, body, TicketActions.resold, ENDPOINT.resold, request);
   }
 
-  @Post("scanned")
+  @Post(ENDPOINT.scanned)
   @HttpCode(200)
   @ApiOperation({
     operationId: "registerCheckIns",
@@ -74,10 +75,10 @@ export class TicketsController {
   @ApiOkResponse({ type: [TicketResultDto], description: RESULTS })
   @ApiCommonWriteResponses()
   checkIn(@CurrentOrganization() organization: AuthenticatedOrganization, @Body() body: unknown, @Req() request: Request) {
-    return this.accept(organization, body, TicketActions.checkIn, "scanned", request);
+    return this.accept(organization, body, TicketActions.checkIn, ENDPOINT.scanned, request);
   }
 
-  @Post("checkedin")
+  @Post(ENDPOINT.checkedin)
   @HttpCode(200)
   @ApiOperation({
     operationId: "registerCheckInsAlias",
@@ -88,10 +89,10 @@ export class TicketsController {
   @ApiOkResponse({ type: [TicketResultDto], description: RESULTS })
   @ApiCommonWriteResponses()
   checkInAlias(@CurrentOrganization() organization: AuthenticatedOrganization, @Body() body: unknown, @Req() request: Request) {
-    return this.accept(organization, body, TicketActions.checkIn, "checkedin", request);
+    return this.accept(organization, body, TicketActions.checkIn, ENDPOINT.checkedin, request);
   }
 
-  @Post("invalidated")
+  @Post(ENDPOINT.invalidated)
   @HttpCode(200)
   @ApiOperation({
     operationId: "registerInvalidations",
@@ -102,7 +103,7 @@ export class TicketsController {
   @ApiOkResponse({ type: [TicketResultDto], description: RESULTS })
   @ApiCommonWriteResponses()
   invalidated(@CurrentOrganization() organization: AuthenticatedOrganization, @Body() body: unknown, @Req() request: Request) {
-    return this.accept(organization, body, TicketActions.invalidated, "invalidated", request);
+    return this.accept(organization, body, TicketActions.invalidated, ENDPOINT.invalidated, request);
   }
 
   @Get("tickets")
@@ -147,7 +148,7 @@ export class TicketsController {
     organization: AuthenticatedOrganization,
     body: unknown,
     descriptor: ActionDescriptor<object, TicketPlan, TicketParts>,
-    requestedAs: string,
+    requestedAs: EndpointName,
     request: Request,
   ): Promise<TicketResultDto[]> {
     const raw = requireItemArray(body, this.config.limits.ticketItems, "tickets");
@@ -159,7 +160,7 @@ export class TicketsController {
     );
     // A sale refused as ticket_exists (a retried /sold, say) carries the promise of the sale that made the ticket.
     const exists = outcomes.flatMap((outcome, position) => (outcome.error?.code === "ticket_exists" ? [rawId(raw[position], "ticketId") as string] : []));
-    const sales = requestedAs === "sold" ? await this.tickets.salePromises(organization.id, exists) : new Map<string, string>();
+    const sales = requestedAs === ENDPOINT.sold ? await this.tickets.salePromises(organization.id, exists) : new Map<string, string>();
     return outcomes.map((outcome, position) => {
       const ticketId = rawId(raw[position], "ticketId");
       if (!outcome.error) return { txPromise: outcome.actionId, ticketId, status: "success" };
