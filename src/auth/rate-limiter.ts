@@ -8,24 +8,35 @@ import type { AppConfig } from "../config/app-config";
 import { InjectConfig } from "../config/config.module";
 import { InjectRedis } from "../redis/redis.module";
 import type { AuthenticatedRequest } from "./authenticated-organization";
+import { isStatusRead } from "./status-reads";
 
 /** Marks a request whose key has been counted already, so that it is counted once. */
 const COUNTED = Symbol("rateLimitCounted");
 
+/** One budget per API key: its counter and what a refusal says. */
+interface Budget {
+  limit: SharedRateLimit;
+  refusal: ErrorDetail;
+}
+
 /**
- * Requests per API key per window (see SharedRateLimit). Used before the body is read
- * (app.setup.ts), and by RateLimitGuard for any request not counted then.
+ * Requests per API key per window (see SharedRateLimit), with status reads on a budget of their own
+ * so that an integrator polling its actions' statuses never spends the room of its writes. Used
+ * before the body is read (app.setup.ts), and by RateLimitGuard for any request not counted then.
  */
 @Injectable()
 export class RateLimiter {
-  private readonly limit: SharedRateLimit;
+  private readonly requests: Budget;
+  private readonly statusReads: Budget;
 
-  constructor(
-    @InjectRedis() redis: Redis,
-    @InjectConfig() private readonly config: AppConfig,
-  ) {
-    const { points, durationSeconds } = config.rateLimit;
-    this.limit = new SharedRateLimit(redis, { keyPrefix: `${config.redis.keyPrefix}:rate`, points, durationSeconds }, new Logger(RateLimiter.name));
+  constructor(@InjectRedis() redis: Redis, @InjectConfig() config: AppConfig) {
+    const logger = new Logger(RateLimiter.name);
+    const budget = (name: string, what: string, { points, durationSeconds }: AppConfig["rateLimit"]): Budget => ({
+      limit: new SharedRateLimit(redis, { keyPrefix: `${config.redis.keyPrefix}:${name}`, points, durationSeconds }, logger),
+      refusal: errorDetail("rate_limited", `At most ${points} ${what} per ${durationSeconds} s per API key.`),
+    });
+    this.requests = budget("rate", "requests", config.rateLimit);
+    this.statusReads = budget("rate-status", "status reads", config.statusReadLimit);
   }
 
   /** Counts the request against its key once; the 429 error's detail when the key is over its limit, else null. */
@@ -33,8 +44,7 @@ export class RateLimiter {
     const counted = request as AuthenticatedRequest & { [COUNTED]?: boolean };
     if (!request.organization || counted[COUNTED]) return null;
     counted[COUNTED] = true;
-    if (await this.limit.allow(request.organization.keyPrefix, response)) return null;
-    const { points, durationSeconds } = this.config.rateLimit;
-    return errorDetail("rate_limited", `At most ${points} requests per ${durationSeconds} s per API key.`);
+    const budget = isStatusRead(request.method, request.originalUrl) ? this.statusReads : this.requests;
+    return (await budget.limit.allow(request.organization.keyPrefix, response)) ? null : budget.refusal;
   }
 }

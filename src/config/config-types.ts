@@ -35,7 +35,10 @@ export interface AppConfig {
   redis: { url: string; keyPrefix: string };
   /** jsonDepth: the most levels of arrays and objects a JSON body may nest (the endpoints take 3 at most). */
   limits: { ticketItems: number; streamActions: number; ticketBodyBytes: number; streamBodyBytes: number; jsonDepth: number };
+  /** Requests per API key per window, status reads (GET /api/v1/actions/…) excepted. */
   rateLimit: { points: number; durationSeconds: number };
+  /** Status reads per API key per window, a budget of their own so that polling never takes the writes' room. */
+  statusReadLimit: { points: number; durationSeconds: number };
   /** The public ticket pages (GET /verify/{ticketId}, /verify/tokens/{tokenId}): requests per client IP per window. */
   verifyPage: { points: number; durationSeconds: number };
   /** The public token metadata (GET /tokens/{tokenId}, /tokens/collection). */

@@ -10,6 +10,7 @@ let testApp: TestApp;
 let organization: { ticketeerId: string; key: string; prefix: string };
 
 const LIMIT = 3;
+const STATUS_LIMIT = 2;
 
 const header = (answer: ApiAnswer, name: string) => answer.headers.get(name);
 
@@ -28,7 +29,7 @@ async function newKey(): Promise<ReturnType<typeof apiClient>> {
 }
 
 beforeAll(async () => {
-  testApp = await startTestApp({ RATE_LIMIT_REQUESTS: String(LIMIT) });
+  testApp = await startTestApp({ RATE_LIMIT_REQUESTS: String(LIMIT), STATUS_RATE_LIMIT_REQUESTS: String(STATUS_LIMIT) });
   organization = await testApp.organization();
 });
 
@@ -93,5 +94,37 @@ describe("rate limits per API key", () => {
       expect(health.status).toBe(200);
       expect(header(health, "ratelimit-limit")).toBeNull();
     }
+  });
+
+  it("status reads count on a budget of their own: polling takes none of the writes' room, writes none of polling's", async () => {
+    const api = await newKey();
+    const accepted = await api.post("/api/v1/events", eventBody(id("ev-status-rate"), organization.ticketeerId));
+    expect(accepted.status).toBe(200);
+    const statusPath = `/api/v1/actions/${accepted.body.txPromise}`;
+
+    for (let i = 0; i < STATUS_LIMIT; i++) {
+      const status = await api.get(statusPath);
+      expect(status.status).toBe(200);
+      expect(header(status, "ratelimit-limit")).toBe(String(STATUS_LIMIT));
+      expect(header(status, "ratelimit-remaining")).toBe(String(STATUS_LIMIT - 1 - i));
+    }
+    const polledOut = await api.get(statusPath);
+    expect(polledOut.status).toBe(429);
+    expect(polledOut.body.error).toEqual({ code: "rate_limited", message: expect.stringContaining("status reads") });
+    expect(Number(header(polledOut, "retry-after"))).toBeGreaterThanOrEqual(1);
+
+    // The writes' budget has spent one request (the event) whatever the polling did.
+    const write = await api.post("/api/v1/sold", []);
+    expect(write.status).toBe(200);
+    expectRateHeaders(write, LIMIT - 2);
+    expect((await api.get("/api/v1/chain")).status).toBe(200);
+    expect((await api.post("/api/v1/sold", [])).status).toBe(429);
+
+    const poller = await newKey();
+    for (let i = 0; i < LIMIT; i++) await poller.get("/api/v1/chain");
+    expect((await poller.get("/api/v1/chain")).status).toBe(429);
+    const stillPolling = await poller.get(statusPath);
+    expect(stillPolling.status).toBe(200);
+    expect(header(stillPolling, "ratelimit-remaining")).toBe(String(STATUS_LIMIT - 1));
   });
 });
