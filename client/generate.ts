@@ -32,3 +32,25 @@ export async function generateSchema(documentJson: string = readFileSync(OPENAPI
   const ast = await openapiTS(document, { defaultNonNullable: false, silent: true });
   return HEADER + astToString(ast);
 }
+
+/** The registry's ABI the service is built against, committed beside the contract tests (test/contracts/abi.test.ts keeps it true). */
+export const ABI_SOURCE_PATH = join(__dirname, "..", "test", "contracts", "fixtures", "TicketRegistry.abi.json");
+
+/** The ABI as the package exports it: compared with a fresh generation by client/src/abi.spec.ts. */
+export const ABI_PATH = join(__dirname, "src", "abi.ts");
+
+/**
+ * client/src/abi.ts: the ABI `as const`, so that viem, ethers' typed helpers or abitype infer every
+ * function's and event's argument types from it.
+ */
+export function generateAbi(abiJson: string = readFileSync(ABI_SOURCE_PATH, "utf8")): string {
+  const abi = JSON.stringify(JSON.parse(abiJson), null, 2);
+  return [
+    "// Generated from test/contracts/fixtures/TicketRegistry.abi.json. Do not edit by hand: regenerate with",
+    "// `npm run client`; client/src/abi.spec.ts fails while this file and the committed ABI disagree.",
+    "",
+    "/** The TicketRegistry contract's ABI (ERC-721 with ERC-4906 and ERC-7572, plus the registry's own reads and events). */",
+    `export const ticketRegistryAbi = ${abi} as const;`,
+    "",
+  ].join("\n");
+}

@@ -8,20 +8,19 @@
  *   const registry = createRegistryClient({ baseUrl: "https://registry.example.com", apiKey });
  *   const { data, error } = await registry.POST("/api/v1/sold", { body: [{ eventId, ticketId, price: "49.95" }] });
  *
- * The service itself never loads this folder (`nest build` compiles src/ only, and the image has no
- * client/), so openapi-fetch and openapi-typescript are devDependencies here: the repository uses
- * them to generate the types and to test the client. A project that copies or packages client/src
- * adds `openapi-fetch` to its own dependencies (the only runtime import; webhooks.ts needs only
- * node:crypto).
+ * Shipped as the npm package @ticket-registry/client (client/package.json: an ESM and a CommonJS
+ * build with their declarations, `npm run client:pack`), whose only dependency is openapi-fetch;
+ * webhooks.ts needs only node:crypto, abi.ts nothing. The service itself never loads this folder
+ * (`nest build` compiles src/ only, and the image has no client/).
  */
 import createClient, { type Client, type ClientOptions } from "openapi-fetch";
 
-import type { paths } from "./schema";
-import { type ActionStatus, FINAL_ACTION_STATES } from "./types";
+import type { paths } from "./schema.js";
+import { type ActionStatus, FINAL_ACTION_STATES } from "./types.js";
 
-export type { components, operations, paths } from "./schema";
-export * from "./types";
-export * from "./webhooks";
+export type { components, operations, paths } from "./schema.js";
+export * from "./types.js";
+export * from "./webhooks.js";
 
 /** The client: `registry.GET(path, init)`, `registry.POST(path, init)`, ... typed by the document. */
 export type RegistryClient = Client<paths, "application/json">;
@@ -79,3 +78,4 @@ export async function waitForFinalStatus(
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
+export * from "./abi.js";

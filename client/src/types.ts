@@ -1,4 +1,4 @@
-import type { paths } from "./schema";
+import type { paths } from "./schema.js";
 
 /**
  * Named types for the bodies integrators handle most, taken from the generated `paths` by endpoint

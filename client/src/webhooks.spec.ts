@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 
 import { signedHeaders } from "../../src/callbacks/delivery/callback-signing";
 import { generateWebhookSecret } from "../../src/callbacks/secrets/webhook-secret";
-import { type CallbackBody, verifyWebhook, WebhookVerificationError } from "./webhooks";
+import { type CallbackBody, verifyWebhook, WebhookVerificationError } from "./webhooks.js";
 
 /** The client's verifier against the service's own signing function. */
 describe("verifyWebhook", () => {

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 
-import type { ActionStatus } from "./types";
+import type { ActionStatus } from "./types.js";
 
 /**
  * Verifying the service's callbacks, exactly as it signs them (src/callbacks/delivery/callback-signing.ts,
