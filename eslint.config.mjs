@@ -24,7 +24,19 @@ const TEST_FILES = ["test/**/*.ts", "**/*.spec.ts", "**/*.e2e-spec.ts"];
 export default defineConfig(
   // Generated, installed or local output: never linted. (client/src/schema.ts: openapi-typescript's output,
   // compared with a fresh generation by client/src/schema.spec.ts; still type-checked by tsc.)
-  globalIgnores(["node_modules/", ".tools/", "dist/", "client/dist/", "artifacts/", "cache/", "typechain-types/", "coverage/", "deployments/", "client/src/schema.ts", "client/src/abi.ts"]),
+  globalIgnores([
+    "node_modules/",
+    ".tools/",
+    "dist/",
+    "client/dist/",
+    "artifacts/",
+    "cache/",
+    "typechain-types/",
+    "coverage/",
+    "deployments/",
+    "client/src/schema.ts",
+    "client/src/abi.ts",
+  ]),
 
   {
     linterOptions: {
