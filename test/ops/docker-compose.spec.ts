@@ -59,7 +59,11 @@ describe("docker-compose.yml", () => {
   it("defines postgres, redis, the chain, one api and one worker, and Prometheus and Grafana in a profile", () => {
     const started = Object.entries(compose.services).filter(([, svc]) => svc.profiles === undefined);
     expect(started.map(([name]) => name).sort()).toEqual(["api", "chain", "postgres", "redis", "worker"]);
-    expect(Object.keys(compose.services).filter((name) => !started.some(([other]) => other === name)).sort()).toEqual(["grafana", "prometheus"]);
+    expect(
+      Object.keys(compose.services)
+        .filter((name) => !started.some(([other]) => other === name))
+        .sort(),
+    ).toEqual(["grafana", "prometheus"]);
     expect(service(compose, "postgres").image).toBe("postgres:16-alpine");
     expect(service(compose, "redis").image).toBe("redis:7-alpine");
   });

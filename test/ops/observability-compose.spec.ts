@@ -180,7 +180,8 @@ describe("docker-compose.yml's observability profile", () => {
       expect(dashboard.templating.list).toContainEqual(expect.objectContaining({ name: "datasource", type: "datasource", query: "prometheus" }));
       const ids = dashboard.panels.map((panel) => panel.id);
       expect(new Set(ids).size).toBe(ids.length);
-      for (const panel of dashboard.panels.filter((candidate) => candidate.type !== "row")) expect(panel.datasource?.uid, String(panel.id)).toBe("${datasource}");
+      for (const panel of dashboard.panels.filter((candidate) => candidate.type !== "row"))
+        expect(panel.datasource?.uid, String(panel.id)).toBe("${datasource}");
     });
   });
 });

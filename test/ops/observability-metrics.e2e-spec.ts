@@ -102,6 +102,8 @@ describe("the alert rules and the dashboard against GET /metrics (one app)", () 
 
   it("would notice a metric the service does not export", () => {
     expect(unknown([{ where: "made up", expr: "sum(rate(ticket_registry_tickets_sold_total[5m]))" }])).toEqual(["made up: ticket_registry_tickets_sold_total"]);
-    expect(unknownLabels([{ where: "made up", expr: 'ticket_registry_chain_signer_stuck{address="0x1"}' }])).toEqual(["made up: ticket_registry_chain_signer_stuck{address}"]);
+    expect(unknownLabels([{ where: "made up", expr: 'ticket_registry_chain_signer_stuck{address="0x1"}' }])).toEqual([
+      "made up: ticket_registry_chain_signer_stuck{address}",
+    ]);
   });
 });
