@@ -218,7 +218,7 @@ describe.each([
         const where = `${object.metadata.name} ${kind}`;
         const get = openapi.paths[probe.httpGet!.path]?.get;
         expect(get, `${where}: the service has no GET ${probe.httpGet!.path}`).toBeDefined();
-        expect(get!.security ?? [], `${where}: ${probe.httpGet!.path} wants a credential`).toEqual([]);
+        expect(get.security ?? [], `${where}: ${probe.httpGet!.path} wants a credential`).toEqual([]);
         const named = container.ports?.find((candidate) => candidate.name === probe.httpGet!.port || candidate.containerPort === probe.httpGet!.port);
         expect(named?.containerPort, where).toBe(port);
       }
