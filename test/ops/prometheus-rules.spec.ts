@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 
 import { afterAll, describe, expect, it } from "vitest";
 
-import { ALERT_TESTS_FILE, ALERTS_FILE, alertRules, alertTests, selectorsOf } from "./observability-files";
+import { ALERT_TESTS_FILE, ALERTS_FILE, alertRules, alertTests, dashboardQueries, selectorsOf, withGrafanaVariables } from "./observability-files";
 import { promtool } from "./promtool";
 
 describe("ops/prometheus/alerts.yml", () => {
@@ -83,6 +83,21 @@ describe("ops/prometheus/alerts.yml", () => {
       expect(rule.annotations?.summary, rule.alert).toBeTruthy();
       expect(rule.annotations?.description, rule.alert).toBeTruthy();
     }
+  });
+});
+
+describe("the Grafana dashboard's queries", () => {
+  const scratch = mkdtempSync(join(tmpdir(), "dashboard-queries-"));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+  it("are PromQL that Prometheus accepts (promtool checks them as recording rules)", async () => {
+    const queries = dashboardQueries();
+    const rules = queries.map(({ expr }, index) => ({ record: `dashboard:query_${index}`, expr: withGrafanaVariables(expr) }));
+    const file = join(scratch, "dashboard.rules.yml");
+    writeFileSync(file, JSON.stringify({ groups: [{ name: "dashboard", rules }] }));
+    const run = await promtool(["check", "rules", file]);
+    expect(run.code, run.output).toBe(0);
+    expect(run.output).toContain(`SUCCESS: ${queries.length} rules found`);
   });
 });
 
