@@ -5,6 +5,11 @@ import { parse } from "yaml";
 /** The parts of a Compose service the tests look at. */
 export interface ComposeService {
   image?: string;
+  /** Started only with `--profile NAME`; a service without profiles is always started. */
+  profiles?: string[];
+  command?: string | string[];
+  /** Mounted at /run/secrets/NAME (short syntax) or at `target`. */
+  secrets?: (string | { source: string; target?: string })[];
   build?: string | { context?: string; dockerfile?: string };
   environment?: Record<string, string | number | boolean | null> | string[];
   ports?: (string | number | { target: number; published?: string | number; host_ip?: string })[];
@@ -16,6 +21,7 @@ export interface ComposeService {
 export interface ComposeFile {
   services: Record<string, ComposeService>;
   volumes?: Record<string, unknown>;
+  secrets?: Record<string, { file?: string; environment?: string }>;
 }
 
 export interface PortBinding {

@@ -56,8 +56,14 @@ function runNode(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<
 }
 
 describe("docker-compose.yml", () => {
-  it("defines postgres, redis, the chain, one api and one worker", () => {
-    expect(Object.keys(compose.services).sort()).toEqual(["api", "chain", "postgres", "redis", "worker"]);
+  it("defines postgres, redis, the chain, one api and one worker, and Prometheus and Grafana in a profile", () => {
+    const started = Object.entries(compose.services).filter(([, svc]) => svc.profiles === undefined);
+    expect(started.map(([name]) => name).sort()).toEqual(["api", "chain", "postgres", "redis", "worker"]);
+    expect(
+      Object.keys(compose.services)
+        .filter((name) => !started.some(([other]) => other === name))
+        .sort(),
+    ).toEqual(["grafana", "prometheus"]);
     expect(service(compose, "postgres").image).toBe("postgres:16-alpine");
     expect(service(compose, "redis").image).toBe("redis:7-alpine");
   });
@@ -109,6 +115,8 @@ describe("docker-compose.yml", () => {
       chain: [String(chainNodeSettings(environmentOf(service(compose, "chain"))).port)],
       api: [String(loadConfig(containerEnvironment("api")).app.port)],
       worker: [String(loadConfig(containerEnvironment("worker")).app.port)],
+      prometheus: ["9090"],
+      grafana: ["3000"],
     });
   });
 
