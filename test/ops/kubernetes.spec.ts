@@ -127,7 +127,7 @@ class Rendered {
   }
 }
 
-/** Each kustomization rendered once for the file (kubectl takes a moment to start). */
+/** Each kustomization rendered once for the file. */
 const renderings = new Map<string, Promise<K8sObject[]>>();
 function rendering(dir: string): Promise<K8sObject[]> {
   if (!renderings.has(dir)) renderings.set(dir, renderKustomization(dir));
@@ -141,7 +141,7 @@ function template(object: K8sObject): PodTemplate {
 describe.each([
   ["the production overlay", OVERLAY],
   ["the base", join(K8S, "base")],
-])("Kubernetes manifests: %s, rendered by kubectl kustomize", (_, dir) => {
+])("Kubernetes manifests: %s, rendered by kustomize", (_, dir) => {
   let objects: K8sObject[];
   let rendered: Rendered;
 

