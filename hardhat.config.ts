@@ -44,6 +44,8 @@ const config: HardhatUserConfig = {
       optimizer: { enabled: true, runs: 10_000 },
       evmVersion: "cancun",
       viaIR: true,
+      // The storage layout too, for its snapshot (test/contracts/storage-layout.test.ts).
+      outputSelection: { "*": { "*": ["storageLayout"] } },
     },
   },
   paths: {

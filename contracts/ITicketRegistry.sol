@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-pragma solidity ^0.8.28;
+pragma solidity 0.8.37;
 
 import {ICustodialERC721} from "./token/ICustodialERC721.sol";
 
@@ -82,27 +82,43 @@ interface ITicketRegistry is ICustodialERC721 {
     /// @dev No event is registered under `eventIndex`.
     error TicketRegistryEventUnknown(uint64 eventIndex);
 
-    /// @notice An event was registered. `details` are the event fields the service records on chain.
+    /// @notice An event was registered.
+    /// @param eventIndex the event's number in this registry
+    /// @param eventKey sha256(abi.encode(ticketeerId, eventId))
+    /// @param ticketeer sha256(ticketeerId)
+    /// @param custody the keyless address its tickets are minted to
+    /// @param details the event fields the service records on chain
     event EventRegistered(uint64 indexed eventIndex, bytes32 indexed eventKey, bytes32 indexed ticketeer, address custody, EventDetails details);
 
     /// @notice An event's details were replaced.
+    /// @param eventIndex the event's number in this registry
+    /// @param eventKey sha256(abi.encode(ticketeerId, eventId))
+    /// @param details the new details
     event EventUpdated(uint64 indexed eventIndex, bytes32 indexed eventKey, EventDetails details);
 
     /// @notice A ticket was sold: its token was minted to the event's custody address.
-    /// @dev `price` is fixed-point with PRICE_DECIMALS (6) decimals in the event's currency.
+    /// @param tokenId the ticket's token
+    /// @param ticketHash sha256(ticketId)
+    /// @param price fixed-point with PRICE_DECIMALS (6) decimals, in the event's currency
+    /// @param orderTime when the sale happened, in Unix seconds
     event TicketSold(uint256 indexed tokenId, bytes32 indexed ticketHash, uint96 price, uint64 orderTime);
 
     /// @notice A ticket was resold: its token moved to a fresh holder address (see the Transfer log).
+    /// @param tokenId the ticket's token
+    /// @param resales how many times the ticket has been resold, this resale included
+    /// @param price fixed-point with PRICE_DECIMALS (6) decimals, in the event's currency
+    /// @param orderTime when the resale happened, in Unix seconds
     event TicketResold(uint256 indexed tokenId, uint32 resales, uint96 price, uint64 orderTime);
 
     /**
      * @notice A run of consecutive check-ins of one batch, packed to keep check-in cheap.
-     * @dev `records` is a sequence of 24-byte records: uint128 tokenId, uint64 orderTime (big-endian).
-     * A repeated check-in appears again; the ticket stays checked in.
+     * @dev A repeated check-in appears again; the ticket stays checked in.
+     * @param records a sequence of 24-byte records: uint128 tokenId, uint64 orderTime (big-endian)
      */
     event TicketsCheckedIn(bytes records);
 
-    /// @notice A run of consecutive invalidations of one batch; `records` packed as in TicketsCheckedIn.
+    /// @notice A run of consecutive invalidations of one batch.
+    /// @param records packed as in TicketsCheckedIn
     event TicketsInvalidated(bytes records);
 
     /**
@@ -114,6 +130,7 @@ interface ITicketRegistry is ICustodialERC721 {
     event ItemFailed(uint256 indexed index, uint256 indexed subject, ItemFailure indexed reason);
 
     /// @notice The base of every tokenURI changed.
+    /// @param baseURI the new prefix
     event BaseURIChanged(string baseURI);
 
     /// @notice The collection's metadata URI changed (ERC-7572): indexers read `contractURI` again.
@@ -139,6 +156,7 @@ interface ITicketRegistry is ICustodialERC721 {
      * check-in or a skipped item, is left out), however the items alternate between up to eight events
      * (a ninth makes the oldest signal early); and once per event update, over every token the event can
      * have (serials 1 to 2^64 - 1).
+     * @param batch the packed items
      */
     function execute(bytes calldata batch) external;
 
@@ -170,10 +188,12 @@ interface ITicketRegistry is ICustodialERC721 {
      * Requirements: the caller has DEFAULT_ADMIN_ROLE (AccessControlUnauthorizedAccount).
      *
      * Emits BaseURIChanged and BatchMetadataUpdate for every token.
+     * @param newBaseURI the new prefix
      */
     function setBaseURI(string calldata newBaseURI) external;
 
     /// @notice The prefix of every tokenURI.
+    /// @return the prefix
     function baseURI() external view returns (string memory);
 
     /**
@@ -182,16 +202,20 @@ interface ITicketRegistry is ICustodialERC721 {
      * Requirements: the caller has DEFAULT_ADMIN_ROLE (AccessControlUnauthorizedAccount).
      *
      * Emits ContractURIUpdated.
+     * @param newContractURI the new address
      */
     function setContractURI(string calldata newContractURI) external;
 
     /// @notice The address of the collection's metadata JSON (ERC-7572): name, description, image, external_link.
+    /// @return the address
     function contractURI() external view returns (string memory);
 
     /**
      * @notice The event registered under `eventIndex`.
      *
      * Requirements: the event is registered (TicketRegistryEventUnknown).
+     * @param eventIndex the event's number in this registry
+     * @return the event's record
      */
     function eventRecord(uint64 eventIndex) external view returns (EventView memory);
 
@@ -199,6 +223,8 @@ interface ITicketRegistry is ICustodialERC721 {
      * @notice The state of ticket `tokenId`.
      *
      * Requirements: the ticket was sold (ERC721NonexistentToken).
+     * @param tokenId the ticket's token
+     * @return the ticket's state
      */
     function ticket(uint256 tokenId) external view returns (TicketView memory);
 
@@ -206,6 +232,8 @@ interface ITicketRegistry is ICustodialERC721 {
      * @notice The state of each of `tokenIds`, in order, in one call (a metadata server reads a
      * neighbourhood of tokens at once). A token never minted is not an error here: its view has the
      * zero address as `holder`, no flags and no resales.
+     * @param tokenIds the tokens, in any order
+     * @return the state of each, in the order asked
      */
     function tickets(uint256[] calldata tokenIds) external view returns (TicketView[] memory);
 }

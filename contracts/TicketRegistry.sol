@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-pragma solidity ^0.8.28;
+pragma solidity 0.8.37;
 
 import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
 import {Pausable} from "@openzeppelin/contracts/utils/Pausable.sol";
@@ -299,6 +299,8 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
             ItemFailure failure = _applyRecord(tokenId, checkIn, flags);
             if (failure == ItemFailure.None) {
                 uint256 record = (tokenId << 128) | (batch.word(offset + 17, 8) << 64);
+                // Assembly: one word into the records buffer, without a bounds check per record.
+                // solhint-disable-next-line no-inline-assembly
                 assembly ("memory-safe") {
                     mstore(add(add(records, 0x20), length), record)
                 }
@@ -339,6 +341,8 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
     /// words. Returns the buffer and the free memory pointer just after it.
     function _allocateRecords(uint256 remainingBytes) private pure returns (bytes memory records, uint256 end) {
         uint256 capacity = (remainingBytes / BatchReader.RECORD_ITEM_SIZE) * BatchReader.RECORD_SIZE;
+        // Assembly: a buffer Solidity would zero word by word.
+        // solhint-disable-next-line no-inline-assembly
         assembly ("memory-safe") {
             records := mload(0x40)
             end := add(records, add(capacity, 0x40))
@@ -351,6 +355,8 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
     /// tickets first move between events. Freed regardless, later runs and logs would write over them.
     function _emitRecords(bytes memory records, uint256 end, uint256 length, bool checkIn) private {
         uint256 free;
+        // Assembly: the log's length set after the run, in place.
+        // solhint-disable-next-line no-inline-assembly
         assembly ("memory-safe") {
             free := mload(0x40)
             mstore(records, length)
@@ -359,6 +365,8 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
             if (checkIn) emit TicketsCheckedIn(records);
             else emit TicketsInvalidated(records);
         }
+        // Assembly: the run's buffer handed back to the allocator.
+        // solhint-disable-next-line no-inline-assembly
         assembly ("memory-safe") {
             switch eq(free, end)
             case 1 { mstore(0x40, records) }

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-pragma solidity ^0.8.28;
+// Benchmark references, never deployed by the service: the two contracts are compared side by side
+// (bench/gas-figures.ts), so they share one file and the natspec of the file's header.
+// solhint-disable use-natspec, one-contract-per-file
+pragma solidity 0.8.37;
 
 import {ERC721} from "@openzeppelin/contracts/token/ERC721/ERC721.sol";
 import {BitMaps} from "@openzeppelin/contracts/utils/structs/BitMaps.sol";
@@ -45,12 +48,12 @@ interface IReferenceTicketLogs {
 contract ReferenceOZTickets is ERC721, IReferenceTicketLogs {
     using BitMaps for BitMaps.BitMap;
 
-    address private immutable _operator;
+    address private immutable _OPERATOR;
     BitMaps.BitMap private _checkedIn;
     BitMaps.BitMap private _invalidated;
 
     constructor() ERC721("Reference OZ", "ROZ") {
-        _operator = msg.sender;
+        _OPERATOR = msg.sender;
     }
 
     /// @notice Mints each sale's token to its own holder.
@@ -92,16 +95,16 @@ contract ReferenceOZTickets is ERC721, IReferenceTicketLogs {
     }
 
     function isApprovedForAll(address owner, address operator) public view override returns (bool) {
-        return (owner == address(this) && operator == _operator) || super.isApprovedForAll(owner, operator);
+        return (owner == address(this) && operator == _OPERATOR) || super.isApprovedForAll(owner, operator);
     }
 }
 
 /// @notice Chiru Labs' ERC721A (4.x) with the sale record above; token ids are its own sequence from 1.
 contract ReferenceERC721ATickets is ERC721A, IReferenceTicketLogs {
-    address private immutable _operator;
+    address private immutable _OPERATOR;
 
     constructor() ERC721A("Reference ERC721A", "RA") {
-        _operator = msg.sender;
+        _OPERATOR = msg.sender;
     }
 
     /// @notice Mints one token to each sale's holder (`tokenId` is ignored: ERC721A numbers its tokens).
@@ -131,7 +134,7 @@ contract ReferenceERC721ATickets is ERC721A, IReferenceTicketLogs {
     }
 
     function isApprovedForAll(address owner, address operator) public view override returns (bool) {
-        return (owner == address(this) && operator == _operator) || super.isApprovedForAll(owner, operator);
+        return (owner == address(this) && operator == _OPERATOR) || super.isApprovedForAll(owner, operator);
     }
 
     function _startTokenId() internal pure override returns (uint256) {

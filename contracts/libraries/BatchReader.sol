@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-pragma solidity ^0.8.28;
+pragma solidity 0.8.37;
 
 import {ITicketRegistry} from "../ITicketRegistry.sol";
 
@@ -47,6 +47,8 @@ library BatchReader {
 
     /// @dev Reads `size` (1..32) bytes at `offset` as a big-endian unsigned integer; bounds are the caller's.
     function word(bytes calldata batch, uint256 offset, uint256 size) internal pure returns (uint256 value) {
+        // Assembly: one calldata load per field, no slice copied to memory.
+        // solhint-disable-next-line no-inline-assembly
         assembly ("memory-safe") {
             value := shr(sub(256, shl(3, size)), calldataload(add(batch.offset, offset)))
         }

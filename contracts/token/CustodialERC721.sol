@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-pragma solidity ^0.8.28;
+pragma solidity 0.8.37;
 
 import {Context} from "@openzeppelin/contracts/utils/Context.sol";
 import {Math} from "@openzeppelin/contracts/utils/math/Math.sol";
@@ -96,7 +96,7 @@ abstract contract CustodialERC721 is Context, ERC165, IERC721Metadata, IERC721Er
     }
 
     /// @dev XOR mask of every custodial address, unique to this contract and chain (see TicketIds).
-    uint160 private immutable _custodyMask;
+    uint160 private immutable _CUSTODY_MASK;
 
     string private _name;
     string private _symbol;
@@ -115,7 +115,7 @@ abstract contract CustodialERC721 is Context, ERC165, IERC721Metadata, IERC721Er
     constructor(string memory name_, string memory symbol_) {
         _name = name_;
         _symbol = symbol_;
-        _custodyMask = uint160(uint256(keccak256(abi.encode(block.chainid, address(this), _CUSTODY_DOMAIN))));
+        _CUSTODY_MASK = uint160(uint256(keccak256(abi.encode(block.chainid, address(this), _CUSTODY_DOMAIN))));
     }
 
     // ------------------------------------------------------------------------------------------
@@ -575,7 +575,7 @@ abstract contract CustodialERC721 is Context, ERC165, IERC721Metadata, IERC721Er
 
     /// @dev Tokens held by a custodial address: the event's tokens not yet released, or the one it holds after a resale.
     function _custodialBalance(address account) private view returns (uint256) {
-        (uint64 eventIndex, uint64 serial, uint32 resales) = TicketIds.decode(_custodyMask, account);
+        (uint64 eventIndex, uint64 serial, uint32 resales) = TicketIds.decode(_CUSTODY_MASK, account);
         if (eventIndex > TicketIds.MAX_EVENT_INDEX || !_eventExists(eventIndex)) return 0;
         if (serial == 0) {
             if (resales != 0) return 0;
@@ -590,7 +590,7 @@ abstract contract CustodialERC721 is Context, ERC165, IERC721Metadata, IERC721Er
 
     /// @dev Whether `account` is a custody or holder address of an existing event.
     function _isCustodial(address account) internal view returns (bool) {
-        (uint64 eventIndex, uint64 serial, uint32 resales) = TicketIds.decode(_custodyMask, account);
+        (uint64 eventIndex, uint64 serial, uint32 resales) = TicketIds.decode(_CUSTODY_MASK, account);
         // Most addresses decode to an index no event can have: told apart without reading storage.
         if (eventIndex > TicketIds.MAX_EVENT_INDEX || !_eventExists(eventIndex)) return false;
         return (serial == 0) == (resales == 0);
@@ -604,7 +604,7 @@ abstract contract CustodialERC721 is Context, ERC165, IERC721Metadata, IERC721Er
      * A wallet falls in this space only if its top 24 bits equal the mask's: 1 in 2^24 (about 6e-8) of addresses.
      */
     function _inCustodialSpace(address account) internal view returns (bool) {
-        (uint64 eventIndex, uint64 serial, uint32 resales) = TicketIds.decode(_custodyMask, account);
+        (uint64 eventIndex, uint64 serial, uint32 resales) = TicketIds.decode(_CUSTODY_MASK, account);
         return eventIndex <= TicketIds.MAX_EVENT_INDEX && (serial == 0) == (resales == 0);
     }
 
@@ -615,12 +615,12 @@ abstract contract CustodialERC721 is Context, ERC165, IERC721Metadata, IERC721Er
 
     /// @dev The keyless custody address of event `eventIndex`.
     function _custodyAddress(uint64 eventIndex) internal view returns (address) {
-        return TicketIds.custodial(_custodyMask, eventIndex, 0, 0);
+        return TicketIds.custodial(_CUSTODY_MASK, eventIndex, 0, 0);
     }
 
     /// @dev The keyless address holding `tokenId` after `resales` resales; the custody address for none.
     function _holderAddress(uint256 tokenId, uint256 resales) internal view returns (address) {
         if (resales == 0) return _custodyAddress(TicketIds.eventIndexOf(tokenId));
-        return TicketIds.custodial(_custodyMask, TicketIds.eventIndexOf(tokenId), TicketIds.serialOf(tokenId), resales);
+        return TicketIds.custodial(_CUSTODY_MASK, TicketIds.eventIndexOf(tokenId), TicketIds.serialOf(tokenId), resales);
     }
 }

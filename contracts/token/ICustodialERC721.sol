@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-pragma solidity ^0.8.28;
+pragma solidity 0.8.37;
 
 import {IERC721} from "@openzeppelin/contracts/token/ERC721/IERC721.sol";
 
@@ -19,11 +19,18 @@ interface ICustodialERC721 is IERC721 {
     error TicketRegistryTicketInCustody(uint256 tokenId);
 
     /// @notice The keyless custody address of event `eventIndex`, where its tickets are minted.
+    /// @param eventIndex the event's number in this registry
+    /// @return the address
     function custodyAddress(uint64 eventIndex) external view returns (address);
 
     /// @notice The keyless address that holds `tokenId` after its `resales`-th resale; the custody address for 0.
+    /// @param tokenId the ticket's token
+    /// @param resales the number of the resale
+    /// @return the address
     function holderAddress(uint256 tokenId, uint32 resales) external view returns (address);
 
     /// @notice Whether `account` is a custody or holder address of a registered event of this contract.
+    /// @param account any address
+    /// @return whether it is custodial
     function isCustodial(address account) external view returns (bool);
 }
