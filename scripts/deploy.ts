@@ -15,6 +15,8 @@
  *   REGISTRY_OPERATORS  comma-separated addresses granted OPERATOR_ROLE right after the deployment
  *   DEPLOYMENTS_DIR     where the record is written (default "deployments")
  */
+import { execFileSync } from "node:child_process";
+
 import hre from "hardhat";
 import type { HardhatEthersSigner } from "@nomicfoundation/hardhat-ethers/signers";
 import { TicketRegistry__factory, type TicketRegistry } from "../typechain-types";
@@ -91,17 +93,26 @@ async function grantOperators(registry: TicketRegistry, admin: HardhatEthersSign
   }
 }
 
-interface Build {
-  compilerVersion: string;
-  abi: unknown[];
-}
+type Build = Pick<DeploymentRecord, "compilerVersion" | "compilerSettings" | "buildInfoId" | "contract" | "git" | "abi">;
 
 /** Read before deploying, so that a missing build cannot leave a deployed contract unrecorded. */
 async function readBuild(): Promise<Build> {
   const buildInfo = await hre.artifacts.getBuildInfo(CONTRACT);
   if (!buildInfo) throw new UsageError(`No build info for ${CONTRACT}: compile first`);
   const { abi } = await hre.artifacts.readArtifact(CONTRACT);
-  return { compilerVersion: buildInfo.solcLongVersion, abi };
+  // The output selection says what the build wrote, not how the bytecode was made.
+  const { outputSelection: _written, ...compilerSettings } = buildInfo.input.settings;
+  return { compilerVersion: buildInfo.solcLongVersion, compilerSettings, buildInfoId: buildInfo.id, contract: CONTRACT, git: gitState(), abi };
+}
+
+/** The checked-out commit and whether anything differs from it; null where the sources are not a git checkout. */
+function gitState(): DeploymentRecord["git"] {
+  const git = (...args: string[]) => execFileSync("git", args, { cwd: hre.config.paths.root, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+  try {
+    return { commit: git("rev-parse", "HEAD"), dirty: git("status", "--porcelain") !== "" };
+  } catch {
+    return null;
+  }
 }
 
 async function buildRecord(deployer: string, params: DeployParams, build: Build, deployed: Deployed): Promise<DeploymentRecord> {
@@ -120,6 +131,10 @@ async function buildRecord(deployer: string, params: DeployParams, build: Build,
     baseURI: params.baseURI,
     contractURI: params.contractURI,
     compilerVersion: build.compilerVersion,
+    compilerSettings: build.compilerSettings,
+    buildInfoId: build.buildInfoId,
+    contract: build.contract,
+    git: build.git,
     deployedAt: new Date().toISOString(),
     abi: build.abi,
   };

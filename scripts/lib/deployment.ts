@@ -24,6 +24,14 @@ export interface DeploymentRecord {
   baseURI: string;
   contractURI: string;
   compilerVersion: string;
+  /** The solc settings the bytecode was compiled with (optimizer, EVM version, viaIR...): what a verifier must use. */
+  compilerSettings: Record<string, unknown>;
+  /** The Hardhat build info holding the exact sources and settings: artifacts/build-info/<id>.json. */
+  buildInfoId: string;
+  /** `contracts/TicketRegistry.sol:TicketRegistry`: the fully qualified name a verifier asks for. */
+  contract: string;
+  /** The commit of the sources deployed, and whether the working tree had changes (null outside a git checkout). */
+  git: { commit: string; dirty: boolean } | null;
   deployedAt: string;
   abi: unknown[];
 }

@@ -173,11 +173,15 @@ describe("scripts/deploy.ts and the registry tasks against a Hardhat node", func
           "admin",
           "baseURI",
           "blockNumber",
+          "buildInfoId",
           "chainId",
+          "compilerSettings",
           "compilerVersion",
+          "contract",
           "contractURI",
           "deployedAt",
           "deployer",
+          "git",
           "name",
           "network",
           "operators",
@@ -199,6 +203,15 @@ describe("scripts/deploy.ts and the registry tasks against a Hardhat node", func
       const [{ version: solcVersion }] = hre.config.solidity.compilers;
       expect(record.compilerVersion).to.match(new RegExp(`^${solcVersion.replaceAll(".", "\\.")}\\+commit\\.[0-9a-f]{8}$`));
       expect(record.compilerVersion).to.equal(buildInfo?.solcLongVersion);
+      // What a verifier needs to rebuild the bytecode: the settings, and the build info with the exact sources.
+      expect(record.buildInfoId).to.equal(buildInfo?.id);
+      expect(fs.existsSync(path.join(hre.config.paths.artifacts, "build-info", `${record.buildInfoId as string}.json`))).to.be.true;
+      expect(record.contract).to.equal(CONTRACT);
+      expect(record.compilerSettings).to.deep.include({ evmVersion: "cancun", viaIR: true, optimizer: { enabled: true, runs: 10_000 } });
+      expect(record.compilerSettings).to.not.have.property("outputSelection");
+      const git = record.git as { commit: string; dirty: boolean };
+      expect(git.commit).to.match(/^[0-9a-f]{40}$/);
+      expect(git.dirty).to.be.a("boolean");
       expect(new Date(record.deployedAt as string).toISOString()).to.equal(record.deployedAt);
       expect(Date.now() - Date.parse(record.deployedAt as string)).to.be.within(0, 10 * 60_000);
       expect(record.abi).to.deep.equal(artifact.abi);
