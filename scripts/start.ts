@@ -182,7 +182,15 @@ async function startPlayground(fresh: boolean, onStart: (stopChain: () => Promis
   const databaseUrl = process.env.DATABASE_URL || DEV_DATABASE_URL;
   const signerKey = playgroundSignerKey(databaseUrl);
   const signer = new Wallet(signerKey);
-  const chain = await startPlaygroundChain({ dataDir, port: EMBEDDED_PORT, operator: signer.address, fresh, onStart: (_node, stop) => onStart(stop), publicBaseUrl, databaseUrl });
+  const chain = await startPlaygroundChain({
+    dataDir,
+    port: EMBEDDED_PORT,
+    operator: signer.address,
+    fresh,
+    onStart: (_node, stop) => onStart(stop),
+    publicBaseUrl,
+    databaseUrl,
+  });
   Object.assign(process.env, {
     CHAIN_RPC_URL: chain.rpcUrl,
     REGISTRY_ADDRESS: chain.registryAddress,

@@ -59,8 +59,7 @@ export function chainIdOf(spec: ChainNodeSpec): number {
  * with a ChainStartError.
  */
 export async function startChainNode(options: StartChainNodeOptions): Promise<ChainNode> {
-  const { port: askedPort, hostname, output, env, signalAtExit, name = "chain", exitHint = "", ...rest } = options;
-  const spec = rest as ChainNodeSpec;
+  const { port: askedPort, hostname, output, env, signalAtExit, name = "chain", exitHint = "", ...spec } = options;
   const port = askedPort ?? (await freePort());
   const url = rpcUrlOf(port);
   const command =

@@ -7,18 +7,18 @@ export class ChainStartError extends Error {
   override name = "ChainStartError";
 }
 
-/** One JSON-RPC call; an error answer (or none) throws. */
-export async function rpcCall<T>(url: string, method: string, params: unknown[] = []): Promise<T> {
+/** One JSON-RPC call; an error answer (or none within `timeoutMs`) throws. */
+export async function rpcCall<T>(url: string, method: string, params: unknown[] = [], timeoutMs = 30_000): Promise<T> {
   const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method, params });
-  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
+  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body, signal: AbortSignal.timeout(timeoutMs) });
   const answer = (await response.json()) as { result?: T; error?: { message: string } };
   if (answer.error || answer.result === undefined) throw new Error(`${method}: ${answer.error?.message ?? "no result"}`);
   return answer.result;
 }
 
-/** Whether something answers eth_chainId at `url`. */
+/** Whether something answers eth_chainId at `url` (a listener that holds the request unanswered does not). */
 export async function answersRpc(url: string): Promise<boolean> {
-  return rpcCall<string>(url, "eth_chainId").then(
+  return rpcCall<string>(url, "eth_chainId", [], 2_000).then(
     () => true,
     () => false,
   );
