@@ -6,6 +6,8 @@
  * stack library, scripts/stack, which stands on its own: it imports nothing of the code that uses it.
  */
 
+const srcConfig = require("./.dependency-cruiser.cjs");
+
 /** @type {import("dependency-cruiser").IConfiguration} */
 module.exports = {
   forbidden: [
@@ -26,17 +28,8 @@ module.exports = {
     },
   ],
   options: {
-    // Imports into these are recorded (so the rules above see them) but not cruised further.
+    // src/'s resolution and analysis settings; only what is not cruised further differs (bench/ is cruised here).
+    ...srcConfig.options,
     doNotFollow: { path: ["node_modules", "^src/", "^test/", "^typechain-types/"] },
-    tsPreCompilationDeps: true,
-    tsConfig: { fileName: "tsconfig.json" },
-    moduleSystems: ["cjs", "es6"],
-    enhancedResolveOptions: {
-      exportsFields: ["exports"],
-      conditionNames: ["import", "require", "node", "default", "types"],
-      extensions: [".ts", ".d.ts", ".js", ".json"],
-      mainFields: ["module", "main", "types", "typings"],
-    },
-    skipAnalysisNotInRules: true,
   },
 };

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 
-import { freePort } from "../scripts/stack/free-port";
+import { freePort } from "../scripts/stack/ports";
 import { waitForHealth } from "../scripts/stack/service-process";
 import { createBenchDatabase } from "./stack/bench-database";
 import { spawnBenchService } from "./stack/bench-service";

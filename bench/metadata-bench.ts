@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 
 import { Client } from "pg";
 
-import { freePort } from "../scripts/stack/free-port";
+import { freePort } from "../scripts/stack/ports";
 import { generateTestTls, writeTestTls } from "../scripts/stack/local-tls";
 import { type RpcCalls, startProductionNodeProxy } from "../scripts/stack/production-node-proxy";
 import { waitForHealth } from "../scripts/stack/service-process";

@@ -4,7 +4,7 @@ import { join } from "node:path";
 
 import { Client } from "pg";
 
-import { freePort } from "../../scripts/stack/free-port";
+import { freePort } from "../../scripts/stack/ports";
 import { generateTestTls, writeTestTls } from "../../scripts/stack/local-tls";
 import { NODE_LIFELINE_ARGS, type OwnedProcess, spawnOwned } from "../../scripts/stack/owned-process";
 import { waitForHealth } from "../../scripts/stack/service-process";

@@ -1,4 +1,4 @@
-import { freePort } from "../../scripts/stack/free-port";
+import { freePort } from "../../scripts/stack/ports";
 import type { Exit, OwnedProcess } from "../../scripts/stack/owned-process";
 import { waitForHealth } from "../../scripts/stack/service-process";
 import { spawnBenchService } from "./bench-service";

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 
 import type { Database } from "../../scripts/stack/database";
-import { freePort } from "../../scripts/stack/free-port";
+import { freePort } from "../../scripts/stack/ports";
 import { generateTestTls, writeTestTls } from "../../scripts/stack/local-tls";
 import { type ProductionNodeProxy, startProductionNodeProxy } from "../../scripts/stack/production-node-proxy";
 import { type RedisServer, startRedisServer } from "../../scripts/stack/redis-server";

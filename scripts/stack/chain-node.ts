@@ -1,5 +1,5 @@
 import { type AnvilOptions, anvilArgs, anvilBinary } from "./anvil";
-import { freePort } from "./free-port";
+import { freePort } from "./ports";
 import { hardhatNodeArgs } from "./hardhat";
 import { rpcUrlOf, waitForRpc } from "./json-rpc";
 import { type Exit, NODE_LIFELINE_ARGS, type OwnedProcess, type ProcessOutput, spawnOwned, underShellLifeline } from "./owned-process";

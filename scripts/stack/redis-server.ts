@@ -1,9 +1,8 @@
-import { connect } from "node:net";
 import { join } from "node:path";
 
 import Redis from "ioredis";
 
-import { freePort } from "./free-port";
+import { acceptsConnections, freePort } from "./ports";
 import { type OwnedProcess, spawnOwned, underShellLifeline } from "./owned-process";
 
 /**
@@ -45,19 +44,8 @@ async function waitForPort(port: number, open: boolean, owner?: OwnedProcess): P
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     if (open && owner && !owner.running()) throw new Error(`redis-server exited; see ${owner.logFile}`);
-    if ((await accepts(port)) === open) return;
+    if ((await acceptsConnections(port)) === open) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`port ${port} did not ${open ? "open" : "close"} within 30 s`);
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, "127.0.0.1");
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
 }

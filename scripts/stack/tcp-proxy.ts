@@ -1,6 +1,6 @@
 import { connect, createServer, type Server, type Socket } from "node:net";
 
-import { freePort } from "./free-port";
+import { freePort } from "./ports";
 
 /**
  * A TCP proxy on a fixed local port in front of a target port: `close()` makes the target

@@ -4,25 +4,16 @@
  * imports the rules allow), and dependency-cruiser reports exactly the wrong ones. And the real
  * bench/, scripts/ and docker/ pass the same rules.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { rmSync } from "node:fs";
 
-import { cruise, type ICruiseResult } from "dependency-cruiser";
-import extractDepcruiseOptions from "dependency-cruiser/config-utl/extract-depcruise-options";
-import extractTSConfig from "dependency-cruiser/config-utl/extract-ts-config";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-const ROOT = resolve(__dirname, "..", "..");
-const CONFIG = ".dependency-cruiser.tooling.cjs";
+import { ROOT, violations, writeImportFixture } from "./import-fixture";
 
-/** Cruises bench, scripts and docker under `baseDir` with the configuration file there, as `npm run lint:deps` does. */
-async function violations(baseDir: string): Promise<string[]> {
-  const options = await extractDepcruiseOptions(join(baseDir, CONFIG));
-  const tsConfig = extractTSConfig(join(baseDir, "tsconfig.json"));
-  const { output } = await cruise(["bench", "scripts", "docker"], { ...options, baseDir }, {}, { tsConfig });
-  return (output as ICruiseResult).summary.violations.map(({ rule, from, to }) => `${rule.name}: ${from} -> ${to}`).sort();
-}
+/** The rules' file, and the one of src/ whose options it shares. */
+const CONFIG = ".dependency-cruiser.tooling.cjs";
+const CONFIGS = [CONFIG, ".dependency-cruiser.cjs"];
+const ROOTS = ["bench", "scripts", "docker"];
 
 /** path (relative to the fixture root) -> imports. */
 const FIXTURE: Record<string, string[]> = {
@@ -48,17 +39,7 @@ describe("import rules outside src (.dependency-cruiser.tooling.cjs)", () => {
   let fixture: string;
 
   beforeAll(() => {
-    fixture = mkdtempSync(join(tmpdir(), "tooling-imports-"));
-    copyFileSync(join(ROOT, CONFIG), join(fixture, CONFIG));
-    symlinkSync(join(ROOT, "node_modules"), join(fixture, "node_modules"), "dir");
-    const compilerOptions = { module: "nodenext", moduleResolution: "nodenext", strict: true, skipLibCheck: true, noEmit: true };
-    writeFileSync(join(fixture, "tsconfig.json"), JSON.stringify({ compilerOptions, include: ["src", "test", "bench", "scripts", "docker"] }));
-    for (const [file, imports] of Object.entries(FIXTURE)) {
-      mkdirSync(dirname(join(fixture, file)), { recursive: true });
-      const lines = imports.map((specifier, i) => `import * as imported${i} from "${specifier}";`);
-      const used = imports.map((_, i) => `imported${i}`).join(", ");
-      writeFileSync(join(fixture, file), `${lines.join("\n")}\nexport const value = [${used}];\n`);
-    }
+    fixture = writeImportFixture(FIXTURE, CONFIGS, ["src", "test", ...ROOTS]);
   });
 
   afterAll(() => {
@@ -66,7 +47,7 @@ describe("import rules outside src (.dependency-cruiser.tooling.cjs)", () => {
   });
 
   it("reports every deliberately wrong import under its rule's name, and nothing else", async () => {
-    expect(await violations(fixture)).toEqual(
+    expect((await violations(fixture, CONFIG, ROOTS)).map(({ rule, from, to }) => `${rule}: ${from} -> ${to}`)).toEqual(
       [
         "tooling-not-to-test: bench/probe.ts -> test/support/fixture.ts",
         "tooling-not-to-test: bench/stack/probe.ts -> test/support/fixture.ts",
@@ -80,6 +61,6 @@ describe("import rules outside src (.dependency-cruiser.tooling.cjs)", () => {
   });
 
   it("holds for the real bench, scripts and docker", async () => {
-    expect(await violations(ROOT)).toEqual([]);
+    expect(await violations(ROOT, CONFIG, ROOTS)).toEqual([]);
   });
 });

@@ -6,7 +6,7 @@ import { join } from "node:path";
 
 import { PID_FILE } from "../../scripts/lib/playground";
 import { dropDatabase } from "../../scripts/stack/database";
-import { freePort } from "../../scripts/stack/free-port";
+import { freePort } from "../../scripts/stack/ports";
 import { answersHealth } from "../../scripts/stack/service-process";
 import { apiClient, type ApiClient } from "./api-client";
 import { eventually } from "./test-chain";

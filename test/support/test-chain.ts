@@ -4,7 +4,7 @@ import { type ChainNode, type ChainNodeSpec, PRODUCTION_LIKE_ANVIL, startChainNo
 import { devAccountKeys } from "../../scripts/stack/dev-accounts";
 import { type TicketRegistry, TicketRegistry__factory } from "../../typechain-types";
 
-export { freePort } from "../../scripts/stack/free-port";
+export { freePort } from "../../scripts/stack/ports";
 
 /** The keys of Hardhat's development accounts #0 to #3: #0 deploys and administers, the rest sign. */
 export const HARDHAT_KEYS = devAccountKeys(4);
