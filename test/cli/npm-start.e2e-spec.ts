@@ -138,7 +138,7 @@ describe("npm start", () => {
   it("--single-process runs the service in one process, as before", { timeout: 240_000 }, async () => {
     const run = await start("--single-process");
     expect(servicePids(run)).toEqual([]);
-    expect(await listening(ports.worker)).toBe(false);
+    expect(await acceptsConnections(ports.worker)).toBe(false);
     const lines = logLines(run);
     expect(lines.find((line) => line.msg.startsWith("all role listening"))).toMatchObject({ pid: run.child.pid, role: "all" });
     expect(new Set(lines.map((line) => line.pid))).toEqual(new Set([run.child.pid]));
