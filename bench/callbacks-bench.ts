@@ -7,15 +7,15 @@ import type { EntityManager } from "typeorm";
 
 import { signedHeaders } from "../src/callbacks/delivery/callback-signing";
 import { insertCallbacks } from "../src/ledger/outbox";
-import { generateTestTls, writeTestTls } from "../test/support/test-ca";
+import { generateTestTls, writeTestTls } from "../scripts/stack/local-tls";
+import type { OwnedProcess } from "../scripts/stack/owned-process";
 import { startBenchServer } from "./bench-server";
 import { startCallbackSink } from "./callback-sink";
 import { describeLimit, type Figure, meetsRatioGoal, ratioOf } from "./figures";
 import { runHangingLookupsBench } from "./hanging-lookups-bench";
 import { measureReceiverCapacity } from "./receiver-load";
-import { type OwnedProcess } from "./stack/owned-process";
 import { runDirectory } from "./stack/run-directory";
-import { spawnService } from "./stack/service-process";
+import { spawnBenchService } from "./stack/bench-service";
 import { Teardown } from "./stack/teardown";
 import { quantile } from "./stats";
 
@@ -89,7 +89,7 @@ async function runDeliveryRateBench(): Promise<Figure[]> {
     console.log(`${created} pending callbacks created; starting a worker to deliver them`);
 
     const spawnedAt = performance.now();
-    const worker = spawnService(
+    const worker = spawnBenchService(
       "worker",
       {
         DATABASE_URL: server.databaseUrl,

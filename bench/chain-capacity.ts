@@ -2,7 +2,7 @@ import { HDNodeWallet, Mnemonic, Transaction, type Wallet } from "ethers";
 import type { Client } from "pg";
 
 import { encodeBatch, eventKeyOf, type RegistryBatchItem, ticketeerKeyOf, ticketHashOf, tokenIdOf } from "../src/registry";
-import type { ChainNode } from "./stack/chain-node";
+import type { BenchChain } from "./stack/bench-chain";
 
 /**
  * The chain node's own capacity for the batches the service sent: the same registry calls (an
@@ -50,7 +50,7 @@ export async function serviceSaleBatches(db: Client): Promise<ServiceBatch[]> {
   }));
 }
 
-export async function measureChainCapacity(chain: ChainNode, batches: readonly ServiceBatch[]): Promise<ChainCapacity> {
+export async function measureChainCapacity(chain: BenchChain, batches: readonly ServiceBatch[]): Promise<ChainCapacity> {
   if (batches.length === 0) throw new Error("no sale batches to repeat");
   const admin = devAccount(0).connect(chain.provider);
   const sender = devAccount(9).connect(chain.provider);
@@ -123,7 +123,7 @@ export async function measureChainCapacity(chain: ChainNode, batches: readonly S
 
 async function signBatch(
   wallet: HDNodeWallet | Wallet,
-  chain: ChainNode,
+  chain: BenchChain,
   data: string,
   nonce: number,
   gasLimit: bigint,

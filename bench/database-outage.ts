@@ -1,11 +1,12 @@
 import { randomBytes } from "node:crypto";
 
-import { startTcpProxy } from "../test/support/tcp-proxy";
-import { startTestApp } from "../test/support/test-app";
+import { startTcpProxy } from "../scripts/stack/tcp-proxy";
+import { startBenchServer } from "./bench-server";
+import { runDirectory } from "./stack/run-directory";
 
 /**
  * `npx ts-node --transpile-only bench/database-outage.ts`: what a client sees of a 10 s database
- * outage. The api (in this process, on a database of its own) reaches PostgreSQL through a TCP proxy
+ * outage. The api (a process of its own, on a database of its own) reaches PostgreSQL through a TCP proxy
  * that is closed for 10 s (connections refused, open ones cut) and reopened; a client sells one ticket
  * every 50 ms throughout. Prints the answers given during the outage by status and code, and how
  * long after the end the first sale was accepted again.
@@ -18,8 +19,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function main(): Promise<void> {
   const proxy = await startTcpProxy(DATABASE_PORT);
-  const app = await startTestApp({ APP_ROLE: "api", LOG_LEVEL: "fatal" }, { databasePort: proxy.port });
-  const { ticketeerId, api } = await app.client();
+  const logs = runDirectory("database-outage");
+  const server = await startBenchServer({ APP_ROLE: "api", LOG_LEVEL: "fatal" }, logs.path, { databasePort: proxy.port });
+  const { ticketeerId } = server;
+  const api = { post: (path: string, body: unknown) => post(server.baseUrl, server.apiKey, path, body) };
   const eventId = `outage-${randomBytes(4).toString("hex")}`;
   const created = await api.post("/api/v1/events", { eventId, ticketeerId, currency: "EUR", callbackUrl: "https://integrator.example.com/callbacks" });
   if (created.status !== 200) throw new Error(`the event was not accepted: ${created.status} ${JSON.stringify(created.body)}`);
@@ -56,14 +59,31 @@ async function main(): Promise<void> {
   await sleep(5_000);
   selling = false;
   await seller;
-  await app.close();
+  await server.stop();
   await proxy.close();
+  logs.finish(true);
 
   console.log(`Answers to the sales sent during a ${OUTAGE_MS / 1000} s database outage (one every ${SALE_EVERY_MS} ms):`);
   for (const [label, count] of [...during].sort((a, b) => b[1] - a[1])) console.log(`  ${count} × ${label}`);
   console.log(
     `First sale accepted ${firstAcceptedAfter === null ? "never (within 5 s)" : `${(firstAcceptedAfter / 1000).toFixed(1)} s`} after the database was back`,
   );
+}
+
+interface Answer {
+  status: number;
+  headers: Headers;
+  body: unknown;
+}
+
+async function post(baseUrl: string, apiKey: string, path: string, body: unknown): Promise<Answer> {
+  const response = await fetch(baseUrl + path, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-api-key": apiKey },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? (JSON.parse(text) as unknown) : undefined };
 }
 
 main().catch((error: unknown) => {

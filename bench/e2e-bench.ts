@@ -3,13 +3,14 @@ import { parseArgs } from "node:util";
 
 import { Client } from "pg";
 
-import { generateTestTls, writeTestTls } from "../test/support/test-ca";
+import { CHAIN_NODE_KINDS, type ChainNodeKind } from "../scripts/stack/chain-node";
+import { generateTestTls, writeTestTls } from "../scripts/stack/local-tls";
 import { startBenchServer } from "./bench-server";
 import { startCallbackSink } from "./callback-sink";
 import { measureChainCapacity, serviceSaleBatches } from "./chain-capacity";
 import { describeLimit, type Figure, meetsRatioGoal, meetsTarget, ratioOf } from "./figures";
-import { CHAIN_NODE_KINDS, CHAIN_NODE_LABELS, type ChainNodeKind, startChainNode } from "./stack/chain-node";
 import { poster } from "./poster";
+import { CHAIN_NODE_LABELS, startBenchChain } from "./stack/bench-chain";
 import { runDirectory } from "./stack/run-directory";
 import { Teardown } from "./stack/teardown";
 
@@ -62,7 +63,7 @@ async function runOnNode(node: ChainNodeKind): Promise<Figure> {
   let passed = false;
   teardown.add("process logs", async () => logs.finish(passed));
   try {
-    const chain = await startChainNode(logs.path, { kind: node });
+    const chain = await startBenchChain(logs.path, { kind: node });
     teardown.add("chain node", chain.stop);
     const tls = writeTestTls(await generateTestTls());
     teardown.add("test TLS files", async () => tls.remove());

@@ -4,13 +4,13 @@ import { Client } from "pg";
 import type { EntityManager } from "typeorm";
 
 import { insertCallbacks } from "../src/ledger/outbox";
-import { generateTestTls, writeTestTls } from "../test/support/test-ca";
-import { SILENT, startTestDnsServer } from "../test/support/test-dns-server";
+import { SILENT, startTestDnsServer } from "../scripts/stack/dns-server";
+import { generateTestTls, writeTestTls } from "../scripts/stack/local-tls";
 import { type BenchServer, startBenchServer } from "./bench-server";
 import { startCallbackSink } from "./callback-sink";
 import { describeLimit, type Figure, ratioOf } from "./figures";
 import { runDirectory } from "./stack/run-directory";
-import { spawnService } from "./stack/service-process";
+import { spawnBenchService } from "./stack/bench-service";
 import { Teardown } from "./stack/teardown";
 import { quantile } from "./stats";
 
@@ -68,7 +68,7 @@ export async function runHangingLookupsBench(): Promise<Figure[]> {
     teardown.add("database client", () => db.end());
 
     const answering = await soldEvent(server, db, `https://${ANSWERS}:${receiver.port}/callbacks`, 2 * PER_PHASE);
-    const worker = spawnService(
+    const worker = spawnBenchService(
       "worker",
       {
         DATABASE_URL: server.databaseUrl,

@@ -2,16 +2,17 @@ import { randomBytes } from "node:crypto";
 
 import { Client } from "pg";
 
-import { type RpcCalls, startProductionNodeProxy } from "../test/support/production-node-proxy";
-import { generateTestTls, writeTestTls } from "../test/support/test-ca";
-import { freePort } from "../test/support/test-chain";
+import { freePort } from "../scripts/stack/ports";
+import { generateTestTls, writeTestTls } from "../scripts/stack/local-tls";
+import { type RpcCalls, startProductionNodeProxy } from "../scripts/stack/production-node-proxy";
+import { waitForHealth } from "../scripts/stack/service-process";
 import { startCallbackSink } from "./callback-sink";
 import { describeLimit, type Figure, meetsTarget, ratioOf, writeFigures } from "./figures";
-import { CHAIN_NODE_LABELS, startChainNode } from "./stack/chain-node";
-import { createDatabase } from "./stack/database";
 import { poster } from "./poster";
+import { CHAIN_NODE_LABELS, startBenchChain } from "./stack/bench-chain";
+import { createBenchDatabase } from "./stack/bench-database";
+import { spawnBenchService } from "./stack/bench-service";
 import { runDirectory } from "./stack/run-directory";
-import { spawnService, waitForHealth } from "./stack/service-process";
 import { Teardown } from "./stack/teardown";
 import { median, quantile } from "./stats";
 
@@ -63,7 +64,7 @@ export async function runMetadataBench(): Promise<Figure[]> {
   let passed = false;
   teardown.add("process logs", async () => logs.finish(passed));
   try {
-    const chain = await startChainNode(logs.path, { kind: "anvil" });
+    const chain = await startBenchChain(logs.path, { kind: "anvil" });
     teardown.add("chain node", chain.stop);
     const counter = await startProductionNodeProxy(chain.url);
     teardown.add("JSON-RPC proxy", () => counter.close());
@@ -71,7 +72,7 @@ export async function runMetadataBench(): Promise<Figure[]> {
     teardown.add("test TLS files", async () => tls.remove());
     const receiver = await startCallbackSink(tls.certFile, tls.keyFile);
     teardown.add("callback receiver", receiver.close);
-    const database = await createDatabase("bench");
+    const database = await createBenchDatabase("bench");
     teardown.add("database", database.drop);
 
     const apiKey = `bench_${randomBytes(24).toString("hex")}`;
@@ -94,12 +95,12 @@ export async function runMetadataBench(): Promise<Figure[]> {
     };
     // The api first: it migrates the database and seeds the organization.
     const apiPort = await freePort();
-    const api = spawnService("api", { ...env, CHAIN_RPC_URL: counter.url, PORT: String(apiPort) }, logs.path);
+    const api = spawnBenchService("api", { ...env, CHAIN_RPC_URL: counter.url, PORT: String(apiPort) }, logs.path);
     teardown.add("api", () => api.stop("SIGTERM"));
     const baseUrl = `http://127.0.0.1:${apiPort}`;
     await waitForHealth(baseUrl, api);
     const workerPort = await freePort();
-    const worker = spawnService("worker", { ...env, CHAIN_RPC_URL: chain.url, PORT: String(workerPort) }, logs.path);
+    const worker = spawnBenchService("worker", { ...env, CHAIN_RPC_URL: chain.url, PORT: String(workerPort) }, logs.path);
     teardown.add("worker", () => worker.stop("SIGTERM"));
     await waitForHealth(`http://127.0.0.1:${workerPort}`, worker);
     const db = new Client({ connectionString: database.url });

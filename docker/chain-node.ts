@@ -11,13 +11,15 @@
  *   DEPLOYMENTS_DIR      where the deployment record goes (default deployments/); the record is written
  *                        last, so its presence means "deployed and operators granted"
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 
 import { getAddress } from "ethers";
 
-import { ChainStartError, HARDHAT_CLI, hardhatNodeArgs, ROOT, waitForRpc } from "../scripts/lib/embedded-chain";
+import { startChainNode as startNode } from "../scripts/stack/chain-node";
+import { runHardhat } from "../scripts/stack/hardhat";
+import { ChainStartError } from "../scripts/stack/json-rpc";
+import { ROOT } from "../scripts/stack/paths";
 
 const DEPLOY_TIMEOUT_MS = 180_000;
 
@@ -60,42 +62,31 @@ export async function startChainNode(env: Env, log: "inherit" | "ignore" = "igno
   const settings = chainNodeSettings(env);
   // A record left by an earlier run of this container would announce a registry the new, empty chain lacks.
   rmSync(settings.deploymentFile, { force: true });
-  const node = spawn(process.execPath, hardhatNodeArgs(settings.port, settings.hostname), {
-    cwd: ROOT,
-    env,
-    stdio: ["ignore", log, log],
+  const node = await startNode({ kind: "hardhat", hostname: settings.hostname, port: settings.port, env, output: log }).catch((error: unknown) => {
+    throw error instanceof ChainStartError ? new ChainNodeError(error.message) : error;
   });
-  const exited = new Promise<number>((done) => node.once("exit", (code) => done(code ?? 1)));
-  const stop = () => stopNode(node, exited);
+  const exited = node.process.exited.then(({ code }) => code ?? 1);
+  const stop = async () => void (await node.stop("SIGTERM", 5_000));
   try {
-    const url = `http://127.0.0.1:${settings.port}`;
-    await waitForRpc(url, node).catch((error: unknown) => {
-      throw error instanceof ChainStartError ? new ChainNodeError(error.message) : error;
-    });
-    await deploy(env, url, log);
+    await deploy(env, node.url, log);
     const registryAddress = readRecordedRegistry(settings);
-    return { url, registryAddress, deploymentFile: settings.deploymentFile, exited, stop };
+    return { url: node.url, registryAddress, deploymentFile: settings.deploymentFile, exited, stop };
   } catch (error) {
     await stop();
     throw error;
   }
 }
 
-function deploy(env: Env, url: string, log: "inherit" | "ignore"): Promise<void> {
+async function deploy(env: Env, url: string, log: "inherit" | "ignore"): Promise<void> {
   const deployEnv: Env = { ...env, LOCALHOST_RPC_URL: url };
   // A deployer key in the environment would make Hardhat sign with it instead of the node's account #0.
   delete deployEnv.DEPLOYER_PRIVATE_KEY;
-  return new Promise((done, fail) => {
-    const child = execFile(
-      process.execPath,
-      [HARDHAT_CLI, "run", "scripts/deploy.ts", "--network", "localhost"],
-      { cwd: ROOT, env: deployEnv, timeout: DEPLOY_TIMEOUT_MS },
-      (error, _stdout, stderr) => (error ? fail(new ChainNodeError(`scripts/deploy.ts failed: ${error.message}\n${stderr}`)) : done()),
-    );
-    if (log === "inherit") {
-      child.stdout?.pipe(process.stdout);
-      child.stderr?.pipe(process.stderr);
-    }
+  await runHardhat(["run", "scripts/deploy.ts", "--network", "localhost"], {
+    env: deployEnv,
+    output: log === "inherit" ? "inherit" : "errors",
+    timeoutMs: DEPLOY_TIMEOUT_MS,
+  }).catch((error: unknown) => {
+    throw new ChainNodeError(`scripts/deploy.ts failed: ${error instanceof Error ? error.message : String(error)}`);
   });
 }
 
@@ -117,12 +108,4 @@ function checksummed(value: string, source: string): string {
   } catch {
     throw new ChainNodeError(`${source}: "${value}" is not an address`);
   }
-}
-
-async function stopNode(node: ChildProcess, exited: Promise<number>): Promise<void> {
-  if (node.exitCode !== null || node.signalCode !== null) return;
-  node.kill("SIGTERM");
-  const timer = setTimeout(() => node.kill("SIGKILL"), 5_000);
-  await exited;
-  clearTimeout(timer);
 }

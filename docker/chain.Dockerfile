@@ -12,6 +12,8 @@ USER node
 COPY --chown=node:node package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 
+# The whole project: the entrypoint loads docker/ and the stack library in scripts/stack, the deploy
+# script and the contracts (test/ops/docker-compose.spec.ts checks .dockerignore leaves none of them out).
 COPY --chown=node:node . .
 RUN npx hardhat compile
 

@@ -17,11 +17,8 @@
  * as before, for debugging. Ctrl-C stops the service first, then Anvil, which writes its state
  * before it exits.
  */
-import type { ChildProcess } from "node:child_process";
-
 import { Wallet } from "ethers";
 
-import { runHardhat } from "./lib/embedded-chain";
 import {
   DEV_DATABASE_URL,
   emptyPlaygroundDatabase,
@@ -34,7 +31,9 @@ import {
 import type { AppConfig, LogFormatSetting } from "../src/config/app-config";
 import { logFormatOf } from "../src/logging/log-format";
 import { ledgerKey } from "./lib/playground-registry";
-import { describeExit, type Exit, type ServiceProcess, ServiceSupervisor } from "./lib/service-processes";
+import { type ServiceProcess, ServiceSupervisor } from "./lib/service-processes";
+import { runHardhat } from "./stack/hardhat";
+import { describeExit, type Exit } from "./stack/owned-process";
 
 const EMBEDDED_PORT = Number(process.env.EMBEDDED_CHAIN_PORT ?? 8545);
 const SIGNALS: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
@@ -62,7 +61,7 @@ async function main(): Promise<void> {
   split.listen();
   // The service takes the registry's ABI from the compiled artifacts.
   await runHardhat(["compile", "--quiet"]);
-  if (!process.env.CHAIN_RPC_URL && !split.stopping) await startPlayground(options.fresh, (node, stopChain) => split.chainStarted(node, stopChain));
+  if (!process.env.CHAIN_RPC_URL && !split.stopping) await startPlayground(options.fresh, (stopChain) => split.chainStarted(stopChain));
   if (split.stopping) return;
   const config = await prepareDatabase();
   split.startServices(serviceLogEnv(config.app.logFormat));
@@ -117,19 +116,15 @@ function serviceLogEnv(setting: LogFormatSetting): NodeJS.ProcessEnv {
 class SplitStart {
   stopping = false;
   private firstSignalAt: number | undefined;
-  private chain: { node: ChildProcess; stop: () => Promise<void> } | undefined;
+  private chain: { stop: () => Promise<void> } | undefined;
   private readonly services = new ServiceSupervisor((process, exit) => this.unexpectedExit(process, exit));
 
   listen(): void {
     for (const signal of SIGNALS) process.on(signal, (received) => this.onSignal(received));
-    process.once("exit", () => {
-      const node = this.chain?.node;
-      if (node && node.exitCode === null && node.signalCode === null) node.kill("SIGTERM");
-    });
   }
 
-  chainStarted(node: ChildProcess, stop: () => Promise<void>): void {
-    this.chain = { node, stop };
+  chainStarted(stop: () => Promise<void>): void {
+    this.chain = { stop };
   }
 
   startServices(logEnv: NodeJS.ProcessEnv): void {
@@ -180,14 +175,22 @@ class SplitStart {
 
 const split = new SplitStart();
 
-async function startPlayground(fresh: boolean, onSpawn: (node: ChildProcess, stopChain: () => Promise<void>) => void): Promise<void> {
+async function startPlayground(fresh: boolean, onStart: (stopChain: () => Promise<void>) => void): Promise<void> {
   const dataDir = playgroundDataDir();
   // A wallet on this machine reads the playground's tokens from the api's own address.
   const publicBaseUrl = process.env.PUBLIC_BASE_URL || `http://localhost:${process.env.PORT ?? 3000}`;
   const databaseUrl = process.env.DATABASE_URL || DEV_DATABASE_URL;
   const signerKey = playgroundSignerKey(databaseUrl);
   const signer = new Wallet(signerKey);
-  const chain = await startPlaygroundChain({ dataDir, port: EMBEDDED_PORT, operator: signer.address, fresh, onSpawn, publicBaseUrl, databaseUrl });
+  const chain = await startPlaygroundChain({
+    dataDir,
+    port: EMBEDDED_PORT,
+    operator: signer.address,
+    fresh,
+    onStart: (_node, stop) => onStart(stop),
+    publicBaseUrl,
+    databaseUrl,
+  });
   Object.assign(process.env, {
     CHAIN_RPC_URL: chain.rpcUrl,
     REGISTRY_ADDRESS: chain.registryAddress,
@@ -229,9 +232,9 @@ async function startPlayground(fresh: boolean, onSpawn: (node: ChildProcess, sto
  * then Anvil is stopped gracefully, writing its state, and the process exits. A Ctrl-C under
  * `npm start` arrives twice (from the terminal and forwarded by npm): a repeat within
  * REPEAT_WINDOW_MS is that one; a later one stops Anvil without waiting for the service. Any other
- * exit still sends Anvil SIGTERM, so that it writes its state on its own.
+ * exit still sends Anvil SIGTERM (see startPlaygroundChain), so that it writes its state on its own.
  */
-function stopWithService(node: ChildProcess, stopChain: () => Promise<void>): void {
+function stopWithService(stopChain: () => Promise<void>): void {
   let firstSignalAt: number | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
     const serviceListens = process.listenerCount(signal) > 1;
@@ -245,9 +248,6 @@ function stopWithService(node: ChildProcess, stopChain: () => Promise<void>): vo
     void stopChain().finally(() => process.exit(0));
   };
   for (const signal of SIGNALS) process.on(signal, onSignal);
-  process.once("exit", () => {
-    if (node.exitCode === null && node.signalCode === null) node.kill("SIGTERM");
-  });
 }
 
 main().catch((error: unknown) => {

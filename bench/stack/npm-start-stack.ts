@@ -4,13 +4,13 @@ import { join } from "node:path";
 
 import { Client } from "pg";
 
-import { generateTestTls, writeTestTls } from "../../test/support/test-ca";
-import { freePort } from "../../test/support/test-chain";
+import { freePort } from "../../scripts/stack/ports";
+import { generateTestTls, writeTestTls } from "../../scripts/stack/local-tls";
+import { NODE_LIFELINE_ARGS, type OwnedProcess, spawnOwned } from "../../scripts/stack/owned-process";
+import { waitForHealth } from "../../scripts/stack/service-process";
 import { startCallbackSink } from "../callback-sink";
-import { createDatabase } from "./database";
-import { NODE_GUARD_ARGS, type OwnedProcess, spawnOwned } from "./owned-process";
+import { createBenchDatabase } from "./bench-database";
 import type { RunDirectory } from "./run-directory";
-import { waitForHealth } from "./service-process";
 import type { Teardown } from "./teardown";
 
 /** How `npm start` runs the service: the api and the worker apart (its default), or one process. */
@@ -33,16 +33,15 @@ export interface NpmStartStack {
 export async function startNpmStartStack(layout: Layout, logs: RunDirectory, teardown: Teardown): Promise<NpmStartStack> {
   const tls = writeTestTls(await generateTestTls());
   teardown.add("test TLS files", async () => tls.remove());
-  const receiverProcess = spawnOwned(
-    "callback-receiver",
-    process.execPath,
-    [...NODE_GUARD_ARGS, __filename, RECEIVER_FLAG, tls.certFile, tls.keyFile],
-    process.env,
-    join(logs.path, "callback-receiver.log"),
-  );
+  const receiverProcess = spawnOwned({
+    name: "callback-receiver",
+    command: process.execPath,
+    args: [...NODE_LIFELINE_ARGS, __filename, RECEIVER_FLAG, tls.certFile, tls.keyFile],
+    output: { file: join(logs.path, "callback-receiver.log") },
+  });
   teardown.add("callback receiver", () => receiverProcess.stop("SIGTERM", 5_000));
   const receiverPort = await announcedPort(receiverProcess);
-  const database = await createDatabase("bench");
+  const database = await createBenchDatabase("bench");
   teardown.add("database", database.drop);
   const [port, workerPort, chainPort] = [await freePort(), await freePort(), await freePort()];
   const apiKey = `bench_${randomBytes(24).toString("hex")}`;
@@ -64,13 +63,13 @@ export async function startNpmStartStack(layout: Layout, logs: RunDirectory, tea
   };
   // npm start decides the layout: APP_ROLE would make it one process, CHAIN_RPC_URL another chain.
   for (const name of ["APP_ROLE", "CHAIN_RPC_URL", "CHAIN_RPC_URLS", "REGISTRY_ADDRESS", "SIGNER_PRIVATE_KEYS"]) delete env[name];
-  const start = spawnOwned(
-    "npm-start",
-    process.execPath,
-    [...NODE_GUARD_ARGS, "scripts/start.ts", ...(layout === "single" ? ["--single-process"] : [])],
+  const start = spawnOwned({
+    name: "npm-start",
+    command: process.execPath,
+    args: [...NODE_LIFELINE_ARGS, "scripts/start.ts", ...(layout === "single" ? ["--single-process"] : [])],
     env,
-    join(logs.path, "npm-start.log"),
-  );
+    output: { file: join(logs.path, "npm-start.log") },
+  });
   teardown.add("npm start", async () => {
     const exit = await start.stop("SIGTERM", 60_000);
     if (exit.code !== 0) console.error(`npm start ended with ${exit.signal ?? `exit code ${exit.code}`}; see ${start.logFile}`);
@@ -91,7 +90,7 @@ async function announcedPort(receiver: OwnedProcess): Promise<number> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if (!receiver.running()) throw new Error(`${receiver.name} exited; see ${receiver.logFile}`);
-    const announced = /listening on port (\d+)/.exec(readFileSync(receiver.logFile, "utf8"));
+    const announced = /listening on port (\d+)/.exec(readFileSync(receiver.logFile as string, "utf8"));
     if (announced) return Number(announced[1]);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

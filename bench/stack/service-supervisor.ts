@@ -1,6 +1,7 @@
-import { freePort } from "../../test/support/test-chain";
-import type { Exit, OwnedProcess } from "./owned-process";
-import { spawnService, waitForHealth } from "./service-process";
+import { freePort } from "../../scripts/stack/ports";
+import type { Exit, OwnedProcess } from "../../scripts/stack/owned-process";
+import { waitForHealth } from "../../scripts/stack/service-process";
+import { spawnBenchService } from "./bench-service";
 
 /** "api", or a worker's slot: "worker-1" to "worker-M". */
 export type ServiceName = string;
@@ -9,7 +10,7 @@ export interface UnexpectedExit {
   name: ServiceName;
   at: number;
   exit: Exit;
-  logFile: string;
+  logFile: string | undefined;
 }
 
 const RESTART_DELAY_MS = 1_000;
@@ -106,7 +107,7 @@ export class ServiceSupervisor {
     this.starts.set(name, count);
     const processName = count === 1 ? name : `${name}.restart-${count - 1}`;
     const env = { ...this.env, PORT: String(port), PGAPPNAME: processName };
-    const service = spawnService(name === "api" ? "api" : "worker", env, this.logDir, processName);
+    const service = spawnBenchService(name === "api" ? "api" : "worker", env, this.logDir, processName);
     this.running.set(name, service);
     void service.exited.then((exit) => this.exitedOnItsOwn(name, service, exit));
     return service;

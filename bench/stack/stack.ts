@@ -1,13 +1,14 @@
 import { randomBytes } from "node:crypto";
 
-import { freePort } from "../../test/support/test-chain";
-import { type ProductionNodeProxy, startProductionNodeProxy } from "../../test/support/production-node-proxy";
-import { startTcpProxy, type TcpProxy } from "../../test/support/tcp-proxy";
-import { generateTestTls, writeTestTls } from "../../test/support/test-ca";
+import type { Database } from "../../scripts/stack/database";
+import { freePort } from "../../scripts/stack/ports";
+import { generateTestTls, writeTestTls } from "../../scripts/stack/local-tls";
+import { type ProductionNodeProxy, startProductionNodeProxy } from "../../scripts/stack/production-node-proxy";
+import { type RedisServer, startRedisServer } from "../../scripts/stack/redis-server";
+import { startTcpProxy, type TcpProxy } from "../../scripts/stack/tcp-proxy";
 import { type ReceivedCallback, startCallbackSink } from "../callback-sink";
-import { type ChainNode, type ChainNodeOptions, startChainNode } from "./chain-node";
-import { createDatabase, type Database } from "./database";
-import { type RedisServer, startRedisServer } from "./redis-server";
+import { type BenchChain, type BenchChainOptions, startBenchChain } from "./bench-chain";
+import { createBenchDatabase } from "./bench-database";
 import { trackTransactionSenders } from "./sender-tracking";
 import { ServiceSupervisor } from "./service-supervisor";
 import { Teardown } from "./teardown";
@@ -32,9 +33,9 @@ export interface StackOptions {
   /** Put a TCP proxy between the service processes and PostgreSQL, so the database can be made unreachable to them alone. */
   databaseProxy?: boolean;
   /** The chain node (default: Hardhat's automining node). */
-  chainNode?: ChainNodeOptions;
+  chainNode?: BenchChainOptions;
   /**
-   * Put test/support/production-node-proxy.ts (geth/bor's refusals, and refusals on demand) in front of
+   * Put the production-node proxy (geth/bor's refusals, and refusals on demand) in front of
    * the node, behind the TCP proxy: service → TCP proxy → production-node proxy → node.
    */
   productionNodeProxy?: boolean;
@@ -58,7 +59,7 @@ export interface Stack {
   ticketeerId: string;
   webhookSecret: string;
   callbackUrl: (path?: string) => string;
-  chain: ChainNode;
+  chain: BenchChain;
   proxy: TcpProxy | null;
   /** The TCP proxy the service processes reach PostgreSQL through, when asked for. */
   databaseProxy: TcpProxy | null;
@@ -85,7 +86,7 @@ async function assemble(options: StackOptions, teardown: Teardown): Promise<Stac
   teardown.add("test TLS files", async () => tls.remove());
   const receiver = await startCallbackSink(tls.certFile, tls.keyFile, options.onCallback);
   teardown.add("callback receiver", receiver.close);
-  const chain = await startChainNode(options.logDir, { ...(options.chainNode ?? { kind: "hardhat" }), signers: options.signers ?? 1 });
+  const chain = await startBenchChain(options.logDir, { ...(options.chainNode ?? { kind: "hardhat" }), signers: options.signers ?? 1 });
   teardown.add("chain node", chain.stop);
   const nodeProxy = options.productionNodeProxy ? await startProductionNodeProxy(chain.url) : null;
   if (nodeProxy) teardown.add("production-node proxy", () => nodeProxy.close());
@@ -94,7 +95,7 @@ async function assemble(options: StackOptions, teardown: Teardown): Promise<Stac
   if (proxy) teardown.add("chain proxy", proxy.close);
   const redis = await startRedisServer(options.logDir);
   teardown.add("redis", redis.stop);
-  const database = await createDatabase("soak");
+  const database = await createBenchDatabase("soak");
   teardown.add("database", database.drop);
   const databaseUrl = new URL(database.url);
   const databaseProxy = options.databaseProxy ? await startTcpProxy(Number(databaseUrl.port || 5432), databaseUrl.hostname) : null;

@@ -5,7 +5,9 @@ import { join } from "node:path";
 import { Interface } from "ethers";
 
 import { collectionUri, tokenBaseUri } from "../../src/common/public-urls";
-import { ROOT, runHardhat } from "./embedded-chain";
+import { runHardhat } from "../stack/hardhat";
+import { rpcCall } from "../stack/json-rpc";
+import { ROOT } from "../stack/paths";
 
 /** What `npm start` records about a registry it deployed on the playground chain. */
 export interface RegistryRecord {
@@ -77,15 +79,12 @@ export async function pointRegistryAt(rpcUrl: string, registryAddress: string, p
   const [baseURI, contractURI] = await Promise.all(["baseURI", "contractURI"].map((name) => callString(rpcUrl, registryAddress, name)));
   if (baseURI === tokenBaseUri(publicBaseUrl) && contractURI === collectionUri(publicBaseUrl)) return false;
   await runHardhat(["registry:set-uris", "--registry", registryAddress, "--public-base-url", publicBaseUrl, "--network", "localhost"], {
-    LOCALHOST_RPC_URL: rpcUrl,
+    env: { ...process.env, LOCALHOST_RPC_URL: rpcUrl },
   });
   return true;
 }
 
 async function callString(rpcUrl: string, to: string, name: string): Promise<string> {
-  const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_call", params: [{ to, data: URIS.encodeFunctionData(name) }, "latest"] });
-  const response = await fetch(rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body });
-  const answer = (await response.json()) as { result?: string; error?: { message: string } };
-  if (!answer.result) throw new Error(`${name}(): ${answer.error?.message ?? "no result"}`);
-  return URIS.decodeFunctionResult(name, answer.result)[0] as string;
+  const result = await rpcCall<string>(rpcUrl, "eth_call", [{ to, data: URIS.encodeFunctionData(name) }, "latest"]);
+  return URIS.decodeFunctionResult(name, result)[0] as string;
 }

@@ -1,12 +1,14 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 
 import { keccak256, toUtf8Bytes } from "ethers";
-import { Client } from "pg";
 
-import { anvilArgs, anvilBinary } from "./anvil-node";
-import { ChainStartError, deployRegistry, EMBEDDED_SIGNER_KEY, ROOT, rpcUrlOf, waitForRpc } from "./embedded-chain";
+import { type ChainNode, startChainNode } from "../stack/chain-node";
+import { createDatabase, databaseNameOf, dropDatabase } from "../stack/database";
+import { EMBEDDED_SIGNER_KEY } from "../stack/dev-accounts";
+import { answersRpc, ChainStartError, rpcCall, rpcUrlOf } from "../stack/json-rpc";
+import { ROOT } from "../stack/paths";
+import { deployRegistry } from "../stack/registry-deployment";
 import { compiledCodeHash, ledgerKey, parseRecords, pointRegistryAt, recordProblem, type RegistryRecords } from "./playground-registry";
 
 /**
@@ -25,8 +27,6 @@ const LOG_FILE = "anvil.log";
 export const PID_FILE = "anvil.pid";
 /** Time Anvil gets to write its state at a stop before it is killed (the state is at most a second old then). */
 const STOP_GRACE_MS = 15_000;
-/** `sh -c` script: a watcher that SIGTERMs the shell's process (Anvil, after the exec) when stdin closes. */
-const ANVIL_LIFELINE = 'exec 3<&0; { cat <&3 >/dev/null; kill $$ 2>/dev/null; } & exec "$@" </dev/null 3<&-';
 
 /** PLAYGROUND_DATA_DIR (relative to the repository) or `.data/playground`. */
 export function playgroundDataDir(): string {
@@ -60,14 +60,15 @@ export interface PlaygroundOptions {
   fresh: boolean;
   /** The ledger's database (DATABASE_URL): the registry recorded for it is kept, another ledger's never used. */
   databaseUrl: string;
-  /** Told of the Anvil process as soon as it is spawned, with the way to stop it gracefully. */
-  onSpawn?: (node: ChildProcess, stop: () => Promise<void>) => void;
+  /** Told of the Anvil node as soon as it answers, with the way to stop it gracefully. */
+  onStart?: (node: ChainNode, stop: () => Promise<void>) => void;
 }
 
 /**
  * Starts the playground chain from its kept state (or a new one) and makes sure the registry is on
  * it. Anvil is stopped gracefully (SIGTERM: it writes its state and exits) with the `stop` given to
- * `onSpawn`; it is stopped here when the start fails.
+ * `onStart`, and gets SIGTERM too when this process exits while it runs; it is stopped here when the
+ * start fails.
  */
 export async function startPlaygroundChain(options: PlaygroundOptions): Promise<PlaygroundChain> {
   const { dataDir, port } = options;
@@ -84,44 +85,30 @@ export async function startPlaygroundChain(options: PlaygroundOptions): Promise<
   }
   const stateKept = existsSync(stateFile);
   const logFile = join(dataDir, LOG_FILE);
-  const log = openSync(logFile, "w");
-  // A process group of its own: a Ctrl-C in the terminal reaches npm start, which stops the service
-  // first and Anvil after it, so that no write of the service is cut short. Started through a shell
-  // that becomes Anvil (`exec`, so signals reach the node itself) and leaves behind a lifeline: when
-  // this process goes, however it goes (SIGKILL included), its end of the stdin pipe closes and
-  // Anvil gets SIGTERM, writes its state and exits instead of holding the port.
-  const node = spawn("sh", ["-c", ANVIL_LIFELINE, "sh", anvilBinary(), ...anvilArgs({ port, chainId: PLAYGROUND_CHAIN_ID, stateFile })], {
-    cwd: ROOT,
-    stdio: ["pipe", log, log],
-    detached: true,
+  writeFileSync(logFile, "");
+  const hint = `; see ${logFile}${stateKept ? ` (if the chain state cannot be loaded, start fresh: npm run start:fresh)` : ""}`;
+  // Its own process group: a Ctrl-C in the terminal reaches npm start, which stops the service first
+  // and Anvil after it, so that no write of the service is cut short.
+  const node = await startChainNode({
+    kind: "anvil",
+    port,
+    chainId: PLAYGROUND_CHAIN_ID,
+    stateFile,
+    output: { file: logFile },
+    signalAtExit: "SIGTERM",
+    exitHint: hint,
   });
-  closeSync(log);
-  node.stdin?.on("error", () => undefined);
-  if (node.pid !== undefined) writeFileSync(join(dataDir, PID_FILE), `${node.pid}\n`);
-  const exited = new Promise<void>((resolve) =>
-    node.once("exit", () => {
-      rmSync(join(dataDir, PID_FILE), { force: true });
-      // The lifeline's watcher ends with the pipe.
-      node.stdin?.end();
-      resolve();
-    }),
-  );
-  const stop = async () => {
-    if (node.exitCode !== null || node.signalCode !== null) return;
-    node.kill("SIGTERM");
-    const timer = setTimeout(() => node.kill("SIGKILL"), STOP_GRACE_MS);
-    await exited;
-    clearTimeout(timer);
-  };
-  options.onSpawn?.(node, stop);
+  writeFileSync(join(dataDir, PID_FILE), `${node.process.pid}\n`);
+  void node.process.exited.then(() => rmSync(join(dataDir, PID_FILE), { force: true }));
+  const stop = async () => void (await node.stop("SIGTERM", STOP_GRACE_MS));
+  options.onStart?.(node, stop);
   try {
-    await waitForRpc(rpcUrl, node, `; see ${logFile}${stateKept ? ` (if the chain state cannot be loaded, start fresh: npm run start:fresh)` : ""}`);
     await fund(rpcUrl, options.operator);
     const codeHash = compiledCodeHash();
     const ledger = ledgerKey(options.databaseUrl);
     const records: RegistryRecords = (stateKept ? readRecords(registryFile) : null) ?? { chainId: PLAYGROUND_CHAIN_ID, registries: {} };
     const recorded = stateKept ? await recordedRegistry(records, ledger, rpcUrl, codeHash) : { address: undefined, problem: null };
-    const registryAddress = recorded.address ?? (await deployRegistry(rpcUrl, options.operator, options.publicBaseUrl));
+    const registryAddress = recorded.address ?? (await deployRegistry(rpcUrl, [options.operator], options.publicBaseUrl));
     if (!recorded.address) {
       records.registries[ledger] = { address: registryAddress, codeHash, deployedAt: new Date().toISOString() };
       writeRecords(registryFile, records);
@@ -148,7 +135,7 @@ async function recordedRegistry(
   if (!record && records.chainId === PLAYGROUND_CHAIN_ID && Object.keys(records.registries).length > 0) {
     return { address: undefined, problem: "no registry is recorded for this ledger: other ledgers wrote to the chain's" };
   }
-  const code = typeof record?.address === "string" ? await rpc<string>(rpcUrl, "eth_getCode", [record.address, "latest"]) : "0x";
+  const code = typeof record?.address === "string" ? await rpcCall<string>(rpcUrl, "eth_getCode", [record.address, "latest"]) : "0x";
   const problem = recordProblem({ chainId: records.chainId, ...record }, PLAYGROUND_CHAIN_ID, code, codeHash);
   return problem ? { address: undefined, problem } : { address: record?.address, problem: null };
 }
@@ -164,18 +151,6 @@ function readRecords(file: string): RegistryRecords | null {
 
 function writeRecords(file: string, records: RegistryRecords): void {
   writeFileSync(file, `${JSON.stringify(records, null, 2)}\n`);
-}
-
-async function answersRpc(url: string): Promise<boolean> {
-  return (await rpc<string>(url, "eth_chainId", []).catch(() => undefined)) !== undefined;
-}
-
-async function rpc<T>(url: string, method: string, params: unknown[]): Promise<T> {
-  const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method, params });
-  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
-  const answer = (await response.json()) as { result?: T; error?: { message: string } };
-  if (answer.error || answer.result === undefined) throw new Error(`${method}: ${answer.error?.message ?? "no result"}`);
-  return answer.result;
 }
 
 /** The database `npm start` uses by default for the playground's ledger. */
@@ -196,8 +171,8 @@ const PLAYGROUND_BALANCE = 10n ** 22n;
 
 /** A signer of the playground's own (see playgroundSignerKey) is funded as Anvil's accounts are, once. */
 async function fund(rpcUrl: string, address: string): Promise<void> {
-  if (BigInt(await rpc<string>(rpcUrl, "eth_getBalance", [address, "latest"])) > 0n) return;
-  await rpc<null>(rpcUrl, "anvil_setBalance", [address, `0x${PLAYGROUND_BALANCE.toString(16)}`]);
+  if (BigInt(await rpcCall<string>(rpcUrl, "eth_getBalance", [address, "latest"])) > 0n) return;
+  await rpcCall<null>(rpcUrl, "anvil_setBalance", [address, `0x${PLAYGROUND_BALANCE.toString(16)}`]);
 }
 
 /**
@@ -209,22 +184,9 @@ export function isPlaygroundDatabase(databaseUrl: string): boolean {
   return name === "ticket_registry_dev" || /^ticket_registry_test_[a-z0-9_]+$/.test(name);
 }
 
-function databaseNameOf(databaseUrl: string): string {
-  return decodeURIComponent(new URL(databaseUrl).pathname.replace(/^\//, ""));
-}
-
 /** Drops and creates the playground's database (the service migrates it at boot). */
 export async function emptyPlaygroundDatabase(databaseUrl: string): Promise<void> {
   if (!isPlaygroundDatabase(databaseUrl)) throw new Error(`refusing to empty ${databaseNameOf(databaseUrl)}: only the playground's database is ever emptied`);
-  const name = databaseNameOf(databaseUrl);
-  const server = new URL(databaseUrl);
-  server.pathname = "/postgres";
-  const client = new Client({ connectionString: server.toString() });
-  await client.connect();
-  try {
-    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await client.query(`CREATE DATABASE "${name}"`);
-  } finally {
-    await client.end();
-  }
+  await dropDatabase(databaseUrl);
+  await createDatabase(databaseUrl);
 }

@@ -1,9 +1,8 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
 
-import { ROOT } from "./embedded-chain";
+import { type Exit, type OwnedProcess, signalGroup } from "../stack/owned-process";
+import { spawnService } from "../stack/service-process";
 
 /**
  * The api and the worker of `npm start` as two processes (`src/main.ts` with APP_ROLE api and
@@ -12,58 +11,29 @@ import { ROOT } from "./embedded-chain";
  */
 export type ProcessRole = "api" | "worker";
 
-export interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-
-export interface ServiceProcess {
+export interface ServiceProcess extends OwnedProcess {
   role: ProcessRole;
-  pid: number;
-  child: ChildProcess;
-  /** Resolves once the process has exited and its output is all relayed. */
-  exited: Promise<Exit>;
-  running: () => boolean;
 }
-
-/** Stops the process when `npm start` goes, however it goes (see exit-with-parent.ts). */
-const LIFELINE = join(__dirname, "exit-with-parent.ts");
 
 /**
- * Starts `src/main.ts` in `role` with `env`. The child has a process group of its own, so that a
- * Ctrl-C in the terminal reaches only `npm start`, which then stops the children in its own order,
- * once each. Its stdin is the lifeline pipe; its stdout and stderr go to this process's, line by
- * line: the service's JSON lines as they are (they carry `role`), any other line (the readable log
- * lines on a terminal, a crash before the logger exists, a stack trace) prefixed with `[api]` or
- * `[worker]`.
+ * Starts `src/main.ts` in `role` with `env` (see spawnService: a process group of its own, so that
+ * a Ctrl-C in the terminal reaches only `npm start`, which then stops the children in its own order,
+ * once each; a lifeline that stops it when `npm start` goes). Its stdout and stderr go to this
+ * process's, line by line: the service's JSON lines as they are (they carry `role`), any other line
+ * (the readable log lines on a terminal, a crash before the logger exists, a stack trace) prefixed
+ * with `[api]` or `[worker]`.
  */
 export function spawnServiceProcess(role: ProcessRole, env: NodeJS.ProcessEnv): ServiceProcess {
-  const child = spawn(process.execPath, ["-r", "ts-node/register/transpile-only", "-r", LIFELINE, "src/main.ts"], {
-    cwd: ROOT,
-    env: { ...env, APP_ROLE: role },
-    detached: true,
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-  if (child.pid === undefined) throw new Error(`could not start the ${role} process`);
-  child.stdin?.on("error", () => undefined);
-  relayLines(child.stdout, process.stdout, role);
-  relayLines(child.stderr, process.stderr, role);
-  const exited = new Promise<Exit>((resolve) => {
-    // "close": the process has exited and its stdout and stderr are drained.
-    child.once("close", (code, signal) => resolve({ code, signal }));
-    child.once("error", () => resolve({ code: -1, signal: null }));
-  });
-  return { role, pid: child.pid, child, exited, running: () => child.exitCode === null && child.signalCode === null };
+  // Left behind by an `npm start` that exits, it shuts down gracefully.
+  const service = spawnService({ role, env, output: "pipe", signalAtExit: "SIGTERM" });
+  if (service.child.stdout) relayLines(service.child.stdout, process.stdout, role);
+  if (service.child.stderr) relayLines(service.child.stderr, process.stderr, role);
+  return Object.assign(service, { role });
 }
 
 function relayLines(from: Readable, to: Writable, role: ProcessRole): void {
   const lines = createInterface({ input: from, crlfDelay: Infinity });
   lines.on("line", (line) => to.write(`${line.startsWith("{") ? line : `[${role}] ${line}`}\n`));
-}
-
-/** How a process ended, in words. */
-export function describeExit(exit: Exit): string {
-  return exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.code}`;
 }
 
 /**
@@ -121,13 +91,5 @@ export class ServiceSupervisor {
   kill(): void {
     this.stopping = true;
     for (const target of this.processes) if (target.running()) signalGroup(target.pid, "SIGKILL");
-  }
-}
-
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // Already gone.
   }
 }

@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
-import { connect } from "node:net";
 import { join } from "node:path";
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { PID_FILE } from "../../scripts/lib/playground";
+import { acceptsConnections } from "../../scripts/stack/ports";
 import type { ApiClient } from "../support/api-client";
 import { settled as settledAction } from "../support/chain-e2e";
 import { alive, type NpmStartPlayground, npmStartPlayground, type NpmStartRun, PLAYGROUND_TICKETEER as TICKETEER } from "../support/npm-start-run";
@@ -55,24 +55,13 @@ function logLines(run: Run): { pid: number; role: string; msg: string }[] {
     .map((line) => JSON.parse(line) as { pid: number; role: string; msg: string });
 }
 
-function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, "127.0.0.1");
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
-}
-
 /**
  * Nothing of the run is left: the given processes gone, nothing listening on the ports, and, after
  * a stop by npm start (not when it was killed), no chain process id left in the data folder.
  */
 async function expectNothingLeft(pids: number[], { stoppedByNpmStart = true } = {}): Promise<void> {
   for (const pid of pids) expect(alive(pid), `process ${pid} is still running`).toBe(false);
-  for (const port of [ports.api, ports.worker, ports.chain]) expect(await listening(port), `something still listens on ${port}`).toBe(false);
+  for (const port of [ports.api, ports.worker, ports.chain]) expect(await acceptsConnections(port), `something still listens on ${port}`).toBe(false);
   if (stoppedByNpmStart) expect(existsSync(join(dataDir, PID_FILE))).toBe(false);
 }
 
@@ -149,7 +138,7 @@ describe("npm start", () => {
   it("--single-process runs the service in one process, as before", { timeout: 240_000 }, async () => {
     const run = await start("--single-process");
     expect(servicePids(run)).toEqual([]);
-    expect(await listening(ports.worker)).toBe(false);
+    expect(await acceptsConnections(ports.worker)).toBe(false);
     const lines = logLines(run);
     expect(lines.find((line) => line.msg.startsWith("all role listening"))).toMatchObject({ pid: run.child.pid, role: "all" });
     expect(new Set(lines.map((line) => line.pid))).toEqual(new Set([run.child.pid]));

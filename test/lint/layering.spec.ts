@@ -6,34 +6,16 @@
  *
  * And the real src/ passes the same rules.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { rmSync } from "node:fs";
 
-import { cruise, type ICruiseResult } from "dependency-cruiser";
-import extractDepcruiseOptions from "dependency-cruiser/config-utl/extract-depcruise-options";
-import extractTSConfig from "dependency-cruiser/config-utl/extract-ts-config";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-const ROOT = resolve(__dirname, "..", "..");
+import { ROOT, violations as cruised, writeImportFixture } from "./import-fixture";
+
 const CONFIG = ".dependency-cruiser.cjs";
 
-interface Violation {
-  rule: string;
-  from: string;
-  to: string;
-}
-
 /** Cruises `src` under `baseDir` with the configuration file there, as `npm run lint:deps` does. */
-async function violations(baseDir: string): Promise<Violation[]> {
-  const options = await extractDepcruiseOptions(join(baseDir, CONFIG));
-  const tsConfig = extractTSConfig(join(baseDir, "tsconfig.json"));
-  const { output } = await cruise(["src"], { ...options, baseDir }, {}, { tsConfig });
-  const result = output as ICruiseResult;
-  return result.summary.violations
-    .map(({ rule, from, to }) => ({ rule: rule.name, from, to }))
-    .sort((a, b) => `${a.rule} ${a.from} ${a.to}`.localeCompare(`${b.rule} ${b.from} ${b.to}`));
-}
+const violations = (baseDir: string) => cruised(baseDir, CONFIG, ["src"]);
 
 /** The fixture: path (relative to the fixture root) -> imports. Each file exports one constant. */
 const FIXTURE: Record<string, string[]> = {
@@ -76,17 +58,7 @@ describe("layering rules (.dependency-cruiser.cjs)", () => {
   let fixture: string;
 
   beforeAll(() => {
-    fixture = mkdtempSync(join(tmpdir(), "layering-"));
-    copyFileSync(join(ROOT, CONFIG), join(fixture, CONFIG));
-    symlinkSync(join(ROOT, "node_modules"), join(fixture, "node_modules"), "dir");
-    const compilerOptions = { module: "nodenext", moduleResolution: "nodenext", strict: true, skipLibCheck: true, noEmit: true };
-    writeFileSync(join(fixture, "tsconfig.json"), JSON.stringify({ compilerOptions, include: ["src", "test", "bench"] }));
-    for (const [file, imports] of Object.entries(FIXTURE)) {
-      mkdirSync(dirname(join(fixture, file)), { recursive: true });
-      const lines = imports.map((specifier, i) => `import * as imported${i} from "${specifier}";`);
-      const used = imports.map((_, i) => `imported${i}`).join(", ");
-      writeFileSync(join(fixture, file), `${lines.join("\n")}\nexport const value = [${used}];\n`);
-    }
+    fixture = writeImportFixture(FIXTURE, [CONFIG], ["src", "test", "bench"]);
   });
 
   afterAll(() => {

@@ -76,3 +76,26 @@ export function stageEnvironment(stage: Stage): Record<string, string> {
 export function lastInstruction(stage: Stage, keyword: string): Instruction | undefined {
   return stage.instructions.filter((instruction) => instruction.keyword === keyword).at(-1);
 }
+
+/**
+ * Whether a .dockerignore leaves `path` (relative to the build context) out of the context: a
+ * pattern matches from the context's root, `*` within one path segment, and a matched folder takes
+ * everything under it. Exceptions (`!pattern`) and `**` are not handled: the project's file has none.
+ */
+export function dockerIgnores(dockerignoreFile: string): (path: string) => boolean {
+  const patterns = readFileSync(dockerignoreFile, "utf8")
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "" && !line.startsWith("#"));
+  if (patterns.some((pattern) => pattern.startsWith("!") || pattern.includes("**"))) throw new Error(`${dockerignoreFile}: a pattern this check does not read`);
+  const expressions = patterns.map(
+    (pattern) =>
+      new RegExp(
+        `^${pattern
+          .replace(/^\//, "")
+          .replace(/[.+?^${}()|[\]\\]/g, "\\$&")
+          .replaceAll("*", "[^/]*")}(/|$)`,
+      ),
+  );
+  return (path) => expressions.some((expression) => expression.test(path));
+}

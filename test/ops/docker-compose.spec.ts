@@ -15,7 +15,8 @@ import { loadConfig, configVariableNames } from "../../src/config/app-config";
 import { TicketRegistry__factory } from "../../typechain-types";
 import { readTestServerTls } from "../support/test-ca";
 import { freePort } from "../support/test-chain";
-import { commandWords, healthcheckWords, lastInstruction, readInstructions, readStages, stageEnvironment } from "./compose-dockerfile";
+import { NODE_LIFELINE_ARGS } from "../../scripts/stack/owned-process";
+import { commandWords, dockerIgnores, healthcheckWords, lastInstruction, readInstructions, readStages, stageEnvironment } from "./compose-dockerfile";
 import { dependenciesOf, environmentOf, healthcheckCommand, parsePort, readComposeFile, service } from "./compose-file";
 
 const ROOT = resolve(__dirname, "..", "..");
@@ -281,6 +282,24 @@ describe("the chain image", () => {
     expect(words).toContain("docker/chain-entrypoint.ts");
     expect(readFileSync(join(ROOT, "docker", "chain-entrypoint.ts"), "utf8")).toContain("startChainNode(process.env");
     expect(lastInstruction(stage, "USER")?.args).toMatch(/^(?!root\b|0\b)\S+$/);
+  });
+
+  it("copies into the image every file of the project the entrypoint loads", () => {
+    // Its imports, followed through the project's files, and the lifeline its chain node is preloaded with.
+    const loaded = new Set<string>();
+    const visit = (file: string) => {
+      if (loaded.has(file)) return;
+      loaded.add(file);
+      for (const { fileName } of ts.preProcessFile(readFileSync(join(ROOT, file), "utf8"), true, true).importedFiles) {
+        if (fileName.startsWith(".")) visit(relative(ROOT, resolve(ROOT, file, "..", `${fileName}.ts`)));
+      }
+    };
+    visit("docker/chain-entrypoint.ts");
+    for (const preload of NODE_LIFELINE_ARGS.filter((arg) => arg.endsWith(".ts"))) loaded.add(relative(ROOT, preload));
+    expect([...loaded]).toEqual(expect.arrayContaining(["docker/chain-node.ts", "scripts/stack/chain-node.ts", "scripts/stack/exit-with-parent.ts"]));
+    const ignored = dockerIgnores(join(ROOT, ".dockerignore"));
+    expect([...loaded].filter(ignored)).toEqual([]);
+    expect(ignored("node_modules/hardhat/package.json") && ignored("deployments/localhost.json")).toBe(true);
   });
 });
 

@@ -4,11 +4,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-import { Client } from "pg";
-
 import { PID_FILE } from "../../scripts/lib/playground";
+import { dropDatabase } from "../../scripts/stack/database";
+import { freePort } from "../../scripts/stack/ports";
+import { answersHealth } from "../../scripts/stack/service-process";
 import { apiClient, type ApiClient } from "./api-client";
-import { eventually, freePort } from "./test-chain";
+import { eventually } from "./test-chain";
 
 const ROOT = join(__dirname, "..", "..");
 const TS_NODE = join(ROOT, "node_modules", "ts-node", "dist", "bin.js");
@@ -50,9 +51,9 @@ export interface NpmStartPlayground {
 
 export async function npmStartPlayground(name: string, env: Record<string, string> = {}): Promise<NpmStartPlayground> {
   const dataDir = mkdtempSync(join(tmpdir(), `${name}-`));
-  const newDatabaseName = () => `ticket_registry_test_${randomBytes(6).toString("hex")}`;
-  const databaseName = newDatabaseName();
-  const databases = [databaseName];
+  const newDatabaseUrl = () => `${SERVER_URL}/ticket_registry_test_${randomBytes(6).toString("hex")}`;
+  const databaseUrl = newDatabaseUrl();
+  const databases = [databaseUrl];
   const apiKey = `trk_${name.replace(/\W/g, "")}_${randomBytes(16).toString("hex")}`;
   const ports = { api: await freePort(), worker: await freePort(), chain: await freePort() };
   const childEnv = {
@@ -61,7 +62,7 @@ export async function npmStartPlayground(name: string, env: Record<string, strin
     EMBEDDED_CHAIN_PORT: String(ports.chain),
     PORT: String(ports.api),
     WORKER_PORT: String(ports.worker),
-    DATABASE_URL: `${SERVER_URL}/${databaseName}`,
+    DATABASE_URL: databaseUrl,
     REDIS_KEY_PREFIX: `${name}-test-${randomBytes(4).toString("hex")}`,
     DEV_TICKETEER_ID: PLAYGROUND_TICKETEER,
     DEV_API_KEY: apiKey,
@@ -83,7 +84,7 @@ export async function npmStartPlayground(name: string, env: Record<string, strin
     await eventually(
       async () => {
         if (run.child.exitCode !== null || run.child.signalCode !== null) throw new Error(`npm start exited early:\n${run.output()}`);
-        const healthy = (await answersHealth(ports.api)) && (!split || (await answersHealth(ports.worker)));
+        const healthy = (await answersHealth(localUrl(ports.api))) && (!split || (await answersHealth(localUrl(ports.worker))));
         return healthy ? true : undefined;
       },
       120_000,
@@ -100,23 +101,20 @@ export async function npmStartPlayground(name: string, env: Record<string, strin
       if (alive(run.chainPid)) process.kill(run.chainPid, "SIGKILL");
     }
     if (existsSync(dataDir)) rmSync(dataDir, { recursive: true, force: true });
-    const client = new Client({ connectionString: `${SERVER_URL}/postgres` });
-    await client.connect();
-    for (const name of databases) await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await client.end();
+    for (const url of databases) await dropDatabase(url);
   };
 
   const otherDatabaseUrl = (): string => {
-    const name = newDatabaseName();
-    databases.push(name);
-    return `${SERVER_URL}/${name}`;
+    const url = newDatabaseUrl();
+    databases.push(url);
+    return url;
   };
 
   return {
     dataDir,
     apiKey,
     ports,
-    api: apiClient(`http://127.0.0.1:${ports.api}`, apiKey),
+    api: apiClient(localUrl(ports.api), apiKey),
     runs,
     start: (...args) => startWith({}, ...args),
     startWith,
@@ -137,12 +135,7 @@ function spawnRun(args: string[], env: NodeJS.ProcessEnv): NpmStartRun {
   return { child, exited, output: () => output, chainPid: 0 };
 }
 
-async function answersHealth(port: number): Promise<boolean> {
-  return fetch(`http://127.0.0.1:${port}/health`).then(
-    (answer) => answer.status === 200,
-    () => false,
-  );
-}
+const localUrl = (port: number) => `http://127.0.0.1:${port}`;
 
 /** Whether a process of this id runs (0: none was recorded). */
 export function alive(pid: number): boolean {

@@ -1,19 +1,13 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { createServer } from "node:net";
-
 import { JsonRpcProvider, Network, Wallet } from "ethers";
 
-import { type AnvilOptions, spawnAnvil } from "../../scripts/lib/anvil-node";
-import { hardhatNodeArgs, ROOT, rpcUrlOf, waitForRpc } from "../../scripts/lib/embedded-chain";
+import { type ChainNode, type ChainNodeSpec, PRODUCTION_LIKE_ANVIL, startChainNode } from "../../scripts/stack/chain-node";
+import { devAccountKeys } from "../../scripts/stack/dev-accounts";
 import { type TicketRegistry, TicketRegistry__factory } from "../../typechain-types";
 
-/** The well-known keys of Hardhat's development accounts: #0 deploys and administers, the rest sign. */
-export const HARDHAT_KEYS = [
-  "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
-  "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",
-  "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a",
-  "0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6",
-];
+export { freePort } from "../../scripts/stack/ports";
+
+/** The keys of Hardhat's development accounts #0 to #3: #0 deploys and administers, the rest sign. */
+export const HARDHAT_KEYS = devAccountKeys(4);
 
 export interface TestChain {
   url: string;
@@ -32,10 +26,10 @@ export interface TestChain {
 }
 
 /** Which node implementation a test chain runs, and Anvil's settings (chain id, block time, gas limit, base fee). */
-export type TestChainNode = { kind: "hardhat" } | ({ kind: "anvil" } & Omit<AnvilOptions, "port">);
+export type TestChainNode = ChainNodeSpec;
 
 /** The production-like chain the suite also runs on (vitest.config.mts's "anvil" project): Polygon Amoy's chain id, 2-second blocks, a 45M gas limit, a 30 gwei base fee. */
-export const ANVIL_CHAIN: TestChainNode = { kind: "anvil", chainId: 80002, blockTime: 2, gasLimit: 45_000_000n, baseFee: 30_000_000_000n };
+export const ANVIL_CHAIN: TestChainNode = PRODUCTION_LIKE_ANVIL;
 
 /** The node a test chain runs when the test does not say: TEST_CHAIN_NODE=anvil is ANVIL_CHAIN, otherwise Hardhat's automining node. */
 export function defaultChainNode(): TestChainNode {
@@ -53,29 +47,17 @@ export const onAnvil = (): boolean => defaultChainNode().kind === "anvil";
  * otherwise; an explicit `chainNode` wins) with the registry deployed and `signers` operators.
  */
 export async function startTestChain(signers = 1, chainNode: TestChainNode = defaultChainNode()): Promise<TestChain> {
-  const port = await freePort();
-  const url = rpcUrlOf(port);
-  const node =
-    chainNode.kind === "anvil"
-      ? spawnAnvil({ ...chainNode, port })
-      : spawn(process.execPath, hardhatNodeArgs(port), { cwd: ROOT, stdio: "ignore", detached: true });
-  const kill = async () => {
-    if (node.exitCode === null && node.signalCode === null) {
-      process.kill(-(node.pid as number), "SIGKILL");
-      await new Promise((resolve) => node.once("exit", resolve));
-    }
-  };
+  const node = await startChainNode(chainNode);
   try {
-    return await deployed(node, url, signers, kill, chainNode);
+    return await deployed(node, signers);
   } catch (error) {
-    await kill();
+    await node.stop("SIGKILL");
     throw error;
   }
 }
 
-async function deployed(node: ChildProcess, url: string, signers: number, kill: () => Promise<void>, chainNode: TestChainNode): Promise<TestChain> {
-  const chainId = chainNode.kind === "anvil" ? (chainNode.chainId ?? 31337) : 31337;
-  await waitForRpc(url, node);
+async function deployed(node: ChainNode, signers: number): Promise<TestChain> {
+  const { url, chainId } = node;
   // No response cache: ethers shares identical requests for 250 ms, so a second transaction sent right
   // after the first would reuse its pending nonce.
   // A plain network: ethers' named networks carry plugins that reach third-party services (chain 137's gas station).
@@ -92,13 +74,13 @@ async function deployed(node: ChildProcess, url: string, signers: number, kill: 
     registry,
     registryAddress,
     signerKeys,
-    node: chainNode,
+    node: node.spec,
     chainId,
     env: { CHAIN_RPC_URL: url, REGISTRY_ADDRESS: registryAddress, SIGNER_PRIVATE_KEYS: signerKeys.join(","), BATCH_MAX_WAIT_MS: "50", RECEIPT_POLL_MS: "100" },
     send: (method, params = []) => provider.send(method, params),
     stop: async () => {
       provider.destroy();
-      await kill();
+      await node.stop("SIGKILL");
     },
   };
 }
@@ -125,17 +107,6 @@ export async function resumeMining(chain: TestChain): Promise<void> {
 /** The base fee of the next block, in wei. */
 export async function setNextBlockBaseFee(chain: TestChain, wei: bigint): Promise<void> {
   await chain.send(chain.node.kind === "anvil" ? "anvil_setNextBlockBaseFeePerGas" : "hardhat_setNextBlockBaseFeePerGas", ["0x" + wei.toString(16)]);
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on("error", reject);
-  });
 }
 
 /** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */

@@ -1,12 +1,12 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { join } from "node:path";
+import type { ChildProcess } from "node:child_process";
 
-const ROOT = join(__dirname, "..", "..");
+import type { Exit } from "../../scripts/stack/owned-process";
+import { type ServiceRole, spawnService } from "../../scripts/stack/service-process";
 
 export interface WorkerProcess {
   child: ChildProcess;
   /** Resolves when the process has exited, with its exit code or the signal that killed it. */
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  exited: Promise<Exit>;
   /** What it wrote to stdout and stderr so far (for failure messages). */
   output: () => string;
   /** Kills it (SIGKILL) if it still runs and waits for its exit. */
@@ -14,29 +14,22 @@ export interface WorkerProcess {
 }
 
 /**
- * The service's worker role as a real child process (`node -r ts-node/register/transpile-only
- * src/main.ts`), with `env` on top of this process's environment.
+ * The service's worker role (or the role APP_ROLE in `env` names) as a real child process, with `env`
+ * on top of this process's environment.
  */
 export function startWorkerProcess(env: Record<string, string>): WorkerProcess {
-  const child = spawn(process.execPath, ["-r", "ts-node/register/transpile-only", "src/main.ts"], {
-    cwd: ROOT,
-    env: { ...process.env, APP_MODE: "test", APP_ROLE: "worker", PORT: "0", MIGRATE_AT_BOOT: "false", LOG_LEVEL: "warn", CALLBACK_DELIVERY: "false", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
+  const worker = spawnService({
+    role: (env.APP_ROLE as ServiceRole | undefined) ?? "worker",
+    env: { ...process.env, APP_MODE: "test", PORT: "0", MIGRATE_AT_BOOT: "false", LOG_LEVEL: "warn", CALLBACK_DELIVERY: "false", ...env },
+    output: "pipe",
   });
   let output = "";
-  child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve({ code: child.exitCode, signal: child.signalCode });
-    else child.once("exit", (code, signal) => resolve({ code, signal }));
-  });
+  worker.child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  worker.child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   return {
-    child,
-    exited,
+    child: worker.child,
+    exited: worker.exited,
     output: () => output,
-    kill: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-      await exited;
-    },
+    kill: async () => void (await worker.stop("SIGKILL")),
   };
 }

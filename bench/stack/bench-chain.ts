@@ -1,26 +1,13 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
 
-import { HDNodeWallet, JsonRpcProvider, Mnemonic, Network, Wallet } from "ethers";
+import { JsonRpcProvider, Network, Wallet } from "ethers";
 
-import { type AnvilOptions, anvilArgs, anvilBinary } from "../../scripts/lib/anvil-node";
-import { deployRegistry, EMBEDDED_SIGNER_KEY, hardhatNodeArgs, rpcUrlOf, waitForRpc } from "../../scripts/lib/embedded-chain";
-import { freePort } from "../../test/support/test-chain";
+import { type ChainNode, type ChainNodeKind, PRODUCTION_LIKE_ANVIL, startChainNode } from "../../scripts/stack/chain-node";
+import { devAccountKeys } from "../../scripts/stack/dev-accounts";
+import type { OwnedProcess } from "../../scripts/stack/owned-process";
+import { deployRegistry } from "../../scripts/stack/registry-deployment";
 import { type TicketRegistry, TicketRegistry__factory } from "../../typechain-types";
-import { NODE_GUARD_ARGS, type OwnedProcess, spawnOwned } from "./owned-process";
-
-/** The node implementations a benchmark or a fault run can bring up. */
-export type ChainNodeKind = "hardhat" | "anvil";
-export const CHAIN_NODE_KINDS: readonly ChainNodeKind[] = ["hardhat", "anvil"];
-
-/**
- * The production-like chain Anvil runs here, as the chain end-to-end suite's Anvil project does:
- * Polygon Amoy's chain id, 2-second blocks, a 45,000,000 gas limit, a 30 gwei base fee.
- */
-export const PRODUCTION_LIKE_ANVIL = { chainId: 80002, blockTime: 2, gasLimit: 45_000_000n, baseFee: 30_000_000_000n } as const satisfies Omit<
-  AnvilOptions,
-  "port"
->;
 
 /** How each node is described in figures and tables. */
 export const CHAIN_NODE_LABELS: Record<ChainNodeKind, string> = {
@@ -28,35 +15,24 @@ export const CHAIN_NODE_LABELS: Record<ChainNodeKind, string> = {
   anvil: "Anvil, 2 s blocks, 45M gas limit, 30 gwei base fee, chain id 80002",
 };
 
-export interface ChainNodeOptions {
+export interface BenchChainOptions {
   kind: ChainNodeKind;
   /** Anvil only: the chain's state is written to this file every `stateIntervalSeconds` and loaded from it at a restart. */
   stateFile?: string;
   stateIntervalSeconds?: number;
   /** Anvil only: keep its log of every request and mined transaction (it runs with --quiet otherwise). */
   verbose?: boolean;
-  /** How many signer keys the service gets, each made an operator (default 1: development account #1, EMBEDDED_SIGNER_KEY). */
+  /** How many signer keys the service gets, each made an operator (default 1: development accounts #1 to #N). */
   signers?: number;
 }
 
-/** The mnemonic both Hardhat's node and Anvil derive their 20 funded (10,000 ETH) development accounts from. */
-const DEV_MNEMONIC = "test test test test test test test test test test test junk";
-
-/** Development accounts #1 to #count (#0 deploys and administers the registry): funded on both nodes, #1 is EMBEDDED_SIGNER_KEY. */
-export function devSignerKeys(count: number): string[] {
-  const mnemonic = Mnemonic.fromPhrase(DEV_MNEMONIC);
-  const keys = Array.from({ length: count }, (_, index) => HDNodeWallet.fromMnemonic(mnemonic, `m/44'/60'/0'/0/${index + 1}`).privateKey);
-  if (keys[0] !== EMBEDDED_SIGNER_KEY) throw new Error("development account #1 is not EMBEDDED_SIGNER_KEY: the mnemonic or its path changed");
-  return keys;
-}
-
 /** A local node (Hardhat's automining node or a production-like Anvil) with the registry deployed as `npm start` does it, its signer an operator. */
-export interface ChainNode {
+export interface BenchChain {
   kind: ChainNodeKind;
   label: string;
   chainId: number;
   url: string;
-  /** The node's current process (a new one after `restart`). */
+  /** The node's current process (a new one after `killAndRestart`). */
   readonly process: OwnedProcess;
   registryAddress: string;
   /** The service's signer keys (SIGNER_PRIVATE_KEYS), each an operator of the registry. */
@@ -75,34 +51,27 @@ export interface ChainNode {
   stop: () => Promise<void>;
 }
 
-/**
- * Anvil cannot watch for its parent's end, so a shell holds its lifeline and then becomes Anvil
- * (`exec`: the process the run owns is Anvil itself, its pid the one measured and killed): when the
- * run's pipe on stdin closes, however the run ended, the watcher in the background stops Anvil.
- */
-const ANVIL_LIFELINE = 'exec 3<&0; { cat <&3 >/dev/null; kill $$ 2>/dev/null; } & exec "$@" </dev/null 3<&-';
-
-export async function startChainNode(logDir: string, options: ChainNodeOptions = { kind: "hardhat" }): Promise<ChainNode> {
-  const port = await freePort();
-  const url = rpcUrlOf(port);
-  const chainId = options.kind === "anvil" ? PRODUCTION_LIKE_ANVIL.chainId : 31337;
+export async function startBenchChain(logDir: string, options: BenchChainOptions = { kind: "hardhat" }): Promise<BenchChain> {
   let starts = 0;
-  const spawnNode = (): OwnedProcess => {
+  const startNode = (port?: number): Promise<ChainNode> => {
     starts += 1;
     const name = starts === 1 ? "chain" : `chain-${starts}`;
     const logFile = join(logDir, `${name}.log`);
-    if (options.kind === "hardhat") return spawnOwned(name, process.execPath, [...NODE_GUARD_ARGS, ...hardhatNodeArgs(port)], process.env, logFile);
-    const args = anvilArgs({ ...PRODUCTION_LIKE_ANVIL, port, stateFile: options.stateFile, stateIntervalSeconds: options.stateIntervalSeconds }).filter(
-      (arg) => !(options.verbose && arg === "--quiet"),
-    );
-    return spawnOwned(name, "sh", ["-c", ANVIL_LIFELINE, "sh", anvilBinary(), ...args], process.env, logFile);
+    const spec =
+      options.kind === "hardhat"
+        ? { kind: "hardhat" as const }
+        : { ...PRODUCTION_LIKE_ANVIL, stateFile: options.stateFile, stateIntervalSeconds: options.stateIntervalSeconds, verbose: options.verbose };
+    return startChainNode({ ...spec, port, name, output: { file: logFile }, exitHint: `; see ${logFile}` });
   };
-  const signerKeys = devSignerKeys(options.signers ?? 1);
-  let node = spawnNode();
+  // Development account #0 deploys and administers the registry; #1 to #N sign.
+  const signerKeys = devAccountKeys(1 + (options.signers ?? 1)).slice(1);
+  let node = await startNode();
+  const { url, chainId } = node;
   try {
-    await waitForRpc(url, node.child, `; see ${node.logFile}`);
-    // scripts/deploy.ts takes REGISTRY_OPERATORS as a comma-separated list.
-    const registryAddress = await deployRegistry(url, signerKeys.map((key) => new Wallet(key).address).join(","));
+    const registryAddress = await deployRegistry(
+      url,
+      signerKeys.map((key) => new Wallet(key).address),
+    );
     // No response cache: ethers would share identical calls made within 250 ms.
     const provider = new JsonRpcProvider(url, new Network("bench", BigInt(chainId)), { staticNetwork: true, cacheTimeout: -1 });
     const killAndRestart = async (downMs: number) => {
@@ -110,9 +79,8 @@ export async function startChainNode(logDir: string, options: ChainNodeOptions =
       const blockBefore = await provider.getBlockNumber();
       const killedAt = Date.now();
       await node.stop("SIGKILL");
-      await new Promise((resolve) => setTimeout(resolve, downMs));
-      node = spawnNode();
-      await waitForRpc(url, node.child, `; see ${node.logFile}`);
+      await sleep(downMs);
+      node = await startNode(node.port);
       return { killedAt, blockBefore, blockAfter: await provider.getBlockNumber() };
     };
     return {
@@ -121,7 +89,7 @@ export async function startChainNode(logDir: string, options: ChainNodeOptions =
       chainId,
       url,
       get process() {
-        return node;
+        return node.process;
       },
       registryAddress,
       signerKeys,

@@ -1,13 +1,12 @@
-import { connect } from "node:net";
 import { join } from "node:path";
 
 import Redis from "ioredis";
 
-import { freePort } from "../../test/support/test-chain";
-import { type OwnedProcess, spawnOwned } from "./owned-process";
+import { acceptsConnections, freePort } from "./ports";
+import { type OwnedProcess, spawnOwned, underShellLifeline } from "./owned-process";
 
 /**
- * A Redis of the run's own on a free port, in memory only (`--save "" --appendonly no`): a restart
+ * A Redis of the run's own on a free port (redis-server under the shell's lifeline), in memory only (`--save "" --appendonly no`): a restart
  * loses everything, as a Redis without persistence does. The shared Redis on 6379 is never touched.
  */
 export interface RedisServer {
@@ -20,18 +19,12 @@ export interface RedisServer {
   stop: () => Promise<void>;
 }
 
-/**
- * redis-server cannot watch for its parent's end, so a shell holds it: when the run's pipe on the
- * shell's stdin closes (the run ended, however), the shell stops Redis; when Redis exits, so does the shell.
- */
-const LIFELINE = 'exec 3<&0; redis-server "$@" </dev/null & r=$!; { cat <&3 >/dev/null; kill $r 2>/dev/null; } & wait $r';
-
 export async function startRedisServer(logDir: string): Promise<RedisServer> {
   const port = await freePort();
   let current: OwnedProcess | null = null;
   const start = async () => {
     const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"];
-    current = spawnOwned("redis", "sh", ["-c", LIFELINE, "sh", ...args], process.env, join(logDir, "redis.log"));
+    current = spawnOwned({ name: "redis", ...underShellLifeline("redis-server", args), output: { file: join(logDir, "redis.log") } });
     await waitForPort(port, true, current);
   };
   const shutdown = async () => {
@@ -51,19 +44,8 @@ async function waitForPort(port: number, open: boolean, owner?: OwnedProcess): P
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     if (open && owner && !owner.running()) throw new Error(`redis-server exited; see ${owner.logFile}`);
-    if ((await accepts(port)) === open) return;
+    if ((await acceptsConnections(port)) === open) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`port ${port} did not ${open ? "open" : "close"} within 30 s`);
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, "127.0.0.1");
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
 }

@@ -1,15 +1,13 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 
-import { ROOT } from "./embedded-chain";
+import { ROOT } from "./paths";
 
 /**
  * Anvil, the second node implementation, for tests and `npm start`'s playground. Its binary ships
  * inside the platform package `@foundry-rs/anvil-<platform>-<arch>` (nothing is downloaded). The
  * project depends on the Linux x64 one as an optional dependency, the one the registry it installs
  * from serves (the `@foundry-rs/anvil` wrapper lists every platform's, which npm ci cannot lock
- * where they are not served); on another platform install that platform's package. Spawned
- * directly, so that a signal reaches the node itself.
+ * where they are not served); on another platform install that platform's package.
  */
 export function anvilBinary(): string {
   const arch = { x64: "amd64", arm64: "arm64" }[process.arch as "x64" | "arm64"];
@@ -32,11 +30,13 @@ export interface AnvilOptions {
   hostname?: string;
   /** Slots (blocks) per epoch; Anvil's `finalized` block trails the head by two epochs (default 32 slots). */
   slotsInAnEpoch?: number;
+  /** Log every request and mined transaction (it runs with --quiet otherwise). */
+  verbose?: boolean;
 }
 
 /** Anvil's command-line arguments for these options; its development accounts are Hardhat's. */
 export function anvilArgs(options: AnvilOptions): string[] {
-  const args = ["--host", options.hostname ?? "127.0.0.1", "--port", String(options.port), "--quiet"];
+  const args = ["--host", options.hostname ?? "127.0.0.1", "--port", String(options.port), ...(options.verbose ? [] : ["--quiet"])];
   if (options.chainId !== undefined) args.push("--chain-id", String(options.chainId));
   if (options.blockTime !== undefined) args.push("--block-time", String(options.blockTime));
   if (options.gasLimit !== undefined) args.push("--gas-limit", options.gasLimit.toString());
@@ -45,9 +45,4 @@ export function anvilArgs(options: AnvilOptions): string[] {
   // --state loads the file when it exists and dumps to it at exit; the interval bounds what a SIGKILL loses.
   if (options.stateFile !== undefined) args.push("--state", options.stateFile, "--state-interval", String(options.stateIntervalSeconds ?? 1));
   return args;
-}
-
-/** Starts Anvil in a process group of its own, so that it can be killed with everything it started. */
-export function spawnAnvil(options: AnvilOptions): ChildProcess {
-  return spawn(anvilBinary(), anvilArgs(options), { cwd: ROOT, stdio: "ignore", detached: true });
 }

@@ -1,0 +1,30 @@
+import { spawn } from "node:child_process";
+
+import { HARDHAT_CLI, ROOT } from "./paths";
+
+/** Arguments of `node` that run a Hardhat node on hostname:port (loopback unless told otherwise). */
+export function hardhatNodeArgs(port: number, hostname = "127.0.0.1"): string[] {
+  return [HARDHAT_CLI, "node", "--hostname", hostname, "--port", String(port)];
+}
+
+export interface HardhatRunOptions {
+  /** Its whole environment (default: this process's). */
+  env?: NodeJS.ProcessEnv;
+  /** `errors` (the default): only its stderr, to this process's; `inherit`: all of its output. */
+  output?: "errors" | "inherit";
+  timeoutMs?: number;
+}
+
+/** Runs a Hardhat command (`compile`, `run scripts/deploy.ts`, a task) to its end. */
+export function runHardhat(args: string[], options: HardhatRunOptions = {}): Promise<void> {
+  const child = spawn(process.execPath, [HARDHAT_CLI, ...args], {
+    cwd: ROOT,
+    stdio: ["ignore", options.output === "inherit" ? "inherit" : "ignore", "inherit"],
+    env: options.env ?? process.env,
+    timeout: options.timeoutMs,
+  });
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("exit", (code, signal) => (code === 0 ? resolve() : reject(new Error(`hardhat ${args.join(" ")} failed (${code ?? signal})`))));
+  });
+}
