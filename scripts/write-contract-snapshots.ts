@@ -2,8 +2,7 @@ import hre from "hardhat";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-import { sortedAbi } from "../test/contracts/support/abi";
-import { storageLayoutLines } from "../test/contracts/support/storage-layout";
+import { sortedAbi, storageLayoutLines } from "./lib/contract-snapshots";
 
 const CONTRACT = "contracts/TicketRegistry.sol:TicketRegistry";
 const FIXTURES = join(__dirname, "..", "test", "contracts", "fixtures");

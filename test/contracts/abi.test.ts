@@ -4,7 +4,7 @@ import hre from "hardhat";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
-import { sortedAbi } from "./support/abi";
+import { sortedAbi } from "../../scripts/lib/contract-snapshots";
 
 const CONTRACT = "contracts/TicketRegistry.sol:TicketRegistry";
 const COMMITTED_ABI = join(__dirname, "fixtures", "TicketRegistry.abi.json");

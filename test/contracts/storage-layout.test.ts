@@ -3,7 +3,7 @@ import hre from "hardhat";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
-import { storageLayoutLines } from "./support/storage-layout";
+import { storageLayoutLines } from "../../scripts/lib/contract-snapshots";
 
 const CONTRACT = "contracts/TicketRegistry.sol:TicketRegistry";
 const COMMITTED_LAYOUT = join(__dirname, "fixtures", "TicketRegistry.storage-layout.json");
