@@ -211,6 +211,30 @@ module.exports = {
       to: { path: `^src/(${FEATURES})/` },
     },
     {
+      name: "writer-sending-not-to-receipts",
+      severity: "error",
+      comment:
+        "The chain writer's sending side (src/chain/writer/sending) does not import its receipt watcher (src/chain/writer/receipts): what both send goes through src/chain/writer/broadcast.",
+      from: { path: "^src/chain/writer/sending/" },
+      to: { path: "^src/chain/writer/receipts/" },
+    },
+    {
+      name: "writer-receipts-not-to-sending",
+      severity: "error",
+      comment:
+        "The receipt watcher (src/chain/writer/receipts) does not import the sending side (src/chain/writer/sending): what both send goes through src/chain/writer/broadcast.",
+      from: { path: "^src/chain/writer/receipts/" },
+      to: { path: "^src/chain/writer/sending/" },
+    },
+    {
+      name: "writer-broadcast-below-sending-and-receipts",
+      severity: "error",
+      comment:
+        "src/chain/writer/broadcast, the one sender of signed transactions, is shared by the sending side, the receipt watcher, the fee bumper and the refusals' answers: it imports none of them.",
+      from: { path: "^src/chain/writer/broadcast/" },
+      to: { path: "^src/chain/writer/(sending|receipts|fee-bump|refusals)/" },
+    },
+    {
       name: "src-not-to-test-or-bench",
       severity: "error",
       comment:
