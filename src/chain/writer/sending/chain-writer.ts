@@ -3,6 +3,7 @@ import { Injectable, Logger } from "@nestjs/common";
 import { ChainClient } from "../../chain-client";
 import { ChainWriterQueue } from "../../queue/chain-writer.queue";
 import type { ChainSigner } from "../../signers";
+import type { GateAnswer } from "../gate-answer";
 import type { SignerSlot } from "../signer-slot";
 import { SignerLocks } from "../signer-locks";
 import { logSent } from "../transaction-log";
@@ -56,7 +57,7 @@ export class ChainWriter {
   private async flushLocked(slot: SignerSlot): Promise<void> {
     const provider = await this.chain.connect();
     const gate = await this.gates.check(provider, slot);
-    if (!gate.go) return;
+    if (this.held(slot, gate)) return;
     const funds = { fees: gate.fees, balance: gate.balance };
     const limits = await this.batches.limitsOf(provider, slot.wallet.address);
     // Broadcasts run while the next batch is prepared (a node may answer only once it has mined);
@@ -66,11 +67,18 @@ export class ChainWriter {
       while (await this.sender.hasRoom(sending)) {
         const plan = await this.batches.next(slot, limits);
         if (!plan) return;
-        if (!(await this.gates.checkBatch(provider, slot, plan, funds)).go) return;
+        if (this.held(slot, await this.gates.checkBatch(provider, slot, plan, funds))) return;
         logSent(this.logger, await this.sender.send(sending, plan));
       }
     } finally {
       await this.sender.settled(sending);
     }
+  }
+
+  /** Whether a gate holds the flush; the gates that hold actions log it themselves, so why is at debug here. */
+  private held(slot: SignerSlot, answer: GateAnswer): answer is Extract<GateAnswer, { go: false }> {
+    if (answer.go) return false;
+    this.logger.debug({ signer: slot.wallet.address, reason: answer.reason }, `flush held: ${answer.reason}`);
+    return true;
   }
 }

@@ -7,7 +7,8 @@ import type { ChainClient } from "../../chain-client";
 import type { LedgerBinding } from "../binding/ledger-binding";
 import type { UnsentNonces } from "../broadcast/unsent-nonces";
 import type { SignerNonceGuard } from "../reconcile/signer-nonce-guard";
-import type { FundsAnswer, FundsGate } from "../signer-funds/funds-gate";
+import type { GateAnswer } from "../gate-answer";
+import type { FundsGate, SpendableFunds } from "../signer-funds/funds-gate";
 import type { SignerSlot } from "../signer-slot";
 import type { BatchPlan } from "./batch-plan";
 import { FlushGates, HOLD_REASONS } from "./flush-gates";
@@ -20,7 +21,7 @@ const slot = { wallet: { address: SIGNER }, shard: 0, shardCount: 1 } as SignerS
 const FEES = { maxFeePerGas: 10n, maxPriorityFeePerGas: 1n };
 
 /** Every gate open unless told otherwise; `asked` records which gates were reached, in order. */
-function gates(overrides: { bound?: boolean; maySign?: boolean; paused?: boolean; funds?: FundsAnswer; unsentSent?: boolean } = {}) {
+function gates(overrides: { bound?: boolean; maySign?: boolean; paused?: boolean; funds?: GateAnswer<SpendableFunds>; unsentSent?: boolean } = {}) {
   const asked: string[] = [];
   const held: bigint[] = [];
   const binding = {

@@ -4,21 +4,12 @@ import type { JsonRpcProvider } from "ethers";
 import { ChainClient } from "../../chain-client";
 import { LedgerBinding } from "../binding/ledger-binding";
 import { UnsentNonces } from "../broadcast/unsent-nonces";
-import type { Fees } from "../current-fees";
+import type { GateAnswer } from "../gate-answer";
 import { SignerNonceGuard } from "../reconcile/signer-nonce-guard";
-import { FundsGate } from "../signer-funds/funds-gate";
+import { FundsGate, type SpendableFunds } from "../signer-funds/funds-gate";
 import type { SignerSlot } from "../signer-slot";
 import type { BatchPlan } from "./batch-plan";
 import { SendingStore } from "./sending.store";
-
-/** What a flush may spend: the fees its batches are signed with, and the signer's balance left for them. */
-export interface FlushFunds {
-  fees: Fees;
-  balance: bigint;
-}
-
-/** Go (with what the flush may spend), or hold and why. */
-export type GateAnswer<Go = object> = ({ go: true } & Go) | { go: false; reason: string };
 
 export const HOLD_REASONS = {
   stopped: "the signer is stopped: the chain holds nonces the ledger does not know",
@@ -47,7 +38,7 @@ export class FlushGates {
   ) {}
 
   /** Whether the signer's flush may sign now; go carries the fees and the balance it may spend. */
-  async check(provider: JsonRpcProvider, slot: SignerSlot): Promise<GateAnswer<FlushFunds>> {
+  async check(provider: JsonRpcProvider, slot: SignerSlot): Promise<GateAnswer<SpendableFunds>> {
     const signer = slot.wallet.address;
     // Nothing is signed or sent to a registry that is not the ledger's.
     if (!(await this.binding.allowsWriting(provider))) return { go: false, reason: this.bindingRefusal() };
@@ -68,7 +59,7 @@ export class FlushGates {
   }
 
   /** Whether the next batch may be signed; a go spends its cost (gas limit × max fee) from `funds`. */
-  async checkBatch(provider: JsonRpcProvider, slot: SignerSlot, plan: BatchPlan, funds: FlushFunds): Promise<GateAnswer> {
+  async checkBatch(provider: JsonRpcProvider, slot: SignerSlot, plan: BatchPlan, funds: SpendableFunds): Promise<GateAnswer> {
     const signer = slot.wallet.address;
     // Again before each batch: the key may be used elsewhere while this flush waits for a batch to fill.
     if (!(await this.nonceGuard.maySign(signer, BigInt(await provider.getTransactionCount(signer, "pending"))))) {

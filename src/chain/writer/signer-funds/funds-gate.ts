@@ -6,6 +6,7 @@ import type { Gauge } from "prom-client";
 import { METRICS } from "../../../metrics/metric-definitions";
 import { ChainWriterQueue } from "../../queue/chain-writer.queue";
 import type { Fees } from "../current-fees";
+import type { GateAnswer } from "../gate-answer";
 import { FeeCapGuard } from "../fee-cap/fee-cap.guard";
 import { SignerProgress } from "../progress/signer-progress";
 import { RefusalsStore } from "../refusals/refusals.store";
@@ -14,8 +15,11 @@ import type { SignerSlot } from "../signer-slot";
 /** How soon a signer held for funds or fees is looked at again. */
 export const FUNDS_RECHECK_MS = 3_000;
 
-/** Whether the signer can pay: the fees to send with and its balance, or why it cannot. */
-export type FundsAnswer = { go: true; fees: Fees; balance: bigint } | { go: false; reason: string };
+/** What a signer that can pay may spend: the fees its transactions are signed with, and its balance left for them. */
+export interface SpendableFunds {
+  fees: Fees;
+  balance: bigint;
+}
 
 export const FEES_OVER_CAP = "fees above MAX_FEE_PER_GAS_GWEI";
 
@@ -55,7 +59,7 @@ export class FundsGate {
    * balance that covers what it was last found to need. If not, its actions are held; if so, any it
    * held are released.
    */
-  async check(provider: JsonRpcProvider, slot: SignerSlot): Promise<FundsAnswer> {
+  async check(provider: JsonRpcProvider, slot: SignerSlot): Promise<GateAnswer<SpendableFunds>> {
     const signer = slot.wallet.address;
     // Null while fees are over the cap: the guard wakes the writer again later.
     const fees = await this.feeCap.fees(provider);
@@ -68,7 +72,7 @@ export class FundsGate {
   }
 
   /** Holds the signer for a cost its balance does not cover; the answer says why. */
-  async holdFor(slot: SignerSlot, balance: bigint, cost: bigint): Promise<FundsAnswer> {
+  async holdFor(slot: SignerSlot, balance: bigint, cost: bigint): Promise<GateAnswer<SpendableFunds>> {
     return this.holding(slot.wallet.address, slot, shortOfFunds(balance, cost), cost);
   }
 
@@ -88,7 +92,7 @@ export class FundsGate {
     await this.queue.requestFlush("funds", shard, FUNDS_RECHECK_MS);
   }
 
-  private async holding(signer: string, slot: SignerSlot, reason: string, neededWei: bigint | null): Promise<FundsAnswer> {
+  private async holding(signer: string, slot: SignerSlot, reason: string, neededWei: bigint | null): Promise<GateAnswer<SpendableFunds>> {
     await this.hold(signer, slot.shard, slot.shardCount, reason, neededWei);
     return { go: false, reason };
   }
