@@ -211,20 +211,12 @@ module.exports = {
       to: { path: `^src/(${FEATURES})/` },
     },
     {
-      name: "writer-sending-not-to-receipts",
+      name: "writer-sending-and-receipts-apart",
       severity: "error",
       comment:
-        "The chain writer's sending side (src/chain/writer/sending) does not import its receipt watcher (src/chain/writer/receipts): what both send goes through src/chain/writer/broadcast.",
-      from: { path: "^src/chain/writer/sending/" },
-      to: { path: "^src/chain/writer/receipts/" },
-    },
-    {
-      name: "writer-receipts-not-to-sending",
-      severity: "error",
-      comment:
-        "The receipt watcher (src/chain/writer/receipts) does not import the sending side (src/chain/writer/sending): what both send goes through src/chain/writer/broadcast.",
-      from: { path: "^src/chain/writer/receipts/" },
-      to: { path: "^src/chain/writer/sending/" },
+        "The chain writer's sending side (src/chain/writer/sending) and its receipt watcher (src/chain/writer/receipts) import neither each other: what both send goes through src/chain/writer/broadcast.",
+      from: { path: "^src/chain/writer/(sending|receipts)/" },
+      to: { path: "^src/chain/writer/(sending|receipts)/", pathNot: "^src/chain/writer/$1/" },
     },
     {
       name: "writer-broadcast-below-sending-and-receipts",

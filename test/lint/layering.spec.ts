@@ -126,8 +126,8 @@ describe("layering rules (.dependency-cruiser.cjs)", () => {
         { rule: "src-not-to-test-or-bench", from: "src/stream/probe.ts", to: "test/support/fixture.ts" },
         { rule: "writer-broadcast-below-sending-and-receipts", from: "src/chain/writer/broadcast/probe.ts", to: "src/chain/writer/receipts/watcher.ts" },
         { rule: "writer-broadcast-below-sending-and-receipts", from: "src/chain/writer/broadcast/probe.ts", to: "src/chain/writer/sending/writer.ts" },
-        { rule: "writer-receipts-not-to-sending", from: "src/chain/writer/receipts/probe.ts", to: "src/chain/writer/sending/writer.ts" },
-        { rule: "writer-sending-not-to-receipts", from: "src/chain/writer/sending/probe.ts", to: "src/chain/writer/receipts/watcher.ts" },
+        { rule: "writer-sending-and-receipts-apart", from: "src/chain/writer/receipts/probe.ts", to: "src/chain/writer/sending/writer.ts" },
+        { rule: "writer-sending-and-receipts-apart", from: "src/chain/writer/sending/probe.ts", to: "src/chain/writer/receipts/watcher.ts" },
       ].sort((a, b) => `${a.rule} ${a.from} ${a.to}`.localeCompare(`${b.rule} ${b.from} ${b.to}`)),
     );
   });

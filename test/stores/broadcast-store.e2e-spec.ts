@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { BroadcastStore } from "../../src/chain/writer/broadcast/broadcast.store";
 import { SendingStore } from "../../src/chain/writer/sending/sending.store";
-import { CHAIN, fakeSignature, newSigner, sale, SHARD_COUNT, WriterLedger } from "../support/writer-ledger";
+import { fakeSignature, WriterLedger } from "../support/writer-ledger";
 
 let ledger: WriterLedger;
 let sending: SendingStore;
@@ -18,30 +18,16 @@ afterAll(async () => {
   await ledger?.close();
 });
 
-/** A batch of one sale committed by the sending side, not broadcast yet. */
-async function sentBatch(signer: string) {
-  const event = await ledger.ownShardEvent(1);
-  await ledger.accept(event, [{ ticket: event.tickets[0], item: sale(event.tickets[0]) }]);
-  const waiting = await sending.waitingActions(SHARD_COUNT, Number(event.eventIndex), 10);
-  return sending.commitNewTransaction(signer, waiting, async (nonce) => fakeSignature(signer, nonce, 1));
-}
-
-async function newSignerAt(nonce: bigint): Promise<string> {
-  const signer = newSigner();
-  await sending.ensureSigner(signer, CHAIN.chainId, nonce);
-  return signer;
-}
-
 describe("BroadcastStore.openTransactions", () => {
   it("lists the signer's attempts not yet final by nonce then attempt, every field read back", async () => {
-    const signer = await newSignerAt(10n);
-    const closed = await sentBatch(signer);
-    const first = await sentBatch(signer);
-    const second = await sentBatch(signer);
+    const signer = await ledger.signerAt(10n);
+    const closed = await ledger.committedSale(signer);
+    const first = await ledger.committedSale(signer);
+    const second = await ledger.committedSale(signer);
     const replacement = await sending.commitReplacement(first, fakeSignature(signer, first.nonce, 1, 5_000_000_000n));
     await sut.markBroadcast(replacement.id);
     await ledger.sql(`UPDATE chain_transactions SET status = 'confirmed' WHERE id = $1`, [closed.id]);
-    await sentBatch(await newSignerAt(0n));
+    await ledger.committedSale(await ledger.signerAt(0n));
 
     const open = await sut.openTransactions(signer);
 
@@ -65,15 +51,15 @@ describe("BroadcastStore.openTransactions", () => {
 
 describe("BroadcastStore.unsentTransactions and stillUnsent", () => {
   it("lists the latest attempt of each open nonce never broadcast, oldest nonce first, and tells one attempt apart", async () => {
-    const signer = await newSignerAt(0n);
-    const broadcast = await sentBatch(signer);
-    const signed = await sentBatch(signer);
-    const replaced = await sentBatch(signer);
+    const signer = await ledger.signerAt(0n);
+    const broadcast = await ledger.committedSale(signer);
+    const signed = await ledger.committedSale(signer);
+    const replaced = await ledger.committedSale(signer);
     const replacement = await sending.commitReplacement(replaced, fakeSignature(signer, replaced.nonce, 1, 5_000_000_000n));
-    const confirmed = await sentBatch(signer);
+    const confirmed = await ledger.committedSale(signer);
     await sut.markBroadcast(broadcast.id);
     await ledger.sql(`UPDATE chain_transactions SET status = 'confirmed' WHERE id = $1`, [confirmed.id]);
-    await sentBatch(await newSignerAt(0n));
+    await ledger.committedSale(await ledger.signerAt(0n));
 
     const unsent = await sut.unsentTransactions(signer);
 
@@ -89,9 +75,9 @@ describe("BroadcastStore.unsentTransactions and stillUnsent", () => {
 
 describe("BroadcastStore.markBroadcast", () => {
   it("moves a signed attempt to broadcast, with the time it went out, and leaves a later state alone", async () => {
-    const signer = await newSignerAt(0n);
-    const signed = await sentBatch(signer);
-    const mined = await sentBatch(signer);
+    const signer = await ledger.signerAt(0n);
+    const signed = await ledger.committedSale(signer);
+    const mined = await ledger.committedSale(signer);
     await ledger.sql(`UPDATE chain_transactions SET status = 'mined' WHERE id = $1`, [mined.id]);
 
     await sut.markBroadcast(signed.id);

@@ -2,19 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { BroadcastStore } from "../../src/chain/writer/broadcast/broadcast.store";
 import { ReceiptsStore } from "../../src/chain/writer/receipts/receipts.store";
-import { SendingStore } from "../../src/chain/writer/sending/sending.store";
-import { CHAIN, fakeSignature, newSigner, sale, SHARD_COUNT, WriterLedger } from "../support/writer-ledger";
+import { WriterLedger } from "../support/writer-ledger";
 
 const BLOCK_HASH = "0x" + "b1".repeat(32);
 
 let ledger: WriterLedger;
-let sending: SendingStore;
 let broadcasts: BroadcastStore;
 let sut: ReceiptsStore;
 
 beforeAll(async () => {
   ledger = await WriterLedger.open();
-  sending = new SendingStore(ledger.dataSource);
   broadcasts = new BroadcastStore(ledger.dataSource);
   sut = new ReceiptsStore(ledger.dataSource);
 });
@@ -23,24 +20,10 @@ afterAll(async () => {
   await ledger?.close();
 });
 
-/** A batch of one sale committed by the sending side, as the watcher finds it. */
-async function sentBatch(signer: string) {
-  const event = await ledger.ownShardEvent(1);
-  await ledger.accept(event, [{ ticket: event.tickets[0], item: sale(event.tickets[0]) }]);
-  const waiting = await sending.waitingActions(SHARD_COUNT, Number(event.eventIndex), 10);
-  return sending.commitNewTransaction(signer, waiting, async (nonce) => fakeSignature(signer, nonce, 1));
-}
-
-async function newSignerAt(nonce: bigint): Promise<string> {
-  const signer = newSigner();
-  await sending.ensureSigner(signer, CHAIN.chainId, nonce);
-  return signer;
-}
-
 describe("ReceiptsStore.markMined and markUnmined", () => {
   it("records the block an attempt was mined in, and forgets it when a reorg takes the block back", async () => {
-    const signer = await newSignerAt(0n);
-    const tx = await sentBatch(signer);
+    const signer = await ledger.signerAt(0n);
+    const tx = await ledger.committedSale(signer);
     await broadcasts.markBroadcast(tx.id);
 
     await sut.markMined(tx.id, 120, BLOCK_HASH);
@@ -56,9 +39,9 @@ describe("ReceiptsStore.markMined and markUnmined", () => {
   });
 
   it("leaves a closed attempt as it is, and an attempt not mined unchanged by markUnmined", async () => {
-    const signer = await newSignerAt(0n);
-    const confirmed = await sentBatch(signer);
-    const broadcast = await sentBatch(signer);
+    const signer = await ledger.signerAt(0n);
+    const confirmed = await ledger.committedSale(signer);
+    const broadcast = await ledger.committedSale(signer);
     await broadcasts.markBroadcast(broadcast.id);
     await ledger.sql(`UPDATE chain_transactions SET status = 'confirmed', block_number = 7, block_hash = 'h7' WHERE id = $1`, [confirmed.id]);
     const before = await ledger.transactionRows(signer);
