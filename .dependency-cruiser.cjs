@@ -211,6 +211,22 @@ module.exports = {
       to: { path: `^src/(${FEATURES})/` },
     },
     {
+      name: "writer-sending-and-receipts-apart",
+      severity: "error",
+      comment:
+        "The chain writer's sending side (src/chain/writer/sending) and its receipt watcher (src/chain/writer/receipts) import neither each other: what both send goes through src/chain/writer/broadcast.",
+      from: { path: "^src/chain/writer/(sending|receipts)/" },
+      to: { path: "^src/chain/writer/(sending|receipts)/", pathNot: "^src/chain/writer/$1/" },
+    },
+    {
+      name: "writer-broadcast-below-sending-and-receipts",
+      severity: "error",
+      comment:
+        "src/chain/writer/broadcast, the one sender of signed transactions, is shared by the sending side, the receipt watcher, the fee bumper and the refusals' answers: it imports none of them.",
+      from: { path: "^src/chain/writer/broadcast/" },
+      to: { path: "^src/chain/writer/(sending|receipts|fee-bump|refusals)/" },
+    },
+    {
       name: "src-not-to-test-or-bench",
       severity: "error",
       comment:

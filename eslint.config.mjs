@@ -108,6 +108,16 @@ export default defineConfig(
   },
 
   {
+    // The chain writer stays in small parts: no class takes more than 6 collaborators (its constructor's
+    // parameters, metrics and configuration included), nor does any function take more than 6 parameters.
+    files: ["src/chain/writer/**/*.ts"],
+    ignores: TEST_FILES,
+    rules: {
+      "@typescript-eslint/max-params": ["error", { max: 6 }],
+    },
+  },
+
+  {
     // This file and the dependency-cruiser config: plain JavaScript run by Node.
     files: ["**/*.js", "**/*.mjs", "**/*.cjs"],
     extends: [eslint.configs.recommended],

@@ -32,6 +32,9 @@ const FIXTURE: Record<string, string[]> = {
   "src/stream/stream.ts": ["../tickets/tickets", "../ledger/ledger"],
   "src/chain/chain.ts": ["../ledger/ledger", "../registry/registry"],
   "src/callbacks/callbacks.ts": ["../ledger/ledger"],
+  "src/chain/writer/broadcast/sender.ts": ["../../chain"],
+  "src/chain/writer/sending/writer.ts": ["../broadcast/sender"],
+  "src/chain/writer/receipts/watcher.ts": ["../broadcast/sender"],
   "src/auth/auth.ts": [],
   "src/health/index.ts": [],
   "src/health/health.check.ts": [],
@@ -50,6 +53,9 @@ const FIXTURE: Record<string, string[]> = {
   "src/chain/probe.ts": ["../events/events"],
   "src/chain/cycle-a.ts": ["./cycle-b"],
   "src/chain/cycle-b.ts": ["./cycle-a"],
+  "src/chain/writer/sending/probe.ts": ["../receipts/watcher"],
+  "src/chain/writer/receipts/probe.ts": ["../sending/writer"],
+  "src/chain/writer/broadcast/probe.ts": ["../sending/writer", "../receipts/watcher"],
   "src/health/probe.ts": ["../admin/admin"],
   "src/stream/probe.ts": ["../../test/support/fixture", "../../bench/tool", "../events/events.spec"],
 };
@@ -90,6 +96,10 @@ describe("layering rules (.dependency-cruiser.cjs)", () => {
         { rule: "src-not-to-spec", from: "src/stream/probe.ts", to: "src/events/events.spec.ts" },
         { rule: "src-not-to-test-or-bench", from: "src/stream/probe.ts", to: "bench/tool.ts" },
         { rule: "src-not-to-test-or-bench", from: "src/stream/probe.ts", to: "test/support/fixture.ts" },
+        { rule: "writer-broadcast-below-sending-and-receipts", from: "src/chain/writer/broadcast/probe.ts", to: "src/chain/writer/receipts/watcher.ts" },
+        { rule: "writer-broadcast-below-sending-and-receipts", from: "src/chain/writer/broadcast/probe.ts", to: "src/chain/writer/sending/writer.ts" },
+        { rule: "writer-sending-and-receipts-apart", from: "src/chain/writer/receipts/probe.ts", to: "src/chain/writer/sending/writer.ts" },
+        { rule: "writer-sending-and-receipts-apart", from: "src/chain/writer/sending/probe.ts", to: "src/chain/writer/receipts/watcher.ts" },
       ].sort((a, b) => `${a.rule} ${a.from} ${a.to}`.localeCompare(`${b.rule} ${b.from} ${b.to}`)),
     );
   });

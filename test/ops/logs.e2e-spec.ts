@@ -179,9 +179,9 @@ describe("structured logs", () => {
 
     const sent = lines.find((line) => line.context === "ChainWriter" && line.level === "info" && carries(line, requestId));
     expect(sent).toMatchObject({ actionCount: 2, requestCount: 1, hash: expect.stringMatching(/^0x[0-9a-f]{64}$/), nonce: expect.any(String) });
-    const confirmed = lines.find((line) => line.context === "ReceiptWatcher" && line.level === "info" && carries(line, requestId));
+    const confirmed = lines.find((line) => line.context === "Confirmations" && line.level === "info" && carries(line, requestId));
     expect(confirmed).toMatchObject({ hash: sent?.hash, nonce: sent?.nonce, confirmed: 2, failed: 0, blockNumber: expect.any(Number) });
-    const perAction = lines.filter((line) => line.context === "ReceiptWatcher" && line.level === "debug" && line.requestId === requestId);
+    const perAction = lines.filter((line) => line.context === "Confirmations" && line.level === "debug" && line.requestId === requestId);
     expect(perAction.map((line) => line.actionId).sort()).toEqual([...promises].sort());
 
     const deliveries = lines.filter((line) => line.context === "CallbackDispatcher" && line.requestId === requestId);

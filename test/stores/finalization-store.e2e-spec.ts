@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
+import { BroadcastStore } from "../../src/chain/writer/broadcast/broadcast.store";
 import { FinalizationStore } from "../../src/chain/writer/receipts/finalization.store";
 import type { MinedReceipt, TokenHolder } from "../../src/chain/writer/receipts/mined-receipt";
-import { ReceiptsStore } from "../../src/chain/writer/receipts/receipts.store";
 import { TransactionFinalizer } from "../../src/chain/writer/receipts/transaction-finalizer";
 import { SendingStore } from "../../src/chain/writer/sending/sending.store";
 import type { OpenTransaction } from "../../src/chain/writer/signed-transaction";
@@ -26,13 +26,13 @@ const BLOCK_HASH = "0x" + "b1".repeat(32);
 
 let ledger: WriterLedger;
 let sending: SendingStore;
-let receipts: ReceiptsStore;
+let broadcast: BroadcastStore;
 let sut: FinalizationStore;
 
 beforeAll(async () => {
   ledger = await WriterLedger.open();
   sending = new SendingStore(ledger.dataSource);
-  receipts = new ReceiptsStore(ledger.dataSource);
+  broadcast = new BroadcastStore(ledger.dataSource);
   sut = new FinalizationStore(ledger.dataSource);
 });
 
@@ -47,8 +47,8 @@ async function sentAndBroadcast(event: SeededEvent, ids: string[]): Promise<{ si
   const waiting = await sending.waitingActions(SHARD_COUNT, Number(event.eventIndex), 100);
   expect(waiting.map((action) => action.id)).toEqual(ids);
   const sent = await sending.commitNewTransaction(signer, waiting, async (nonce) => fakeSignature(signer, nonce, waiting.length));
-  await sending.markBroadcast(sent.id);
-  const [mined] = await receipts.openTransactions(signer);
+  await broadcast.markBroadcast(sent.id);
+  const [mined] = await broadcast.openTransactions(signer);
   return { signer, mined };
 }
 
@@ -70,7 +70,7 @@ describe("FinalizationStore.markConfirmed", () => {
   it("confirms the mined attempt and its actions, marks the other attempts replaced, and writes a callback per action", async () => {
     const { ids, signer, mined: first } = await sentSales(2);
     const replacement = await sending.commitReplacement(first, fakeSignature(signer, first.nonce, 2, 9_000_000_000n));
-    const mined = (await receipts.openTransactions(signer)).find((tx) => tx.id === replacement.id) as OpenTransaction;
+    const mined = (await broadcast.openTransactions(signer)).find((tx) => tx.id === replacement.id) as OpenTransaction;
 
     const closed = await sut.markConfirmed(mined, receiptOf(mined, 1), [], new Map(), CHAIN);
 
@@ -173,8 +173,8 @@ describe("FinalizationStore.markConfirmed: items mined before what they depend o
     await sending.ensureSigner(signer, CHAIN.chainId, 0n);
     const sales = (await sending.waitingActions(SHARD_COUNT, Number(event.eventIndex), 100)).slice(1);
     const sent = await sending.commitNewTransaction(signer, sales, async (nonce) => fakeSignature(signer, nonce, sales.length));
-    await sending.markBroadcast(sent.id);
-    const [mined] = await receipts.openTransactions(signer);
+    await broadcast.markBroadcast(sent.id);
+    const [mined] = await broadcast.openTransactions(signer);
     return { event, registered, saleIds, mined };
   }
 
@@ -216,7 +216,7 @@ describe("FinalizationStore.markConfirmed: items mined before what they depend o
     // The sale at one nonce, the check-ins at the next, mined first.
     await sending.commitNewTransaction(signer, waiting.slice(0, 1), async (nonce) => fakeSignature(signer, nonce, 1));
     await sending.commitNewTransaction(signer, waiting.slice(1), async (nonce) => fakeSignature(signer, nonce, 2));
-    const mined = (await receipts.openTransactions(signer))[1];
+    const mined = (await broadcast.openTransactions(signer))[1];
 
     await sut.markConfirmed(mined, receiptOf(mined, 1), [ticketUnknown(0), ticketUnknown(1)], new Map(), CHAIN);
 

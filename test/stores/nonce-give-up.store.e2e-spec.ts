@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
+import { BroadcastStore } from "../../src/chain/writer/broadcast/broadcast.store";
 import { ReceiptsStore } from "../../src/chain/writer/receipts/receipts.store";
 import { ReconcileStore } from "../../src/chain/writer/reconcile/reconcile.store";
 import { SignerStopsStore } from "../../src/chain/writer/reconcile/signer-stops.store";
@@ -10,6 +11,7 @@ import { CHAIN, fakeSignature, newSigner, sale, SHARD_COUNT, WriterLedger } from
 let ledger: WriterLedger;
 let sending: SendingStore;
 let receipts: ReceiptsStore;
+let broadcast: BroadcastStore;
 let refusals: RefusalsStore;
 let reconcile: ReconcileStore;
 let stops: SignerStopsStore;
@@ -18,6 +20,7 @@ beforeAll(async () => {
   ledger = await WriterLedger.open();
   sending = new SendingStore(ledger.dataSource);
   receipts = new ReceiptsStore(ledger.dataSource);
+  broadcast = new BroadcastStore(ledger.dataSource);
   refusals = new RefusalsStore(ledger.dataSource);
   reconcile = new ReconcileStore(ledger.dataSource);
   stops = new SignerStopsStore(ledger.dataSource);
@@ -73,7 +76,7 @@ describe("ReconcileStore.apply and SignerStopsStore", () => {
     expect(await stops.stop(signer, { ledgerNonce: "3", chainNonce: "4", displacedHashes: [], reason: "test" })).toBe(true);
     expect(await stops.stop(signer, { ledgerNonce: "9", chainNonce: "9", displacedHashes: [], reason: "later" })).toBe(false);
     expect((await stops.stopped()).find((stop) => stop.signer === signer)).toMatchObject({ ledgerNonce: "3", chainNonce: "4", reason: "test" });
-    const [first] = await receipts.openTransactions(signer);
+    const [first] = await broadcast.openTransactions(signer);
 
     const applied = await reconcile.apply(signer, {
       mined: [{ id: first.id, blockNumber: 7, blockHash: "0x" + "07".repeat(32) }],
@@ -95,7 +98,7 @@ describe("ReconcileStore.apply and SignerStopsStore", () => {
   it("never moves the next nonce below one the ledger saw mined", async () => {
     const signer = newSigner();
     await signedNonces(signer, 2);
-    const [, second] = await receipts.openTransactions(signer);
+    const [, second] = await broadcast.openTransactions(signer);
     await receipts.markMined(second.id, 3, "0x" + "03".repeat(32));
 
     expect((await reconcile.apply(signer, { mined: [], givenUp: [], withdrawn: [], nextNonce: 0n })).nextNonce).toBe(2n);

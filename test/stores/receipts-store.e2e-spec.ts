@@ -1,18 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
+import { BroadcastStore } from "../../src/chain/writer/broadcast/broadcast.store";
 import { ReceiptsStore } from "../../src/chain/writer/receipts/receipts.store";
-import { SendingStore } from "../../src/chain/writer/sending/sending.store";
-import { CHAIN, fakeSignature, newSigner, sale, SHARD_COUNT, WriterLedger } from "../support/writer-ledger";
+import { WriterLedger } from "../support/writer-ledger";
 
 const BLOCK_HASH = "0x" + "b1".repeat(32);
 
 let ledger: WriterLedger;
-let sending: SendingStore;
+let broadcasts: BroadcastStore;
 let sut: ReceiptsStore;
 
 beforeAll(async () => {
   ledger = await WriterLedger.open();
-  sending = new SendingStore(ledger.dataSource);
+  broadcasts = new BroadcastStore(ledger.dataSource);
   sut = new ReceiptsStore(ledger.dataSource);
 });
 
@@ -20,60 +20,15 @@ afterAll(async () => {
   await ledger?.close();
 });
 
-/** A batch of one sale committed by the sending side, as the watcher finds it. */
-async function sentBatch(signer: string) {
-  const event = await ledger.ownShardEvent(1);
-  await ledger.accept(event, [{ ticket: event.tickets[0], item: sale(event.tickets[0]) }]);
-  const waiting = await sending.waitingActions(SHARD_COUNT, Number(event.eventIndex), 10);
-  return sending.commitNewTransaction(signer, waiting, async (nonce) => fakeSignature(signer, nonce, 1));
-}
-
-async function newSignerAt(nonce: bigint): Promise<string> {
-  const signer = newSigner();
-  await sending.ensureSigner(signer, CHAIN.chainId, nonce);
-  return signer;
-}
-
-describe("ReceiptsStore.openTransactions", () => {
-  it("lists the signer's attempts not yet final by nonce then attempt, every field read back", async () => {
-    const signer = await newSignerAt(10n);
-    const closed = await sentBatch(signer);
-    const first = await sentBatch(signer);
-    const second = await sentBatch(signer);
-    const replacement = await sending.commitReplacement(first, fakeSignature(signer, first.nonce, 1, 5_000_000_000n));
-    await sending.markBroadcast(replacement.id);
-    await ledger.sql(`UPDATE chain_transactions SET status = 'confirmed' WHERE id = $1`, [closed.id]);
-    await sentBatch(await newSignerAt(0n));
-
-    const open = await sut.openTransactions(signer);
-
-    expect(open.map((tx) => [tx.nonce, tx.attempt, tx.status])).toEqual([
-      [11n, 1, "signed"],
-      [11n, 2, "broadcast"],
-      [12n, 1, "signed"],
-    ]);
-    const { carried, ...signed } = second;
-    expect(carried).toHaveLength(1);
-    expect(open[2]).toEqual({ ...signed, status: "signed", broadcastAt: null, createdAt: expect.any(Date) });
-    expect(open[1]).toMatchObject({
-      hash: replacement.hash,
-      raw: replacement.raw,
-      maxFeePerGas: 5_000_000_000n,
-      maxPriorityFeePerGas: 2_500_000_000n,
-      broadcastAt: expect.any(Date),
-    });
-  });
-});
-
 describe("ReceiptsStore.markMined and markUnmined", () => {
   it("records the block an attempt was mined in, and forgets it when a reorg takes the block back", async () => {
-    const signer = await newSignerAt(0n);
-    const tx = await sentBatch(signer);
-    await sending.markBroadcast(tx.id);
+    const signer = await ledger.signerAt(0n);
+    const tx = await ledger.committedSale(signer);
+    await broadcasts.markBroadcast(tx.id);
 
     await sut.markMined(tx.id, 120, BLOCK_HASH);
     expect(await ledger.transactionRows(signer)).toEqual([expect.objectContaining({ status: "mined", block_number: "120", block_hash: BLOCK_HASH })]);
-    expect((await sut.openTransactions(signer)).map((open) => open.status)).toEqual(["mined"]);
+    expect((await broadcasts.openTransactions(signer)).map((open) => open.status)).toEqual(["mined"]);
 
     await ledger.sql(`UPDATE chain_transactions SET broadcast_at = now() - interval '1 hour' WHERE id = $1`, [tx.id]);
     await sut.markUnmined(tx.id);
@@ -84,10 +39,10 @@ describe("ReceiptsStore.markMined and markUnmined", () => {
   });
 
   it("leaves a closed attempt as it is, and an attempt not mined unchanged by markUnmined", async () => {
-    const signer = await newSignerAt(0n);
-    const confirmed = await sentBatch(signer);
-    const broadcast = await sentBatch(signer);
-    await sending.markBroadcast(broadcast.id);
+    const signer = await ledger.signerAt(0n);
+    const confirmed = await ledger.committedSale(signer);
+    const broadcast = await ledger.committedSale(signer);
+    await broadcasts.markBroadcast(broadcast.id);
     await ledger.sql(`UPDATE chain_transactions SET status = 'confirmed', block_number = 7, block_hash = 'h7' WHERE id = $1`, [confirmed.id]);
     const before = await ledger.transactionRows(signer);
 

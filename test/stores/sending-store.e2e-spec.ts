@@ -155,24 +155,6 @@ describe("SendingStore.countNoncesInFlight", () => {
   });
 });
 
-describe("SendingStore.markBroadcast", () => {
-  it("moves a signed attempt to broadcast, with the time it went out, and leaves a later state alone", async () => {
-    const signer = await signerAt(0n);
-    const [a, b] = [await waitingSales(1), await waitingSales(1)];
-    const signed = await sut.commitNewTransaction(signer, a.waiting, async (nonce) => fakeSignature(signer, nonce, 1));
-    const mined = await sut.commitNewTransaction(signer, b.waiting, async (nonce) => fakeSignature(signer, nonce, 1));
-    await ledger.sql(`UPDATE chain_transactions SET status = 'mined' WHERE id = $1`, [mined.id]);
-
-    await sut.markBroadcast(signed.id);
-    await sut.markBroadcast(mined.id);
-
-    const rows = await ledger.transactionRows(signer);
-    expect(rows.map((row) => row.status)).toEqual(["broadcast", "mined"]);
-    expect(rows[0].broadcast_at).toBeInstanceOf(Date);
-    expect(rows[1].broadcast_at).toBeNull();
-  });
-});
-
 describe("SendingStore.failUnencodable", () => {
   it("fails waiting actions without a transaction and writes their error callbacks, leaving the others waiting", async () => {
     const { ids } = await waitingSales(2, "request-4");

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { FinalizationStore } from "../../src/chain/writer/receipts/finalization.store";
-import { ReceiptsStore } from "../../src/chain/writer/receipts/receipts.store";
+import { BroadcastStore } from "../../src/chain/writer/broadcast/broadcast.store";
 import { SendingStore } from "../../src/chain/writer/sending/sending.store";
 import { SignerUsageStore, uuidv7Floor } from "../../src/chain/writer/signer-funds/signer-usage.store";
 import { CHAIN, fakeSignature, newSigner, sale, SHARD_COUNT, WriterLedger } from "../support/writer-ledger";
@@ -29,7 +29,7 @@ async function batch(signer: string, gasUsed?: bigint): Promise<void> {
   const waiting = await sending.waitingActions(SHARD_COUNT, Number(event.eventIndex), 10);
   const sent = await sending.commitNewTransaction(signer, waiting, async (nonce) => fakeSignature(signer, nonce, 1));
   if (gasUsed === undefined) return;
-  const [open] = (await new ReceiptsStore(ledger.dataSource).openTransactions(signer)).filter((tx) => tx.id === sent.id);
+  const [open] = (await new BroadcastStore(ledger.dataSource).openTransactions(signer)).filter((tx) => tx.id === sent.id);
   const receipt = { hash: open.hash, status: 1, blockNumber: 1, blockHash: "0x01", gasUsed, logs: [] };
   await new FinalizationStore(ledger.dataSource).markConfirmed(open, receipt, [], new Map(), CHAIN);
 }

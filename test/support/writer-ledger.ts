@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { Wallet } from "ethers";
 import type { DataSource } from "typeorm";
 
+import { SendingStore } from "../../src/chain/writer/sending/sending.store";
 import type { NewlySignedTransaction } from "../../src/chain/writer/signed-transaction";
 import { ActionRecorder } from "../../src/ledger/action-recorder";
 import { KIND_OF_BATCH_ITEM } from "../../src/common/actions";
@@ -182,6 +183,22 @@ export class WriterLedger {
     return this.sql<{ action_id: string; payload: Record<string, unknown> }>(`SELECT action_id, payload FROM callbacks WHERE action_id = ANY($1::uuid[])`, [
       ids,
     ]);
+  }
+
+  /** A new signer, registered in the ledger with its next nonce at `nonce`. */
+  async signerAt(nonce: bigint): Promise<string> {
+    const signer = newSigner();
+    await new SendingStore(this.dataSource).ensureSigner(signer, CHAIN.chainId, nonce);
+    return signer;
+  }
+
+  /** A batch of one sale, signed at the signer's next nonce and committed as the sending side does (not broadcast). */
+  async committedSale(signer: string) {
+    const event = await this.ownShardEvent(1);
+    await this.accept(event, [{ ticket: event.tickets[0], item: sale(event.tickets[0]) }]);
+    const sending = new SendingStore(this.dataSource);
+    const waiting = await sending.waitingActions(SHARD_COUNT, Number(event.eventIndex), 10);
+    return sending.commitNewTransaction(signer, waiting, async (nonce) => fakeSignature(signer, nonce, 1));
   }
 
   async nextNonce(signer: string): Promise<string> {

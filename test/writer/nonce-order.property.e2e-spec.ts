@@ -8,24 +8,39 @@ import type { ChainClient } from "../../src/chain/chain-client";
 import type { ChainWriterQueue } from "../../src/chain/queue/chain-writer.queue";
 import { LedgerBinding } from "../../src/chain/writer/binding/ledger-binding";
 import { LedgerBindingStore } from "../../src/chain/writer/binding/ledger-binding.store";
+import { BroadcastOrder } from "../../src/chain/writer/broadcast/broadcast-order";
+import { BroadcastStore } from "../../src/chain/writer/broadcast/broadcast.store";
+import { RetryBackOff } from "../../src/chain/writer/broadcast/retry-back-off";
+import { TransactionSender } from "../../src/chain/writer/broadcast/transaction-sender";
+import { UnsentNonces } from "../../src/chain/writer/broadcast/unsent-nonces";
+import { FeeBumper } from "../../src/chain/writer/fee-bump/fee-bumper";
 import { FeeCapGuard } from "../../src/chain/writer/fee-cap/fee-cap.guard";
 import { SignerProgress } from "../../src/chain/writer/progress/signer-progress";
-import { FeeBumper } from "../../src/chain/writer/receipts/fee-bumper";
+import { Confirmations } from "../../src/chain/writer/receipts/confirmations";
 import { FinalizationStore } from "../../src/chain/writer/receipts/finalization.store";
+import { LostTransactions } from "../../src/chain/writer/receipts/lost-transactions";
 import { ReceiptWatcher } from "../../src/chain/writer/receipts/receipt-watcher";
 import { ReceiptsStore } from "../../src/chain/writer/receipts/receipts.store";
+import { Resender } from "../../src/chain/writer/receipts/resender";
+import { SignerWatch } from "../../src/chain/writer/receipts/signer-watch";
 import { TransactionFinalizer } from "../../src/chain/writer/receipts/transaction-finalizer";
+import { UnminedNonces } from "../../src/chain/writer/receipts/unmined-nonces";
 import { ReconcileStore } from "../../src/chain/writer/reconcile/reconcile.store";
 import { SignerNonceGuard } from "../../src/chain/writer/reconcile/signer-nonce-guard";
 import { ForeignPendingError, SignerReconciler } from "../../src/chain/writer/reconcile/signer-reconciler";
 import { SignerStopsStore } from "../../src/chain/writer/reconcile/signer-stops.store";
 import { LearnedLimits } from "../../src/chain/writer/refusals/learned-limits";
+import { NonceTakeBack } from "../../src/chain/writer/refusals/nonce-take-back";
 import { RefusalResponder } from "../../src/chain/writer/refusals/refusal-responder";
 import { RefusalsStore } from "../../src/chain/writer/refusals/refusals.store";
-import { BroadcastOrder } from "../../src/chain/writer/sending/broadcast-order";
+import { TakenNonces } from "../../src/chain/writer/refusals/taken-nonces";
+import { BatchReader } from "../../src/chain/writer/sending/batch-reader";
+import { BatchSender } from "../../src/chain/writer/sending/batch-sender";
 import { ChainWriter } from "../../src/chain/writer/sending/chain-writer";
 import { CrashPoints } from "../../src/chain/writer/sending/crash-points";
+import { FlushGates } from "../../src/chain/writer/sending/flush-gates";
 import { SendingStore } from "../../src/chain/writer/sending/sending.store";
+import { UnsendableActions } from "../../src/chain/writer/sending/unsendable-actions";
 import { FundsGate } from "../../src/chain/writer/signer-funds/funds-gate";
 import { SignerLocks } from "../../src/chain/writer/signer-locks";
 import { WriterMetrics } from "../../src/chain/writer/writer-metrics";
@@ -169,39 +184,33 @@ function writerOn(node: ScriptedNode, key: string) {
   } as unknown as ChainWriterQueue;
   const sending = new SendingStore(dataSource);
   const receipts = new ReceiptsStore(dataSource);
+  const open = new BroadcastStore(dataSource);
   const refusalsStore = new RefusalsStore(dataSource);
   const locks = new SignerLocks(dataSource);
   const progress = new SignerProgress(config, counter(), gauge());
-  const funds = new FundsGate(refusalsStore, queue, progress, gauge());
+  const feeCap = new FeeCapGuard(queue, config, gauge(), gauge());
+  const funds = new FundsGate(refusalsStore, queue, progress, feeCap, gauge());
   const learned = new LearnedLimits();
-  const order = new BroadcastOrder(receipts);
+  const backOff = new RetryBackOff(config);
+  const transactions = new TransactionSender(open, new BroadcastOrder(open), progress);
   const metrics = new WriterMetrics(histogram(), histogram(), histogram(), histogram(), counter());
-  const bumper = new FeeBumper(sending, metrics, progress, order, config);
+  const bumper = new FeeBumper(sending, metrics, transactions, config);
   const stops = new SignerStopsStore(dataSource);
   const guard = new SignerNonceGuard(stops, gauge());
-  const refusals = new RefusalResponder(refusalsStore, receipts, learned, funds, bumper, locks, queue, sending, chain, guard, config);
-  const feeCap = new FeeCapGuard(queue, config, gauge(), gauge());
+  const unsendable = new UnsendableActions(sending, chain);
+  const takeBack = new NonceTakeBack(refusalsStore, open, locks, queue, unsendable, backOff);
+  const refusals = new RefusalResponder(backOff, learned, funds, bumper, takeBack);
   const binding = new LedgerBinding(chain, new LedgerBindingStore(dataSource), config, gauge());
-  const writer = new ChainWriter(
-    chain,
-    sending,
-    locks,
-    queue,
-    new CrashPoints(config),
-    feeCap,
-    progress,
-    funds,
-    learned,
-    refusals,
-    receipts,
-    guard,
-    order,
-    config,
-    binding,
-  );
-  const finalizer = new TransactionFinalizer(new FinalizationStore(dataSource), config);
-  const watcher = new ReceiptWatcher(chain, receipts, sending, finalizer, locks, queue, config, metrics, progress, bumper, refusals, order, binding);
-  const reconciler = new SignerReconciler(chain, receipts, new ReconcileStore(dataSource), stops, locks, queue);
+  const gates = new FlushGates(chain, binding, sending, guard, funds, new UnsentNonces(open, transactions, backOff));
+  const batches = new BatchReader(sending, unsendable, learned, config);
+  const sender = new BatchSender(sending, chain, transactions, backOff, new CrashPoints(config), config);
+  const writer = new ChainWriter(chain, locks, queue, gates, batches, sender);
+  const confirmations = new Confirmations(chain, receipts, new TransactionFinalizer(new FinalizationStore(dataSource), config), metrics, config);
+  const resender = new Resender(transactions, refusals, backOff, bumper, locks, open);
+  const unmined = new UnminedNonces(new TakenNonces(refusalsStore, open, locks, guard), receipts, backOff, refusals, resender, config);
+  const signerWatch = new SignerWatch(open, new LostTransactions(receipts, transactions), confirmations, unmined, progress, queue);
+  const watcher = new ReceiptWatcher(chain, binding, locks, signerWatch, config);
+  const reconciler = new SignerReconciler(chain, open, new ReconcileStore(dataSource), stops, locks, queue);
   return { wallet, writer, watcher, reconciler, stops };
 }
 

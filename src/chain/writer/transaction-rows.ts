@@ -1,6 +1,43 @@
 import type { EntityManager } from "typeorm";
 
-import type { SignedTransaction } from "./signed-transaction";
+import type { OpenTransaction, SignedTransaction, TransactionStatus } from "./signed-transaction";
+
+/** A chain_transactions row as `SELECT *` reads it. */
+export interface TransactionRow {
+  id: string;
+  signer: string;
+  chain_id: string;
+  nonce: string;
+  attempt: number;
+  tx_hash: string;
+  raw_tx: string;
+  gas_limit: string;
+  max_fee_per_gas: string;
+  max_priority_fee_per_gas: string;
+  item_count: number;
+  status: TransactionStatus;
+  broadcast_at: Date | null;
+  created_at: Date;
+}
+
+export function toOpenTransaction(row: TransactionRow): OpenTransaction {
+  return {
+    id: row.id,
+    signer: row.signer,
+    chainId: BigInt(row.chain_id),
+    nonce: BigInt(row.nonce),
+    attempt: row.attempt,
+    hash: row.tx_hash,
+    raw: row.raw_tx,
+    gasLimit: BigInt(row.gas_limit),
+    maxFeePerGas: BigInt(row.max_fee_per_gas),
+    maxPriorityFeePerGas: BigInt(row.max_priority_fee_per_gas),
+    itemCount: row.item_count,
+    status: row.status,
+    broadcastAt: row.broadcast_at,
+    createdAt: row.created_at,
+  };
+}
 
 /**
  * Writes a signed attempt, status `signed`: it is committed before anything is broadcast. A dropped

@@ -5,8 +5,8 @@ import type { Counter, Gauge } from "prom-client";
 import type { AppConfig } from "../../../config/app-config";
 import { InjectConfig } from "../../../config/config.module";
 import { METRICS } from "../../../metrics/metric-definitions";
-import type { BroadcastObserver, BroadcastResult } from "../sending/broadcast";
-import type { NodeRefusal } from "../sending/node-refusal";
+import type { BroadcastObserver, BroadcastResult } from "../broadcast/broadcast";
+import type { NodeRefusal } from "../broadcast/node-refusal";
 import type { SignedTransaction } from "../signed-transaction";
 
 /** This many refused broadcasts in a row make a signer stuck. */

@@ -2,38 +2,17 @@ import { Injectable } from "@nestjs/common";
 import { InjectDataSource } from "@nestjs/typeorm";
 import { DataSource } from "typeorm";
 
-import type { OpenTransaction, TransactionStatus } from "../signed-transaction";
+import type { OpenTransaction } from "../signed-transaction";
+import { toOpenTransaction, type TransactionRow } from "../transaction-rows";
 
-interface TransactionRow {
-  id: string;
-  signer: string;
-  chain_id: string;
-  nonce: string;
-  attempt: number;
-  tx_hash: string;
-  raw_tx: string;
-  gas_limit: string;
-  max_fee_per_gas: string;
-  max_priority_fee_per_gas: string;
-  item_count: number;
-  status: TransactionStatus;
-  broadcast_at: Date | null;
-  created_at: Date;
-}
-
-/** What the receipt watcher reads and writes in the ledger while a nonce is open: its attempts and where they were mined. */
+/**
+ * What the receipt watcher reads and writes in the ledger while a nonce is open: where its attempts
+ * were mined, and what was mined at nonces a node lost. The open attempts themselves are the
+ * broadcast side's (see BroadcastStore).
+ */
 @Injectable()
 export class ReceiptsStore {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
-
-  /** Attempts not yet final, by nonce then attempt. */
-  async openTransactions(signer: string): Promise<OpenTransaction[]> {
-    const rows = await this.dataSource.query<TransactionRow[]>(
-      `SELECT * FROM chain_transactions WHERE signer = $1 AND status IN ('signed', 'broadcast', 'mined') ORDER BY nonce, attempt`,
-      [signer],
-    );
-    return rows.map(toOpenTransaction);
-  }
 
   /** The attempt each of these nonces ended with (confirmed or reverted), by nonce: what was mined at that nonce. */
   async finalAttempts(signer: string, fromNonce: bigint, toNonce: bigint): Promise<OpenTransaction[]> {
@@ -42,22 +21,6 @@ export class ReceiptsStore {
       [signer, fromNonce.toString(), toNonce.toString()],
     );
     return rows.map(toOpenTransaction);
-  }
-
-  /** The latest attempt of each open nonce that was never broadcast (refused, or its worker died first), oldest nonce first. */
-  async unsentTransactions(signer: string): Promise<OpenTransaction[]> {
-    const rows = await this.dataSource.query<TransactionRow[]>(
-      `SELECT * FROM (SELECT DISTINCT ON (nonce) * FROM chain_transactions WHERE signer = $1 AND status IN ('signed', 'broadcast', 'mined') ORDER BY nonce, attempt DESC) latest
-        WHERE status = 'signed' ORDER BY nonce`,
-      [signer],
-    );
-    return rows.map(toOpenTransaction);
-  }
-
-  /** Whether this attempt is still signed and never broadcast. */
-  async stillUnsent(id: string): Promise<boolean> {
-    const rows = await this.dataSource.query<unknown[]>(`SELECT 1 FROM chain_transactions WHERE id = $1 AND status = 'signed'`, [id]);
-    return rows.length > 0;
   }
 
   async markMined(id: string, blockNumber: number, blockHash: string): Promise<void> {
@@ -74,23 +37,4 @@ export class ReceiptsStore {
       [id],
     );
   }
-}
-
-function toOpenTransaction(row: TransactionRow): OpenTransaction {
-  return {
-    id: row.id,
-    signer: row.signer,
-    chainId: BigInt(row.chain_id),
-    nonce: BigInt(row.nonce),
-    attempt: row.attempt,
-    hash: row.tx_hash,
-    raw: row.raw_tx,
-    gasLimit: BigInt(row.gas_limit),
-    maxFeePerGas: BigInt(row.max_fee_per_gas),
-    maxPriorityFeePerGas: BigInt(row.max_priority_fee_per_gas),
-    itemCount: row.item_count,
-    status: row.status,
-    broadcastAt: row.broadcast_at,
-    createdAt: row.created_at,
-  };
 }

@@ -4,7 +4,7 @@ import { getAddress, type JsonRpcProvider } from "ethers";
 import { ChainClient } from "../../chain-client";
 import { ChainWriterQueue } from "../../queue/chain-writer.queue";
 import { fetchReceipt } from "../receipts/mined-receipt";
-import { ReceiptsStore } from "../receipts/receipts.store";
+import { BroadcastStore } from "../broadcast/broadcast.store";
 import type { OpenTransaction } from "../signed-transaction";
 import { type HeldLock, SignerLocks } from "../signer-locks";
 import { type FoundMined, ReconcileStore } from "./reconcile.store";
@@ -70,7 +70,7 @@ export class SignerReconciler {
 
   constructor(
     private readonly chain: ChainClient,
-    private readonly receipts: ReceiptsStore,
+    private readonly open: BroadcastStore,
     private readonly store: ReconcileStore,
     private readonly stops: SignerStopsStore,
     private readonly locks: SignerLocks,
@@ -104,7 +104,7 @@ export class SignerReconciler {
     const base = { signer, chainNonce: chainNonce.toString(), chainMinedNonce: chainMinedNonce.toString(), markedMined: [], givenUp: [], withdrawn: [] };
     if (ledgerNonce === null) return { ...base, ledgerNonce: "none", nextNonce: "none", requeuedActions: 0, stop: null, resumed: false };
     const stop = (await this.stops.stateOf(signer))?.stop ?? null;
-    const states = await this.nonceStates(provider, await this.receipts.openTransactions(signer));
+    const states = await this.nonceStates(provider, await this.open.openTransactions(signer));
     // The highest nonce of ours the chain has or the node holds: nothing at or below it can be signed again.
     const highestKept = states.reduce((highest, state) => (state.kind === "unknown" ? highest : state.nonce), -1n);
     const nextNonce = chainNonce > highestKept ? chainNonce : highestKept + 1n;

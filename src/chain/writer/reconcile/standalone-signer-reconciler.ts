@@ -4,7 +4,7 @@ import type { DataSource } from "typeorm";
 import type { AppConfig } from "../../../config/app-config";
 import { ChainClient } from "../../chain-client";
 import { CHAIN_WRITER_QUEUE, ChainWriterQueue, type FlushJobData } from "../../queue/chain-writer.queue";
-import { ReceiptsStore } from "../receipts/receipts.store";
+import { BroadcastStore } from "../broadcast/broadcast.store";
 import { SignerLocks } from "../signer-locks";
 import { ReconcileStore } from "./reconcile.store";
 import { SignerReconciler } from "./signer-reconciler";
@@ -26,7 +26,7 @@ export function openSignerReconciler(dataSource: DataSource, config: AppConfig):
   const queue = new Bull<FlushJobData>(CHAIN_WRITER_QUEUE, config.redis.url, { prefix: `${config.redis.keyPrefix}:bull` });
   const reconciler = new SignerReconciler(
     chain,
-    new ReceiptsStore(dataSource),
+    new BroadcastStore(dataSource),
     new ReconcileStore(dataSource),
     new SignerStopsStore(dataSource),
     new SignerLocks(dataSource),

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from "@nestjs/common";
 
 import type { BatchLimits } from "../sending/batch-plan";
-import type { NodeRefusal } from "../sending/node-refusal";
+import type { NodeRefusal } from "../broadcast/node-refusal";
 import type { SignedTransaction } from "../signed-transaction";
 
 /** How long a lesson holds: a node's limits may have been a passing state (a congested pool, a lowered block gas limit). */

@@ -1,4 +1,4 @@
-import type { NodeRefusal } from "../sending/node-refusal";
+import type { NodeRefusal } from "../broadcast/node-refusal";
 
 /**
  * What the writer does about a refused broadcast:
@@ -34,12 +34,4 @@ const RESPONSES: Record<NodeRefusal, RefusalResponse> = {
 /** The response to a refusal; null (no JSON-RPC answer: unreachable, timed out) backs off. */
 export function responseTo(refusal: NodeRefusal | null): RefusalResponse {
   return refusal === null ? "back_off" : RESPONSES[refusal];
-}
-
-/** The longest wait between two tries of the same refused transaction. */
-export const MAX_BACK_OFF_MS = 15_000;
-
-/** How long after its `failures`-th refusal in a row a transaction is tried again: the poll interval, doubling, at most MAX_BACK_OFF_MS. */
-export function backOffMs(failures: number, pollIntervalMs: number): number {
-  return Math.min(MAX_BACK_OFF_MS, pollIntervalMs * 2 ** Math.max(0, failures - 1));
 }

@@ -10,7 +10,6 @@ import type { CarriedAction, NewlySignedTransaction, SignedTransaction } from ".
 import type { PendingAction } from "./pending-action";
 import { insertTransaction, rowCount } from "../transaction-rows";
 
-/** An action the registry's codec refuses, and why. */
 /** An action that can never be sent (the codec refuses it, or it alone exceeds a transaction's limits). */
 export interface UnencodableAction {
   id: string;
@@ -21,7 +20,7 @@ export interface UnencodableAction {
 
 /**
  * What the sending side reads and writes in the ledger: the waiting actions, the signers' nonces,
- * the signed transactions committed before they go out, and their broadcast.
+ * and the signed transactions committed before they go out (their broadcast is BroadcastStore's).
  */
 @Injectable()
 export class SendingStore {
@@ -92,13 +91,6 @@ export class SendingStore {
       ]);
     });
     return signed;
-  }
-
-  async markBroadcast(id: string): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE chain_transactions SET status = 'broadcast', broadcast_at = now(), updated_at = now() WHERE id = $1 AND status = 'signed'`,
-      [id],
-    );
   }
 
   /** Actions that can never be sent fail without a transaction, with their callbacks; returns those it failed. */

@@ -1,14 +1,31 @@
 import { Injectable, Logger } from "@nestjs/common";
 import { InjectMetric } from "@willsoto/nestjs-prometheus";
+import type { JsonRpcProvider } from "ethers";
 import type { Gauge } from "prom-client";
 
 import { METRICS } from "../../../metrics/metric-definitions";
 import { ChainWriterQueue } from "../../queue/chain-writer.queue";
+import type { Fees } from "../current-fees";
+import type { GateAnswer } from "../gate-answer";
+import { FeeCapGuard } from "../fee-cap/fee-cap.guard";
 import { SignerProgress } from "../progress/signer-progress";
 import { RefusalsStore } from "../refusals/refusals.store";
+import type { SignerSlot } from "../signer-slot";
 
 /** How soon a signer held for funds or fees is looked at again. */
 export const FUNDS_RECHECK_MS = 3_000;
+
+/** What a signer that can pay may spend: the fees its transactions are signed with, and its balance left for them. */
+export interface SpendableFunds {
+  fees: Fees;
+  balance: bigint;
+}
+
+export const FEES_OVER_CAP = "fees above MAX_FEE_PER_GAS_GWEI";
+
+export function shortOfFunds(balance: bigint, needed: bigint): string {
+  return `balance ${balance} wei, below the ${needed} wei its next transaction may cost (gas limit × max fee)`;
+}
 
 interface Waiting {
   reason: string;
@@ -33,8 +50,31 @@ export class FundsGate {
     private readonly store: RefusalsStore,
     private readonly queue: ChainWriterQueue,
     private readonly progress: SignerProgress,
+    private readonly feeCap: FeeCapGuard,
     @InjectMetric(METRICS.signerWaitingFunds.name) private readonly waitingGauge: Gauge<string>,
   ) {}
+
+  /**
+   * Whether the signer can pay for its next transaction now: fees under MAX_FEE_PER_GAS_GWEI, and a
+   * balance that covers what it was last found to need. If not, its actions are held; if so, any it
+   * held are released.
+   */
+  async check(provider: JsonRpcProvider, slot: SignerSlot): Promise<GateAnswer<SpendableFunds>> {
+    const signer = slot.wallet.address;
+    // Null while fees are over the cap: the guard wakes the writer again later.
+    const fees = await this.feeCap.fees(provider);
+    if (!fees) return this.holding(signer, slot, FEES_OVER_CAP, null);
+    const balance = await provider.getBalance(signer, "pending");
+    const needed = this.neededWei(signer);
+    if (needed !== null && balance < needed) return this.holding(signer, slot, shortOfFunds(balance, needed), needed);
+    await this.resume(signer, slot.shard, slot.shardCount);
+    return { go: true, fees, balance };
+  }
+
+  /** Holds the signer for a cost its balance does not cover; the answer says why. */
+  async holdFor(slot: SignerSlot, balance: bigint, cost: bigint): Promise<GateAnswer<SpendableFunds>> {
+    return this.holding(slot.wallet.address, slot, shortOfFunds(balance, cost), cost);
+  }
 
   /** What the signer's next transaction was found to need, while it waits for funds; null otherwise. */
   neededWei(signer: string): bigint | null {
@@ -50,6 +90,11 @@ export class FundsGate {
     this.progress.waitingFunds(signer, reason);
     this.waitingGauge.set({ signer }, 1);
     await this.queue.requestFlush("funds", shard, FUNDS_RECHECK_MS);
+  }
+
+  private async holding(signer: string, slot: SignerSlot, reason: string, neededWei: bigint | null): Promise<GateAnswer<SpendableFunds>> {
+    await this.hold(signer, slot.shard, slot.shardCount, reason, neededWei);
+    return { go: false, reason };
   }
 
   /** The signer can pay: its waiting_funds actions are queued again. */

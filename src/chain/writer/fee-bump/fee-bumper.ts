@@ -5,11 +5,10 @@ import type { AppConfig } from "../../../config/app-config";
 import { InjectConfig } from "../../../config/config.module";
 import type { ChainSigner } from "../../signers";
 import { currentFees } from "../current-fees";
-import { SignerProgress } from "../progress/signer-progress";
-import { broadcastRaw, type BroadcastResult } from "../sending/broadcast";
-import { BroadcastOrder } from "../sending/broadcast-order";
+import type { BroadcastResult } from "../broadcast/broadcast";
+import { TransactionSender } from "../broadcast/transaction-sender";
 import { SendingStore } from "../sending/sending.store";
-import { bumpedFees, signReplacement } from "../sending/transaction-signer";
+import { bumpedFees, signReplacement } from "../transaction-signer";
 import type { OpenTransaction } from "../signed-transaction";
 import { WriterMetrics } from "../writer-metrics";
 
@@ -25,15 +24,14 @@ export class FeeBumper {
   constructor(
     private readonly sending: SendingStore,
     private readonly metrics: WriterMetrics,
-    private readonly progress: SignerProgress,
-    private readonly order: BroadcastOrder,
+    private readonly transactions: TransactionSender,
     @InjectConfig() private readonly config: AppConfig,
   ) {}
 
   /** The replacement's broadcast result; null when it would exceed MAX_FEE_PER_GAS_GWEI and nothing was sent (the nonce waits for fees to drop). */
   async replace(provider: JsonRpcProvider, wallet: ChainSigner, previous: OpenTransaction, why: string): Promise<BroadcastResult | null> {
     // Not while an earlier nonce is neither mined nor in the node: nothing is signed, it is tried again later.
-    if (!(await this.order.mayBroadcast(provider, previous))) return { accepted: false, refusal: null };
+    if (!(await this.transactions.inOrder(provider, previous))) return { accepted: false, refusal: null };
     // The market as the writer reads it when it sends, so a replacement never undercuts a fresh batch.
     const fees = bumpedFees(previous, await currentFees(provider, this.config.chain.fees), this.config.chain.writer.feeBumpPercent);
     const cap = this.config.chain.fees.maxFeePerGasWei;
@@ -50,8 +48,6 @@ export class FeeBumper {
       },
       `nonce ${previous.nonce} ${why}: replaced by ${replacement.hash} at ${fees.maxFeePerGas} wei/gas`,
     );
-    const result = await broadcastRaw(provider, replacement, this.logger, this.progress);
-    if (result.accepted) await this.sending.markBroadcast(replacement.id);
-    return result;
+    return this.transactions.send(provider, replacement);
   }
 }

@@ -16,10 +16,13 @@ export interface BroadcastObserver {
   broadcastResult(tx: SignedTransaction, result: BroadcastResult): void;
 }
 
+/** The injection token of the BroadcastObserver: the broadcast side knows what it tells, not who listens. */
+export const BROADCAST_OBSERVER = Symbol("BroadcastObserver");
+
 /**
  * Sends raw bytes. Accepted when the node has the transaction (now or already: `already known`
  * counts as broadcast); otherwise it could not be reached or refused it, and the receipt watcher
- * responds to the refusal (see RefusalResponder). A refusal is classified (see classifyRefusal),
+ * responds to the refusal (see RefusalResponder). Called through TransactionSender. A refusal is classified (see classifyRefusal),
  * logged with its class and reported to the observer.
  */
 export async function broadcastRaw(provider: JsonRpcProvider, tx: SignedTransaction, logger: Logger, observer: BroadcastObserver): Promise<BroadcastResult> {

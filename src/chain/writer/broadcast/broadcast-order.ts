@@ -1,8 +1,8 @@
 import { Injectable } from "@nestjs/common";
 import type { JsonRpcProvider } from "ethers";
 
-import { ReceiptsStore } from "../receipts/receipts.store";
 import type { SignedTransaction } from "../signed-transaction";
+import { BroadcastStore } from "./broadcast.store";
 
 /**
  * Keeps a signer's nonces reaching the node in order: a transaction goes out only while every earlier
@@ -15,11 +15,11 @@ import type { SignedTransaction } from "../signed-transaction";
  */
 @Injectable()
 export class BroadcastOrder {
-  constructor(private readonly receipts: ReceiptsStore) {}
+  constructor(private readonly store: BroadcastStore) {}
 
   /** Whether `tx` may go out now: it is still open (not given up meanwhile), and every earlier open nonce is mined or held. */
   async mayBroadcast(provider: JsonRpcProvider, tx: SignedTransaction): Promise<boolean> {
-    const open = await this.receipts.openTransactions(tx.signer);
+    const open = await this.store.openTransactions(tx.signer);
     if (!open.some((attempt) => attempt.id === tx.id)) return false;
     const earlier = open.filter((attempt) => attempt.nonce < tx.nonce);
     const byNonce = new Map<bigint, typeof earlier>();
@@ -32,7 +32,8 @@ export class BroadcastOrder {
   }
 }
 
-async function heldByNode(provider: JsonRpcProvider, attempts: readonly SignedTransaction[]): Promise<boolean> {
+/** Whether the node knows one of these attempts by hash. */
+export async function heldByNode(provider: JsonRpcProvider, attempts: readonly SignedTransaction[]): Promise<boolean> {
   // The latest attempt first: a replacement supersedes the ones before it.
   for (const attempt of [...attempts].reverse()) if (await provider.getTransaction(attempt.hash)) return true;
   return false;

@@ -1,8 +1,8 @@
 import { concat, type Interface, keccak256, Transaction } from "ethers";
 
-import type { ChainSigner } from "../../signers";
-import type { Fees } from "../current-fees";
-import type { NewlySignedTransaction, SignedTransaction } from "../signed-transaction";
+import type { ChainSigner } from "../signers";
+import type { Fees } from "./current-fees";
+import type { NewlySignedTransaction, SignedTransaction } from "./signed-transaction";
 
 export interface UnsignedBatch {
   chainId: bigint;

@@ -1,7 +1,7 @@
 import { Transaction, Wallet } from "ethers";
 import { describe, expect, it } from "vitest";
 
-import { TicketRegistry__factory } from "../../../../typechain-types";
+import { TicketRegistry__factory } from "../../../typechain-types";
 import { bumpedFees, signBatch, signReplacement } from "./transaction-signer";
 
 const wallet = new Wallet("0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d");

@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+
+import { loadConfig } from "../../../config/app-config";
+import type { SignedTransaction } from "../signed-transaction";
+import { backOffMs, MAX_BACK_OFF_MS, RetryBackOff } from "./retry-back-off";
+
+const SIGNER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+
+function signed(nonce: bigint): SignedTransaction {
+  return {
+    id: `tx-${nonce}`,
+    signer: SIGNER,
+    chainId: 31337n,
+    nonce,
+    attempt: 1,
+    hash: `0x${nonce.toString(16).padStart(64, "0")}`,
+    raw: "0x02",
+    gasLimit: 1_000_000n,
+    maxFeePerGas: 2_000_000_000n,
+    maxPriorityFeePerGas: 1_000_000_000n,
+    itemCount: 1,
+  };
+}
+
+describe("RetryBackOff", () => {
+  it("keeps a nonce the node refused to the writer from going out again until the watcher has taken the refusal to answer it", () => {
+    const sut = new RetryBackOff(loadConfig({}));
+    const refused = signed(7n);
+    sut.refusedToWriter(refused, { accepted: false, refusal: "replacement transaction underpriced" });
+
+    expect(sut.mayRetry(refused)).toBe(false);
+    expect(sut.mayRetry(signed(8n))).toBe(true);
+    expect(sut.takeUnanswered(refused)).toEqual({ accepted: false, refusal: "replacement transaction underpriced" });
+    expect(sut.takeUnanswered(refused)).toBeNull();
+    expect(sut.mayRetry(refused)).toBe(true);
+  });
+
+  it("holds every nonce of a refused signer until its clock allows, and lets them go at once when cleared", () => {
+    const sut = new RetryBackOff(loadConfig({ RECEIPT_POLL_MS: "60000" }));
+    sut.refused(SIGNER);
+
+    expect(sut.mayRetry(signed(7n))).toBe(false);
+    expect(sut.mayRetry(signed(9n))).toBe(false);
+    expect(sut.mayRetry({ ...signed(7n), signer: "0x0000000000000000000000000000000000000001" })).toBe(true);
+    sut.clear(SIGNER);
+    expect(sut.mayRetry(signed(7n))).toBe(true);
+  });
+});
+
+describe("backOffMs", () => {
+  it("waits the poll interval after the first refusal, doubles after each next one, and stops growing at the maximum", () => {
+    expect([1, 2, 3, 4].map((failures) => backOffMs(failures, 500))).toEqual([500, 1_000, 2_000, 4_000]);
+    expect(backOffMs(20, 500)).toBe(MAX_BACK_OFF_MS);
+  });
+});

@@ -1,0 +1,79 @@
+import { Injectable } from "@nestjs/common";
+import type { JsonRpcProvider } from "ethers";
+
+import { ChainWriterQueue } from "../../queue/chain-writer.queue";
+import { BroadcastStore } from "../broadcast/broadcast.store";
+import { SignerProgress } from "../progress/signer-progress";
+import type { OpenTransaction } from "../signed-transaction";
+import type { SignerSlot } from "../signer-slot";
+import { Confirmations } from "./confirmations";
+import { LostTransactions } from "./lost-transactions";
+import { fetchReceipt } from "./mined-receipt";
+import { UnminedNonces } from "./unmined-nonces";
+
+type NonceState = "finalized" | "mined" | "unmined" | "taken";
+
+/**
+ * One pass over a signer's open nonces, oldest first: bytes a node lost are sent again (see
+ * LostTransactions), each mined nonce goes on towards final (see Confirmations), each unmined one is
+ * seen to (see UnminedNonces). The signer's oldest unmined nonce goes to SignerProgress, and a nonce
+ * finalized makes room for the writer's next batch.
+ */
+@Injectable()
+export class SignerWatch {
+  constructor(
+    private readonly store: BroadcastStore,
+    private readonly lost: LostTransactions,
+    private readonly confirmations: Confirmations,
+    private readonly unmined: UnminedNonces,
+    private readonly progress: SignerProgress,
+    private readonly queue: ChainWriterQueue,
+  ) {}
+
+  async pass(provider: JsonRpcProvider, slot: SignerSlot): Promise<void> {
+    const signer = slot.wallet.address;
+    const open = await this.store.openTransactions(signer);
+    if (open.length === 0) {
+      this.progress.oldestUnmined(signer, null);
+      return;
+    }
+    await this.lost.resend(provider, slot.wallet, open[0].nonce);
+    const confirmedThrough = await this.confirmations.confirmedThrough(provider);
+    // The signer's transactions counted at the confirmed depth: a nonce below it is used, by us or another.
+    let confirmedCount: Promise<number> | undefined;
+    const countConfirmed = () => (confirmedCount ??= provider.getTransactionCount(signer, confirmedThrough));
+    let finalized = false;
+    let oldestUnmined: OpenTransaction[] | undefined;
+    for (const attempts of groupByNonce(open)) {
+      const state = await this.watchNonce(provider, slot, attempts, confirmedThrough, countConfirmed);
+      // Given up as taken, with the later nonces the node did not hold: what this pass read of them is stale.
+      if (state === "taken") break;
+      finalized = state === "finalized" || finalized;
+      if (state === "unmined") oldestUnmined ??= attempts;
+    }
+    this.progress.oldestUnmined(signer, oldestUnmined ? { nonce: oldestUnmined[0].nonce, signedAt: oldestUnmined[0].createdAt } : null);
+    if (finalized) await this.queue.requestFlush("capacity", slot.shard);
+  }
+
+  /** Where the nonce stands after this look: finalized now, mined (not yet deep enough), unmined, or given up as taken by another transaction. */
+  private async watchNonce(
+    provider: JsonRpcProvider,
+    slot: SignerSlot,
+    attempts: OpenTransaction[],
+    confirmedThrough: number,
+    countConfirmed: () => Promise<number>,
+  ): Promise<NonceState> {
+    const receipts = await Promise.all(attempts.map((attempt) => fetchReceipt(provider, attempt.hash)));
+    const minedAt = receipts.findIndex((receipt) => receipt !== null);
+    if (minedAt < 0) return this.unmined.look(provider, slot, attempts, countConfirmed);
+    this.unmined.forget(attempts);
+    const receipt = receipts[minedAt];
+    return receipt && (await this.confirmations.onMined(provider, attempts[minedAt], receipt, confirmedThrough)) ? "finalized" : "mined";
+  }
+}
+
+function groupByNonce(transactions: OpenTransaction[]): OpenTransaction[][] {
+  const groups = new Map<bigint, OpenTransaction[]>();
+  for (const tx of transactions) groups.set(tx.nonce, [...(groups.get(tx.nonce) ?? []), tx]);
+  return [...groups.values()];
+}

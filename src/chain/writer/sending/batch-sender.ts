@@ -1,0 +1,90 @@
+import { Injectable } from "@nestjs/common";
+import type { JsonRpcProvider } from "ethers";
+
+import type { AppConfig } from "../../../config/app-config";
+import { InjectConfig } from "../../../config/config.module";
+import { encodeItem } from "../../../registry";
+import { ChainClient } from "../../chain-client";
+import type { ChainSigner } from "../../signers";
+import { RetryBackOff } from "../broadcast/retry-back-off";
+import { TransactionSender } from "../broadcast/transaction-sender";
+import type { Fees } from "../current-fees";
+import type { CarriedAction, SignedTransaction } from "../signed-transaction";
+import { signBatch } from "../transaction-signer";
+import type { BatchPlan } from "./batch-plan";
+import { CrashPoints } from "./crash-points";
+import { SendingStore } from "./sending.store";
+
+/** The broadcasts of one flush: the latest (each waits for the one before), and whether one was refused or held back. */
+export interface FlushSending {
+  readonly wallet: ChainSigner;
+  readonly provider: JsonRpcProvider;
+  readonly chainId: bigint;
+  readonly fees: Fees;
+  previous: Promise<void>;
+  refused: boolean;
+  /** Whether the earlier open nonces were seen mined or held by the node (checked before the flush's first broadcast). */
+  ordered: boolean;
+}
+
+/**
+ * Signs a flush's batches and commits each with its actions before it is broadcast, takes the
+ * signer's next nonce from the database, and broadcasts them one after the other while the next
+ * batch is prepared. Each broadcast starts once the one before it has returned, so nonces reach the
+ * node in order (an automining node refuses a nonce from the future); after a refusal nothing more
+ * is signed: the receipt watcher answers it first.
+ */
+@Injectable()
+export class BatchSender {
+  constructor(
+    private readonly store: SendingStore,
+    private readonly chain: ChainClient,
+    private readonly transactions: TransactionSender,
+    private readonly backOff: RetryBackOff,
+    private readonly crashPoints: CrashPoints,
+    @InjectConfig() private readonly config: AppConfig,
+  ) {}
+
+  start(provider: JsonRpcProvider, wallet: ChainSigner, chainId: bigint, fees: Fees): FlushSending {
+    return { wallet, provider, chainId, fees, previous: Promise.resolve(), refused: false, ordered: false };
+  }
+
+  /** Whether another batch may be signed: nothing was refused, and fewer than MAX_IN_FLIGHT_PER_SIGNER nonces are in flight. */
+  async hasRoom(sending: FlushSending): Promise<boolean> {
+    return !sending.refused && (await this.store.countNoncesInFlight(sending.wallet.address)) < this.config.chain.writer.maxInFlightPerSigner;
+  }
+
+  /** Signs and commits the batch; its broadcast follows the previous one's. Returns what was committed. */
+  async send(sending: FlushSending, plan: BatchPlan): Promise<SignedTransaction & { carried: CarriedAction[] }> {
+    const batch = {
+      chainId: sending.chainId,
+      registryAddress: this.chain.registryAddress,
+      items: plan.actions.map((action) => encodeItem(action.item)),
+      gasLimit: BigInt(plan.gasLimit),
+    };
+    const { wallet, fees, provider } = sending;
+    const signed = await this.store.commitNewTransaction(wallet.address, plan.actions, (nonce) => signBatch(wallet, this.chain.registry, batch, nonce, fees));
+    this.crashPoints.reach("after-persist");
+    sending.previous = sending.previous.then(async () => {
+      if (sending.refused) return;
+      // Held back while an earlier nonce is neither mined nor in the node: the watcher sends it once it may.
+      if (!sending.ordered && !(await this.transactions.inOrder(provider, signed))) {
+        sending.refused = true;
+        return;
+      }
+      sending.ordered = true;
+      const result = await this.transactions.send(provider, signed);
+      if (!result.accepted) {
+        sending.refused = true;
+        this.backOff.refusedToWriter(signed, result);
+      }
+      this.crashPoints.reach("after-broadcast");
+    });
+    return signed;
+  }
+
+  /** Settles once every broadcast of the flush has returned: the flush holds its lock until then. */
+  settled(sending: FlushSending): Promise<void> {
+    return sending.previous;
+  }
+}
