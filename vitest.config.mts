@@ -3,6 +3,11 @@ import { defineConfig } from "vitest/config";
 /** The chain end-to-end files, run on both node implementations. */
 const CHAIN_E2E = "test/chain/**/*.e2e-spec.ts";
 
+/** The migrations applied once into a template database that each file's database is copied from. */
+const DATABASE = "test/support/database-global-setup.ts";
+/** One node per worker for the chain files that need no node of their own (useChainApp's default). */
+const SHARED_NODES = "test/support/shared-nodes-global-setup.ts";
+
 export default defineConfig({
   test: {
     environment: "node",
@@ -14,23 +19,50 @@ export default defineConfig({
     // End-to-end files each boot the app on a database of their own; two at a time suit two cores
     // (a global limit, shared by the projects below).
     maxWorkers: 2,
+    // The tiers (docs/testing.md). include, exclude and globalSetup are per project: extending
+    // concatenates arrays.
     projects: [
-      // Everything, the chain end-to-end files on Hardhat's automining node (startTestChain's default).
+      // Nothing but Node: no database, Redis, chain or app.
       {
         extends: true,
         test: {
-          name: "hardhat",
-          include: ["src/**/*.spec.ts", "client/**/*.spec.ts", "test/**/*.spec.ts", "test/**/*.e2e-spec.ts"],
+          name: "unit",
+          include: ["src/**/*.spec.ts", "client/**/*.spec.ts", "test/**/*.spec.ts"],
           exclude: ["test/contracts/**", "node_modules/**"],
+        },
+      },
+      // Each SQL class against a migrated database of its own.
+      {
+        extends: true,
+        test: { name: "stores", include: ["test/stores/**/*.e2e-spec.ts"], globalSetup: [DATABASE] },
+      },
+      // The real app over HTTP on a database of its own; the files that need a chain, on Hardhat's node;
+      // the stack library's nodes and databases.
+      {
+        extends: true,
+        test: {
+          name: "api",
+          include: ["test/{api,callbacks,cli,client,docs,ops,stack}/**/*.e2e-spec.ts"],
+          globalSetup: [DATABASE, SHARED_NODES],
+        },
+      },
+      // The app with a real chain, on Hardhat's automining node (startTestChain's default); the public
+      // ticket page in Chromium; the writer's property tests against a scripted node.
+      {
+        extends: true,
+        test: {
+          name: "chain-hardhat",
+          include: [CHAIN_E2E, "test/verify/**/*.e2e-spec.ts", "test/writer/**/*.e2e-spec.ts"],
+          globalSetup: [DATABASE, SHARED_NODES],
         },
       },
       // The chain end-to-end files again on Anvil with a production-like chain (TEST_CHAIN_NODE, read by
       // test/support/test-chain.ts): 2-second blocks, a 45M gas limit, a 30 gwei base fee, chain id 80002.
-      // (include and exclude are per project: extending concatenates arrays.) Files that start their chain on Anvil themselves already run there and are not repeated.
+      // Files that start their chain on Anvil themselves already run there and are not repeated.
       {
         extends: true,
         test: {
-          name: "anvil",
+          name: "chain-anvil",
           include: [CHAIN_E2E],
           exclude: [
             "test/chain/anvil-node.e2e-spec.ts",
@@ -40,6 +72,7 @@ export default defineConfig({
             "test/chain/transfer-reorg.e2e-spec.ts",
           ],
           env: { TEST_CHAIN_NODE: "anvil" },
+          globalSetup: [DATABASE, SHARED_NODES],
         },
       },
     ],

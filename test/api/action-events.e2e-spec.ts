@@ -5,11 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { ActionEventsService } from "../../src/ledger/live/action-events.service";
 import { apiClient } from "../support/api-client";
-import { actionPromises, type Api, CALLBACK_URL, uid } from "../support/chain-e2e";
+import { actionPromises, CALLBACK_URL, uid } from "../support/chain-e2e";
 import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy";
-import { eventually, startTestChain, type TestChain } from "../support/test-chain";
-import { startTestApp, type TestApp } from "../support/test-app";
+import { eventually } from "../support/test-chain";
+import { startTestApp } from "../support/test-app";
 import { startWorkerProcess, type WorkerProcess } from "../support/worker-process";
+import { useChainApp } from "../support/chain-app";
 
 /**
  * GET /api/v1/actions/events (Server-Sent Events) read with the `eventsource` package, the standard
@@ -18,27 +19,20 @@ import { startWorkerProcess, type WorkerProcess } from "../support/worker-proces
  * the stream can only learn of them through PostgreSQL.
  */
 
-let chain: TestChain;
-let testApp: TestApp;
 let worker: WorkerProcess;
-let api: Api;
-let apiKey: string;
 const sources: EventSource[] = [];
 
-beforeAll(async () => {
-  chain = await startTestChain();
-  testApp = await startTestApp({ ...chain.env, APP_ROLE: "api" });
-  worker = startWorkerProcess({ ...chain.env, DATABASE_URL: testApp.databaseUrl, REDIS_KEY_PREFIX: testApp.config.redis.keyPrefix });
-  const organization = await testApp.organization();
-  apiKey = organization.key;
-  api = apiClient(testApp.baseUrl, apiKey);
+const chainApp = useChainApp({ env: { APP_ROLE: "api" } });
+
+beforeAll(() => {
+  worker = startWorkerProcess({
+    ...chainApp.sameLedgerEnv,
+  });
 });
 
 afterAll(async () => {
   for (const source of sources) source.close();
   await worker?.kill();
-  await testApp?.close();
-  await chain?.stop();
 });
 
 interface Received {
@@ -50,9 +44,9 @@ interface Received {
 function openStream(query: string, options: { key?: string; baseUrl?: string } = {}) {
   const received: Received[] = [];
   const connections: Record<string, string>[] = [];
-  const source = new EventSource(`${options.baseUrl ?? testApp.baseUrl}/api/v1/actions/events?${query}`, {
+  const source = new EventSource(`${options.baseUrl ?? chainApp.testApp.baseUrl}/api/v1/actions/events?${query}`, {
     fetch: (input, init) => {
-      const headers = { ...(init?.headers as Record<string, string>), "x-api-key": options.key ?? apiKey };
+      const headers = { ...(init?.headers as Record<string, string>), "x-api-key": options.key ?? chainApp.organization.key };
       connections.push(headers);
       return fetch(input, { ...init, headers });
     },
@@ -81,7 +75,7 @@ function untilConfirmed(received: Received[], promises: string[], timeoutMs = 60
 async function newEvent(): Promise<{ eventId: string; promise: string }> {
   const eventId = uid("event");
   const [promise] = actionPromises(
-    await api.post("/stream", [{ action: "newEvent", data: { eventId, eventName: "Concert", currency: "EUR", callbackUrl: CALLBACK_URL } }]),
+    await chainApp.api.post("/stream", [{ action: "newEvent", data: { eventId, eventName: "Concert", currency: "EUR", callbackUrl: CALLBACK_URL } }]),
   );
   return { eventId, promise };
 }
@@ -89,7 +83,7 @@ async function newEvent(): Promise<{ eventId: string; promise: string }> {
 async function sell(eventId: string, count: number): Promise<{ ticketIds: string[]; promises: string[] }> {
   const ticketIds = Array.from({ length: count }, () => uid("ticket"));
   const promises = actionPromises(
-    await api.post(
+    await chainApp.api.post(
       "/stream",
       ticketIds.map((ticketId) => ({ action: "soldTicket", data: { eventId, ticketId, price: "10.00", orderTime: 1_750_000_000 } })),
     ),
@@ -108,7 +102,7 @@ describe("live status of an event's actions", () => {
     for (const [index, promise] of promises.entries()) {
       expect(statusesOf(stream.received, promise), `sale ${index}`).toEqual(SALE_PATH);
       const changes = stream.received.filter((entry) => entry.data.actionPromise === promise);
-      const { updatedAt: _updatedAt, ...current } = (await api.get(`/api/v1/actions/${promise}`)).body;
+      const { updatedAt: _updatedAt, ...current } = (await chainApp.api.get(`/api/v1/actions/${promise}`)).body;
       expect(changes.at(-1)!.data).toMatchObject(current);
       expect(current).toMatchObject({ status: "confirmed", eventId, ticketId: ticketIds[index], action: "sold", requestedAs: "soldTicket" });
       expect(current.txHash).toMatch(/^0x[0-9a-f]{64}$/);
@@ -123,7 +117,7 @@ describe("live status of an event's actions", () => {
   });
 
   it("resumes after a disconnect with Last-Event-ID: the changes made meanwhile arrive once, none is missed or repeated", async () => {
-    const proxy: TcpProxy = await startTcpProxy((testApp.app.getHttpServer().address() as AddressInfo).port);
+    const proxy: TcpProxy = await startTcpProxy((chainApp.testApp.app.getHttpServer().address() as AddressInfo).port);
     try {
       const { eventId, promise: eventPromise } = await newEvent();
       const stream = openStream(`eventId=${encodeURIComponent(eventId)}`, { baseUrl: proxy.url });
@@ -135,7 +129,7 @@ describe("live status of an event's actions", () => {
       await proxy.close();
       const during = await sell(eventId, 2);
       await eventually(async () => {
-        const views = await Promise.all(during.promises.map(async (promise) => (await api.get(`/api/v1/actions/${promise}`)).body));
+        const views = await Promise.all(during.promises.map(async (promise) => (await chainApp.api.get(`/api/v1/actions/${promise}`)).body));
         return views.every((view) => view.status === "confirmed") ? true : undefined;
       });
       const countBefore = stream.received.length;
@@ -163,9 +157,9 @@ describe("what a stream follows", () => {
     const byTicket = openStream(`eventId=${encodeURIComponent(eventId)}&ticketId=${encodeURIComponent(ticketIds[1])}`);
     const byPromises = openStream(`promises=${eventPromise},${promises[2]}`);
     // Another organization naming the same promises sees nothing; naming the event, it is told there is none.
-    const other = await testApp.organization();
+    const other = await chainApp.testApp.organization();
     const stranger = openStream(`promises=${eventPromise},${promises[2]}`, { key: other.key });
-    const strangerEvent = await apiClient(testApp.baseUrl, other.key).get(`/api/v1/actions/events?eventId=${encodeURIComponent(eventId)}`);
+    const strangerEvent = await apiClient(chainApp.testApp.baseUrl, other.key).get(`/api/v1/actions/events?eventId=${encodeURIComponent(eventId)}`);
     expect(strangerEvent.status).toBe(404);
     expect(strangerEvent.body).toEqual({ status: "error", error: { code: "event_not_found", message: expect.any(String) } });
 
@@ -175,7 +169,7 @@ describe("what a stream follows", () => {
     expect(new Set(byPromises.received.map((entry) => entry.data.actionPromise))).toEqual(new Set([eventPromise, promises[2]]));
     // A later change of the ticket (nothing on chain) reaches its stream too.
     const [update] = actionPromises(
-      await api.post("/stream", [{ action: "updateTicket", data: { ticketId: ticketIds[1], uri: "https://meta.example.com/1" } }]),
+      await chainApp.api.post("/stream", [{ action: "updateTicket", data: { ticketId: ticketIds[1], uri: "https://meta.example.com/1" } }]),
     );
     await eventually(async () => (statusesOf(byTicket.received, update).includes("no_broadcast_required") ? true : undefined));
     await eventually(async () => (stranger.source.readyState === EventSource.OPEN ? true : undefined));
@@ -185,8 +179,8 @@ describe("what a stream follows", () => {
 });
 
 describe("requests the stream refuses", () => {
-  const get = (query: string, headers: Record<string, string> = {}, key: string | undefined = apiKey) =>
-    apiClient(testApp.baseUrl, key).request("GET", `/api/v1/actions/events${query}`, undefined, headers);
+  const get = (query: string, headers: Record<string, string> = {}, key: string | undefined = chainApp.organization.key) =>
+    apiClient(chainApp.testApp.baseUrl, key).request("GET", `/api/v1/actions/events${query}`, undefined, headers);
 
   it("answers in the service's error format, before any event", async () => {
     const { eventId } = await newEvent();
@@ -208,12 +202,12 @@ describe("requests the stream refuses", () => {
       expect(answer.body.error).toMatchObject(field === undefined ? { code } : { code, field });
     }
     // At most so many open streams per organization: the next one is rate_limited until one closes.
-    const service = testApp.app.get(ActionEventsService);
+    const service = chainApp.testApp.app.get(ActionEventsService);
     const limit = service.maxStreamsPerOrganization;
-    const other = await testApp.organization();
+    const other = await chainApp.testApp.organization();
     const { eventId: otherEvent } = await (async () => {
       const otherEventId = uid("event");
-      const created = await apiClient(testApp.baseUrl, other.key).post("/stream", [
+      const created = await apiClient(chainApp.testApp.baseUrl, other.key).post("/stream", [
         { action: "newEvent", data: { eventId: otherEventId, eventName: "Concert", currency: "EUR", callbackUrl: CALLBACK_URL } },
       ]);
       expect(created.body.data[0].status).toBe("success");
@@ -228,11 +222,13 @@ describe("requests the stream refuses", () => {
       expect(refused.headers.get("retry-after")).toBe("2");
       expect(refused.body).toEqual({ status: "error", error: { code: "rate_limited", message: expect.any(String) } });
       // Another organization is not held back by it.
-      expect((await apiClient(testApp.baseUrl, apiKey).request("GET", "/api/v1/actions/events?eventId=no-such-event")).status).toBe(404);
+      expect((await apiClient(chainApp.testApp.baseUrl, chainApp.organization.key).request("GET", "/api/v1/actions/events?eventId=no-such-event")).status).toBe(
+        404,
+      );
       open[0].source.close();
       await eventually(async () => (service.openStreams <= 1 ? true : undefined));
       const controller = new AbortController();
-      const accepted = await fetch(`${testApp.baseUrl}/api/v1/actions/events?eventId=${otherEvent}`, {
+      const accepted = await fetch(`${chainApp.testApp.baseUrl}/api/v1/actions/events?eventId=${otherEvent}`, {
         headers: { "x-api-key": other.key },
         signal: controller.signal,
       });
@@ -251,14 +247,14 @@ describe("requests the stream refuses", () => {
 
 describe("heartbeats and shutdown", () => {
   it("sends a heartbeat comment on an idle stream", async () => {
-    const service = testApp.app.get(ActionEventsService);
+    const service = chainApp.testApp.app.get(ActionEventsService);
     const heartbeatMs = service.heartbeatMs;
     service.heartbeatMs = 200;
     try {
       const { eventId } = await newEvent();
       const controller = new AbortController();
-      const response = await fetch(`${testApp.baseUrl}/api/v1/actions/events?eventId=${eventId}`, {
-        headers: { "x-api-key": apiKey },
+      const response = await fetch(`${chainApp.testApp.baseUrl}/api/v1/actions/events?eventId=${eventId}`, {
+        headers: { "x-api-key": chainApp.organization.key },
         signal: controller.signal,
       });
       expect(response.status).toBe(200);

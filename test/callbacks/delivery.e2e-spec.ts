@@ -2,14 +2,11 @@ import { randomBytes } from "node:crypto";
 
 import { Webhook } from "standardwebhooks";
 import { DataSource } from "typeorm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 
-import { apiClient } from "../support/api-client";
 import {
-  type Api,
   callbackOf,
   callbackWhen,
-  DELIVERY_ENV,
   eventually,
   eventWithTickets,
   hmacMatches,
@@ -22,9 +19,7 @@ import {
   verifyCallback,
   webhookHeaders,
 } from "../support/callbacks-e2e";
-import { type HttpsReceiver, startHttpsReceiver } from "../support/https-receiver";
-import { startTestChain, type TestChain } from "../support/test-chain";
-import { startTestApp, type TestApp } from "../support/test-app";
+import { useChainApp } from "../support/chain-app";
 
 /**
  * Delivery to local HTTPS receivers (trusted through NODE_EXTRA_CA_CERTS, reached as `localhost`)
@@ -33,55 +28,41 @@ import { startTestApp, type TestApp } from "../support/test-app";
  */
 const TIMEOUT_MS = 2_000;
 
-let chain: TestChain;
-let testApp: TestApp;
-let receiver: HttpsReceiver;
-let api: Api;
-let secret: string;
-
-beforeAll(async () => {
-  [chain, receiver] = await Promise.all([startTestChain(), startHttpsReceiver()]);
-  // Secrets stored encrypted, as in production: signing must read them back.
-  testApp = await startTestApp({
-    ...chain.env,
-    ...DELIVERY_ENV,
-    CALLBACK_TIMEOUT_MS: String(TIMEOUT_MS),
-    CALLBACK_LEASE_MS: "5000",
-    WEBHOOK_SECRETS_KEY: randomBytes(32).toString("base64"),
-  });
-  const organization = await testApp.organization();
-  secret = organization.webhookSecret;
-  api = apiClient(testApp.baseUrl, organization.key);
-});
-
-afterAll(async () => {
-  await testApp?.close();
-  await Promise.all([chain?.stop(), receiver?.close()]);
+// Secrets stored encrypted, as in production: signing must read them back.
+const chainApp = useChainApp({
+  receiver: true,
+  env: { CALLBACK_TIMEOUT_MS: String(TIMEOUT_MS), CALLBACK_LEASE_MS: "5000", WEBHOOK_SECRETS_KEY: randomBytes(32).toString("base64") },
 });
 
 const updateTicketRequests = (path: string, ticketId: string) =>
-  receiver.requests(path).filter((request) => updateTicketOf(ticketId)(JSON.parse(request.body)));
+  chainApp.receiver.requests(path).filter((request) => updateTicketOf(ticketId)(JSON.parse(request.body)));
 
 describe("signed callbacks of confirmed on-chain actions", () => {
   it("posts each action's body, signed per Standard Webhooks with the organization's secret, verified by two independent verifiers", async () => {
     const path = "/signed";
-    const { eventId, ticketIds, promises } = await eventWithTickets(api, receiver.url(path), 2);
-    const views = await settled(api, promises);
-    const requests = await eventually(async () => (receiver.requests(path).length >= 3 ? receiver.requests(path) : undefined), 20_000, "3 callbacks");
+    const { eventId, ticketIds, promises } = await eventWithTickets(chainApp.api, chainApp.receiver.url(path), 2);
+    const views = await settled(chainApp.api, promises);
+    const requests = await eventually(
+      async () => (chainApp.receiver.requests(path).length >= 3 ? chainApp.receiver.requests(path) : undefined),
+      20_000,
+      "3 callbacks",
+    );
     expect(requests).toHaveLength(3);
-    const stored = await testApp.app.get(DataSource).query<{ secret: string }[]>(`SELECT secret FROM webhook_secrets`);
-    expect(stored.every((row) => row.secret.startsWith("enc:v1:") && !row.secret.includes(secret.slice("whsec_".length)))).toBe(true);
+    const stored = await chainApp.testApp.app.get(DataSource).query<{ secret: string }[]>(`SELECT secret FROM webhook_secrets`);
+    expect(stored.every((row) => row.secret.startsWith("enc:v1:") && !row.secret.includes(chainApp.organization.webhookSecret.slice("whsec_".length)))).toBe(
+      true,
+    );
 
     for (const [index, promise] of promises.entries()) {
       const [request] = requestsFor(requests, promise);
       expect(request.method).toBe("POST");
       expect(request.headers["content-type"]).toBe("application/json");
-      const body = verifyCallback(request, secret);
-      const view = await callbackWhen(api, eventId, promise);
+      const body = verifyCallback(request, chainApp.organization.webhookSecret);
+      const view = await callbackWhen(chainApp.api, eventId, promise);
       expect(request.headers["webhook-id"]).toBe(view.callbackId);
       expect(Math.abs(Number(request.headers["webhook-timestamp"]) - Date.now() / 1000)).toBeLessThan(120);
       expect(view).toMatchObject({ status: "delivered", attempts: 1, lastStatusCode: 204, lastError: null });
-      expect(view.attemptLog).toEqual([expect.objectContaining({ statusCode: 204, error: null, url: receiver.url(path) })]);
+      expect(view.attemptLog).toEqual([expect.objectContaining({ statusCode: 204, error: null, url: chainApp.receiver.url(path) })]);
       expect(view.body).toEqual(body);
       expect(body).toMatchObject({
         txHash: views[index].txHash,
@@ -92,14 +73,14 @@ describe("signed callbacks of confirmed on-chain actions", () => {
         status: "confirmed",
         error: null,
         chainId: 31337,
-        registryAddress: chain.registryAddress,
+        registryAddress: chainApp.chain.registryAddress,
       });
       expect(body.txHash).toMatch(/^0x[0-9a-f]{64}$/);
       if (index === 0) {
         expect(body).toMatchObject({ transactionType: "event", action: "newEvent", ticketId: null, tokenId: null });
       } else {
         expect(body).toMatchObject({ transactionType: "ticket", action: "sold", ticketId: ticketIds[index - 1], tokenId: expect.stringMatching(/^\d+$/) });
-        const ticket = (await api.get(`/api/v1/tickets/${ticketIds[index - 1]}`)).body;
+        const ticket = (await chainApp.api.get(`/api/v1/tickets/${ticketIds[index - 1]}`)).body;
         expect(body.tokenId).toBe(ticket.chain.tokenId);
       }
     }
@@ -108,12 +89,12 @@ describe("signed callbacks of confirmed on-chain actions", () => {
     const [request] = requests;
     const tampered = request.body.replace('"status":"confirmed"', '"status":"error"');
     expect(tampered).not.toBe(request.body);
-    expect(() => new Webhook(secret).verify(tampered, webhookHeaders(request))).toThrow("No matching signature found");
-    expect(hmacMatches(tampered, webhookHeaders(request), secret)).toBe(false);
+    expect(() => new Webhook(chainApp.organization.webhookSecret).verify(tampered, webhookHeaders(request))).toThrow("No matching signature found");
+    expect(hmacMatches(tampered, webhookHeaders(request), chainApp.organization.webhookSecret)).toBe(false);
     const otherId = { ...webhookHeaders(request), "webhook-id": "another-id" };
-    expect(() => new Webhook(secret).verify(request.body, otherId)).toThrow("No matching signature found");
-    expect(hmacMatches(request.body, otherId, secret)).toBe(false);
-    const otherSecret = (await testApp.organization()).webhookSecret;
+    expect(() => new Webhook(chainApp.organization.webhookSecret).verify(request.body, otherId)).toThrow("No matching signature found");
+    expect(hmacMatches(request.body, otherId, chainApp.organization.webhookSecret)).toBe(false);
+    const otherSecret = (await chainApp.testApp.organization()).webhookSecret;
     expect(() => new Webhook(otherSecret).verify(request.body, webhookHeaders(request))).toThrow("No matching signature found");
     expect(hmacMatches(request.body, webhookHeaders(request), otherSecret)).toBe(false);
   });
@@ -122,65 +103,70 @@ describe("signed callbacks of confirmed on-chain actions", () => {
 describe("retries", () => {
   it("gives a receiver that fails twice then succeeds the same webhook-id each time, and logs 3 attempts", async () => {
     const path = "/flaky";
-    const { eventId, ticketIds } = await eventWithTickets(api, receiver.url(path), 1);
-    receiver.script(path, [{ status: 500 }, { status: 502, body: "bad gateway" }], { status: 200, body: "ok" }, updateTicketOf(ticketIds[0]));
-    const [promise] = await updateTickets(api, ticketIds);
+    const { eventId, ticketIds } = await eventWithTickets(chainApp.api, chainApp.receiver.url(path), 1);
+    chainApp.receiver.script(path, [{ status: 500 }, { status: 502, body: "bad gateway" }], { status: 200, body: "ok" }, updateTicketOf(ticketIds[0]));
+    const [promise] = await updateTickets(chainApp.api, ticketIds);
 
-    const view = await callbackWhen(api, eventId, promise);
+    const view = await callbackWhen(chainApp.api, eventId, promise);
     expect(view).toMatchObject({ status: "delivered", attempts: 3, lastStatusCode: 200, lastError: null, deliveredAt: expect.any(String) });
     expect(view.attemptLog.map((attempt: any) => attempt.statusCode)).toEqual([500, 502, 200]);
-    const requests = requestsFor(receiver.requests(path), promise);
+    const requests = requestsFor(chainApp.receiver.requests(path), promise);
     expect(requests).toHaveLength(3);
     expect(new Set(requests.map((request) => request.headers["webhook-id"]))).toEqual(new Set([view.callbackId]));
     expect(new Set(requests.map((request) => request.body)).size).toBe(1);
     for (const request of requests)
-      expect(verifyCallback(request, secret)).toMatchObject({ action: "updateTicket", actionPromise: promise, status: "confirmed", txHash: null });
+      expect(verifyCallback(request, chainApp.organization.webhookSecret)).toMatchObject({
+        action: "updateTicket",
+        actionPromise: promise,
+        status: "confirmed",
+        txHash: null,
+      });
   });
 
   it("stops at 410 Gone: failed after one attempt", async () => {
     const path = "/gone";
-    const { eventId, ticketIds } = await eventWithTickets(api, receiver.url(path), 1);
-    receiver.script(path, [], { status: 410 }, updateTicketOf(ticketIds[0]));
-    const [promise] = await updateTickets(api, ticketIds);
+    const { eventId, ticketIds } = await eventWithTickets(chainApp.api, chainApp.receiver.url(path), 1);
+    chainApp.receiver.script(path, [], { status: 410 }, updateTicketOf(ticketIds[0]));
+    const [promise] = await updateTickets(chainApp.api, ticketIds);
 
-    const view = await callbackWhen(api, eventId, promise);
+    const view = await callbackWhen(chainApp.api, eventId, promise);
     expect(view).toMatchObject({ status: "failed", attempts: 1, lastStatusCode: 410, nextAttemptAt: null, deliveredAt: null });
     await new Promise((resolve) => setTimeout(resolve, 700)); // several scaled retry delays
-    expect(requestsFor(receiver.requests(path), promise)).toHaveLength(1);
-    expect((await callbackOf(api, eventId, promise)).attempts).toBe(1);
+    expect(requestsFor(chainApp.receiver.requests(path), promise)).toHaveLength(1);
+    expect((await callbackOf(chainApp.api, eventId, promise)).attempts).toBe(1);
   });
 
   it("does not follow a redirect: the Location target receives nothing and the 3xx counts as a failure", async () => {
     const path = "/moved";
-    const { eventId, ticketIds } = await eventWithTickets(api, receiver.url(path), 1);
-    receiver.script(
+    const { eventId, ticketIds } = await eventWithTickets(chainApp.api, chainApp.receiver.url(path), 1);
+    chainApp.receiver.script(
       path,
       [
-        { status: 302, headers: { location: receiver.url("/redirect-target") } },
-        { status: 308, headers: { location: receiver.url("/redirect-target") } },
+        { status: 302, headers: { location: chainApp.receiver.url("/redirect-target") } },
+        { status: 308, headers: { location: chainApp.receiver.url("/redirect-target") } },
       ],
       {},
       updateTicketOf(ticketIds[0]),
     );
-    const [promise] = await updateTickets(api, ticketIds);
+    const [promise] = await updateTickets(chainApp.api, ticketIds);
 
-    const view = await callbackWhen(api, eventId, promise);
+    const view = await callbackWhen(chainApp.api, eventId, promise);
     expect(view.attemptLog.map((attempt: any) => attempt.statusCode)).toEqual([302, 308, 204]);
     expect(view).toMatchObject({ status: "delivered", attempts: 3 });
-    expect(receiver.requests("/redirect-target")).toEqual([]);
+    expect(chainApp.receiver.requests("/redirect-target")).toEqual([]);
   });
 
   it("times out a receiver that hangs beyond CALLBACK_TIMEOUT_MS and retries", async () => {
     const path = "/hang";
-    const { eventId, ticketIds } = await eventWithTickets(api, receiver.url(path), 1);
-    receiver.script(path, [{ hang: true }], {}, updateTicketOf(ticketIds[0]));
-    const [promise] = await updateTickets(api, ticketIds);
+    const { eventId, ticketIds } = await eventWithTickets(chainApp.api, chainApp.receiver.url(path), 1);
+    chainApp.receiver.script(path, [{ hang: true }], {}, updateTicketOf(ticketIds[0]));
+    const [promise] = await updateTickets(chainApp.api, ticketIds);
 
-    const view = await callbackWhen(api, eventId, promise);
+    const view = await callbackWhen(chainApp.api, eventId, promise);
     expect(view).toMatchObject({ status: "delivered", attempts: 2, lastStatusCode: 204 });
     expect(view.attemptLog[0]).toMatchObject({ statusCode: null, error: `no answer within ${TIMEOUT_MS} ms` });
     expect(view.attemptLog[0].durationMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
-    const requests = requestsFor(receiver.requests(path), promise);
+    const requests = requestsFor(chainApp.receiver.requests(path), promise);
     expect(requests).toHaveLength(2);
     expect(requests[1].headers["webhook-id"]).toBe(requests[0].headers["webhook-id"]);
     expect(requests[1].receivedAt - requests[0].receivedAt).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
@@ -188,17 +174,17 @@ describe("retries", () => {
 
   it("waits as long as 429 and 503 ask with Retry-After (seconds or an HTTP date) before the next attempt", async () => {
     const path = "/busy";
-    const { eventId, ticketIds } = await eventWithTickets(api, receiver.url(path), 3);
+    const { eventId, ticketIds } = await eventWithTickets(chainApp.api, chainApp.receiver.url(path), 3);
     const [slowDown, unavailable, plain] = ticketIds;
-    receiver.script(path, [{ status: 429, headers: { "retry-after": "2" } }], {}, updateTicketOf(slowDown));
-    receiver.script(path, [{ status: 503, headers: { "retry-after": new Date(Date.now() + 3_000).toUTCString() } }], {}, updateTicketOf(unavailable));
-    receiver.script(path, [{ status: 503 }], {}, updateTicketOf(plain)); // no Retry-After: the (shrunk) schedule
-    const promises = await updateTickets(api, ticketIds);
+    chainApp.receiver.script(path, [{ status: 429, headers: { "retry-after": "2" } }], {}, updateTicketOf(slowDown));
+    chainApp.receiver.script(path, [{ status: 503, headers: { "retry-after": new Date(Date.now() + 3_000).toUTCString() } }], {}, updateTicketOf(unavailable));
+    chainApp.receiver.script(path, [{ status: 503 }], {}, updateTicketOf(plain)); // no Retry-After: the (shrunk) schedule
+    const promises = await updateTickets(chainApp.api, ticketIds);
 
-    const views = await Promise.all(promises.map((promise) => callbackWhen(api, eventId, promise)));
+    const views = await Promise.all(promises.map((promise) => callbackWhen(chainApp.api, eventId, promise)));
     for (const view of views) expect(view).toMatchObject({ status: "delivered", attempts: 2 });
     const gap = (promise: string) => {
-      const [first, second] = requestsFor(receiver.requests(path), promise);
+      const [first, second] = requestsFor(chainApp.receiver.requests(path), promise);
       return second.receivedAt - first.receivedAt;
     };
     expect(views.map((view) => view.attemptLog[0].statusCode)).toEqual([429, 503, 503]);
@@ -210,17 +196,20 @@ describe("retries", () => {
 
 describe("scaling and ordering", () => {
   it("does not let a slow receiver delay another event's callbacks", async () => {
-    const [slow, fast] = await Promise.all([eventWithTickets(api, receiver.url("/slow"), 2), eventWithTickets(api, receiver.url("/fast"), 3)]);
-    receiver.script("/slow", [], { hang: true }, (body) => body?.action === "updateTicket");
-    const slowPromises = await updateTickets(api, slow.ticketIds);
+    const [slow, fast] = await Promise.all([
+      eventWithTickets(chainApp.api, chainApp.receiver.url("/slow"), 2),
+      eventWithTickets(chainApp.api, chainApp.receiver.url("/fast"), 3),
+    ]);
+    chainApp.receiver.script("/slow", [], { hang: true }, (body) => body?.action === "updateTicket");
+    const slowPromises = await updateTickets(chainApp.api, slow.ticketIds);
     const hanging = await eventually(async () => {
-      const requests = receiver.requests("/slow").filter((request) => JSON.parse(request.body).action === "updateTicket");
+      const requests = chainApp.receiver.requests("/slow").filter((request) => JSON.parse(request.body).action === "updateTicket");
       return requests.length === 2 ? requests : undefined;
     });
 
-    const fastPromises = await updateTickets(api, fast.ticketIds);
-    const delivered = await Promise.all(fastPromises.map((promise) => callbackWhen(api, fast.eventId, promise)));
-    const slowViews = await Promise.all(slowPromises.map((promise) => callbackOf(api, slow.eventId, promise)));
+    const fastPromises = await updateTickets(chainApp.api, fast.ticketIds);
+    const delivered = await Promise.all(fastPromises.map((promise) => callbackWhen(chainApp.api, fast.eventId, promise)));
+    const slowViews = await Promise.all(slowPromises.map((promise) => callbackOf(chainApp.api, slow.eventId, promise)));
     // All of that happened while the slow receiver still held both requests (before they could time out).
     expect(Date.now()).toBeLessThan(Math.min(...hanging.map((request) => request.receivedAt)) + TIMEOUT_MS);
     expect(delivered.map((view) => view.status)).toEqual(["delivered", "delivered", "delivered"]);
@@ -229,32 +218,32 @@ describe("scaling and ordering", () => {
 
   it("keeps a ticket's order: a later action's callback waits for an earlier one's first attempt; other tickets do not wait", async () => {
     const path = "/order";
-    const { eventId, ticketIds } = await eventWithTickets(api, receiver.url(path), 2);
+    const { eventId, ticketIds } = await eventWithTickets(chainApp.api, chainApp.receiver.url(path), 2);
     const [first, other] = ticketIds;
-    receiver.script(path, [{ delayMs: 800 }], {}, updateTicketOf(first));
-    const [earlier, later, otherTicket] = await updateTickets(api, [first, first, other]);
+    chainApp.receiver.script(path, [{ delayMs: 800 }], {}, updateTicketOf(first));
+    const [earlier, later, otherTicket] = await updateTickets(chainApp.api, [first, first, other]);
 
-    await Promise.all([earlier, later, otherTicket].map((promise) => callbackWhen(api, eventId, promise)));
-    const [earlierRequest] = requestsFor(receiver.requests(path), earlier);
-    const [laterRequest] = requestsFor(receiver.requests(path), later);
-    const [otherRequest] = requestsFor(receiver.requests(path), otherTicket);
+    await Promise.all([earlier, later, otherTicket].map((promise) => callbackWhen(chainApp.api, eventId, promise)));
+    const [earlierRequest] = requestsFor(chainApp.receiver.requests(path), earlier);
+    const [laterRequest] = requestsFor(chainApp.receiver.requests(path), later);
+    const [otherRequest] = requestsFor(chainApp.receiver.requests(path), otherTicket);
     expect(laterRequest.receivedAt).toBeGreaterThanOrEqual(earlierRequest.answeredAt as number);
     expect(otherRequest.receivedAt).toBeLessThan(earlierRequest.answeredAt as number);
   });
 
   it("reports a ticket's actions in acceptance order when some wait for the chain and some do not", async () => {
     const path = "/mixed-order";
-    const { eventId } = await eventWithTickets(api, receiver.url(path), 0);
+    const { eventId } = await eventWithTickets(chainApp.api, chainApp.receiver.url(path), 0);
     const ticketId = uid("ticket");
     // updateTicket needs nothing on chain: its callback is ready at once, yet must follow the sale's.
-    const promises = await stream(api, [
+    const promises = await stream(chainApp.api, [
       { action: "soldTicket", data: { eventId, ticketId, price: "5.00", orderTime: 1_750_000_000 } },
       { action: "updateTicket", data: { ticketId, uri: "https://meta.example.com/1" } },
       { action: "scannedTicket", data: { ticketId, orderTime: 1_750_000_100 } },
       { action: "updateTicket", data: { ticketId, uri: "https://meta.example.com/2" } },
     ]);
-    await Promise.all(promises.map((promise) => callbackWhen(api, eventId, promise)));
-    const arrived = receiver
+    await Promise.all(promises.map((promise) => callbackWhen(chainApp.api, eventId, promise)));
+    const arrived = chainApp.receiver
       .requests(path)
       .map((request) => JSON.parse(request.body))
       .filter((body) => body.ticketId === ticketId);
@@ -263,23 +252,23 @@ describe("scaling and ordering", () => {
   });
 
   it("sends to the callbackUrl in force at send time: updateEvent moves the retries", async () => {
-    const { eventId, ticketIds } = await eventWithTickets(api, receiver.url("/old"), 1);
-    receiver.script("/old", [{ status: 503, headers: { "retry-after": "2" } }], {}, updateTicketOf(ticketIds[0]));
-    const [promise] = await updateTickets(api, ticketIds);
+    const { eventId, ticketIds } = await eventWithTickets(chainApp.api, chainApp.receiver.url("/old"), 1);
+    chainApp.receiver.script("/old", [{ status: 503, headers: { "retry-after": "2" } }], {}, updateTicketOf(ticketIds[0]));
+    const [promise] = await updateTickets(chainApp.api, ticketIds);
     await eventually(async () => (updateTicketRequests("/old", ticketIds[0]).length === 1 ? true : undefined));
-    const [moved] = await stream(api, [{ action: "updateEvent", data: { eventId, callbackUrl: receiver.url("/new") } }]);
+    const [moved] = await stream(chainApp.api, [{ action: "updateEvent", data: { eventId, callbackUrl: chainApp.receiver.url("/new") } }]);
 
-    const view = await callbackWhen(api, eventId, promise);
+    const view = await callbackWhen(chainApp.api, eventId, promise);
     expect(view.attemptLog.map((attempt: any) => [attempt.url, attempt.statusCode])).toEqual([
-      [receiver.url("/old"), 503],
-      [receiver.url("/new"), 204],
+      [chainApp.receiver.url("/old"), 503],
+      [chainApp.receiver.url("/new"), 204],
     ]);
     expect(updateTicketRequests("/old", ticketIds[0])).toHaveLength(1);
     expect(updateTicketRequests("/new", ticketIds[0])).toHaveLength(1);
     // The updateEvent's own callback goes to the new URL too.
-    expect(await callbackWhen(api, eventId, moved)).toMatchObject({
+    expect(await callbackWhen(chainApp.api, eventId, moved)).toMatchObject({
       status: "delivered",
-      attemptLog: [expect.objectContaining({ url: receiver.url("/new") })],
+      attemptLog: [expect.objectContaining({ url: chainApp.receiver.url("/new") })],
     });
   });
 });

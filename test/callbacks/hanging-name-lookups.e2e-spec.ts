@@ -1,12 +1,10 @@
 import { DataSource } from "typeorm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 
-import { apiClient } from "../support/api-client";
-import { type Api, callbackWhen, DELIVERY_ENV, eventually, eventWithTickets, stream, uid, updateTickets } from "../support/callbacks-e2e";
-import { type HttpsReceiver, startHttpsReceiver } from "../support/https-receiver";
+import { callbackWhen, eventually, eventWithTickets, stream, uid, updateTickets } from "../support/callbacks-e2e";
+
 import { SILENT, startTestDnsServer, type TestDnsServer } from "../support/test-dns-server";
-import { startTestChain, type TestChain } from "../support/test-chain";
-import { startTestApp, type TestApp } from "../support/test-app";
+import { useChainApp } from "../support/chain-app";
 
 /**
  * One receiver whose name lookups never end, with thousands of callbacks due, costs only its own
@@ -24,40 +22,30 @@ const TIMEOUT_MS = 5_000;
 const DNS_TIMEOUT_MS = 1_000;
 
 let dns: TestDnsServer;
-let chain: TestChain;
-let testApp: TestApp;
-let receiver: HttpsReceiver;
-let api: Api;
 
-beforeAll(async () => {
-  [dns, chain, receiver] = await Promise.all([
-    startTestDnsServer({ [ANSWERS]: { a: ["127.0.0.1"] }, [HANGS]: SILENT }),
-    startTestChain(),
-    startHttpsReceiver(),
-  ]);
-  testApp = await startTestApp({
-    ...chain.env,
-    ...DELIVERY_ENV,
-    CALLBACK_ALLOW_HOSTS: `${ANSWERS},${HANGS}`,
-    CALLBACK_DNS_SERVERS: dns.address,
-    CALLBACK_DNS_TIMEOUT_MS: String(DNS_TIMEOUT_MS),
-    CALLBACK_TIMEOUT_MS: String(TIMEOUT_MS),
-    CALLBACK_LEASE_MS: "20000",
-  });
-  const organization = await testApp.organization();
-  api = apiClient(testApp.baseUrl, organization.key);
+const chainApp = useChainApp({
+  receiver: true,
+  env: async () => {
+    dns = await startTestDnsServer({ [ANSWERS]: { a: ["127.0.0.1"] }, [HANGS]: SILENT });
+    return {
+      CALLBACK_ALLOW_HOSTS: `${ANSWERS},${HANGS}`,
+      CALLBACK_DNS_SERVERS: dns.address,
+      CALLBACK_DNS_TIMEOUT_MS: String(DNS_TIMEOUT_MS),
+      CALLBACK_TIMEOUT_MS: String(TIMEOUT_MS),
+      CALLBACK_LEASE_MS: "20000",
+    };
+  },
 });
 
 afterAll(async () => {
-  await testApp?.close();
-  await Promise.all([chain?.stop(), receiver?.close(), dns?.close()]);
+  await dns?.close();
 });
 
-const urlOf = (host: string, path: string) => `https://${host}:${receiver.port}${path}`;
+const urlOf = (host: string, path: string) => `https://${host}:${chainApp.receiver.port}${path}`;
 
 /** The callbacks to a host: how many, in which status, how many were attempted, and the errors of their attempts. */
 async function callbacksTo(host: string): Promise<{ total: number; pending: number; attempted: number; errors: string[] }> {
-  const sql = testApp.app.get(DataSource);
+  const sql = chainApp.testApp.app.get(DataSource);
   const [counts] = await sql.query(
     `SELECT count(*)::int AS total, count(*) FILTER (WHERE c.status = 'pending')::int AS pending, count(*) FILTER (WHERE c.attempts > 0)::int AS attempted
        FROM callbacks c JOIN events e ON e.id = c.event_ref WHERE e.callback_url LIKE $1`,
@@ -72,7 +60,7 @@ async function callbacksTo(host: string): Promise<{ total: number; pending: numb
 describe("a receiver whose name lookups hang", () => {
   it("costs only its own slots: another receiver's callbacks are all delivered at their first attempt meanwhile", async () => {
     const hangingEvent = uid("event");
-    await stream(api, [
+    await stream(chainApp.api, [
       { action: "newEvent", data: { eventId: hangingEvent, eventName: "Hanging", currency: "EUR", callbackUrl: urlOf(HANGS, "/hooks") } },
       ...Array.from({ length: HANGING_TICKETS }, () => ({
         action: "soldTicket",
@@ -89,15 +77,15 @@ describe("a receiver whose name lookups hang", () => {
       "the hanging receiver's callbacks, due and attempted",
     );
 
-    const answering = await eventWithTickets(api, urlOf(ANSWERS, "/hooks"), ANSWERING_TICKETS);
-    const updates = await updateTickets(api, answering.ticketIds);
+    const answering = await eventWithTickets(chainApp.api, urlOf(ANSWERS, "/hooks"), ANSWERING_TICKETS);
+    const updates = await updateTickets(chainApp.api, answering.ticketIds);
     const views = await Promise.all(
       [...answering.promises, ...updates].map((promise) =>
-        callbackWhen(api, answering.eventId, promise, (view) => view.status !== "pending" || view.attempts > 1, 60_000),
+        callbackWhen(chainApp.api, answering.eventId, promise, (view) => view.status !== "pending" || view.attempts > 1, 60_000),
       ),
     );
     expect(views.filter((view) => view.status !== "delivered" || view.attempts !== 1)).toEqual([]);
-    expect(receiver.requests("/hooks")).toHaveLength(views.length);
+    expect(chainApp.receiver.requests("/hooks")).toHaveLength(views.length);
     expect((await callbacksTo(ANSWERS)).errors).toEqual(["204"]);
 
     const hanging = await callbacksTo(HANGS);

@@ -1,6 +1,6 @@
 import { Webhook } from "standardwebhooks";
 import { DataSource } from "typeorm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 
 import { OrganizationOnboardingService } from "../../src/callbacks/secrets/organization-onboarding.service";
 import { apiClient } from "../support/api-client";
@@ -8,7 +8,6 @@ import {
   type Api,
   callbackOf,
   callbackWhen,
-  DELIVERY_ENV,
   eventWithTickets,
   hmacMatches,
   requestsFor,
@@ -19,16 +18,10 @@ import {
   verifyCallback,
   webhookHeaders,
 } from "../support/callbacks-e2e";
-import { type HttpsReceiver, startHttpsReceiver } from "../support/https-receiver";
-import { startTestChain, type TestChain } from "../support/test-chain";
-import { startTestApp, type TestApp } from "../support/test-app";
+import { useChainApp } from "../support/chain-app";
 
 /** The delivery log, redelivery and its tenancy, exhausted retries, and webhook secret rotation. */
 const MAX_ATTEMPTS = 3;
-
-let chain: TestChain;
-let testApp: TestApp;
-let receiver: HttpsReceiver;
 
 interface Tenant {
   ticketeerId: string;
@@ -37,39 +30,31 @@ interface Tenant {
 }
 
 async function tenant(): Promise<Tenant> {
-  const organization = await testApp.organization();
-  return { ticketeerId: organization.ticketeerId, secret: organization.webhookSecret, api: apiClient(testApp.baseUrl, organization.key) };
+  const organization = await chainApp.testApp.organization();
+  return { ticketeerId: organization.ticketeerId, secret: organization.webhookSecret, api: apiClient(chainApp.testApp.baseUrl, organization.key) };
 }
 
-beforeAll(async () => {
-  [chain, receiver] = await Promise.all([startTestChain(), startHttpsReceiver()]);
-  testApp = await startTestApp({
-    ...chain.env,
-    ...DELIVERY_ENV,
-    CALLBACK_TIMEOUT_MS: "2000",
-    CALLBACK_LEASE_MS: "5000",
-    CALLBACK_MAX_ATTEMPTS: String(MAX_ATTEMPTS),
-  });
-});
-
-afterAll(async () => {
-  await testApp?.close();
-  await Promise.all([chain?.stop(), receiver?.close()]);
+const chainApp = useChainApp({
+  receiver: true,
+  env: { CALLBACK_TIMEOUT_MS: "2000", CALLBACK_LEASE_MS: "5000", CALLBACK_MAX_ATTEMPTS: String(MAX_ATTEMPTS) },
 });
 
 describe("the delivery log and redelivery", () => {
   it("lists only the organization's own callbacks by status and event, and redelivers only its own", async () => {
     const [alice, bob] = await Promise.all([tenant(), tenant()]);
     const path = "/tenants";
-    const [aliceSetup, bobSetup] = await Promise.all([eventWithTickets(alice.api, receiver.url(path), 2), eventWithTickets(bob.api, receiver.url(path), 1)]);
+    const [aliceSetup, bobSetup] = await Promise.all([
+      eventWithTickets(alice.api, chainApp.receiver.url(path), 2),
+      eventWithTickets(bob.api, chainApp.receiver.url(path), 1),
+    ]);
     // Both organizations use the same eventId: ids are per organization, and so are their logs.
     const sharedEventId = `shared-${aliceSetup.eventId}`;
     const eventOf = (who: Tenant, ticketIds: string[]) =>
       stream(who.api, [
-        { action: "newEvent", data: { eventId: sharedEventId, eventName: "Same id", currency: "EUR", callbackUrl: receiver.url(path) } },
+        { action: "newEvent", data: { eventId: sharedEventId, eventName: "Same id", currency: "EUR", callbackUrl: chainApp.receiver.url(path) } },
         ...ticketIds.map((ticketId) => ({ action: "soldTicket", data: { eventId: sharedEventId, ticketId, price: "1.00", orderTime: 1_750_000_000 } })),
       ]);
-    for (const ticketId of [...aliceSetup.ticketIds, ...bobSetup.ticketIds]) receiver.script(path, [{ status: 410 }], {}, updateTicketOf(ticketId));
+    for (const ticketId of [...aliceSetup.ticketIds, ...bobSetup.ticketIds]) chainApp.receiver.script(path, [{ status: 410 }], {}, updateTicketOf(ticketId));
     const [aliceGone, aliceAlsoGone] = await updateTickets(alice.api, aliceSetup.ticketIds);
     const [bobGone] = await updateTickets(bob.api, bobSetup.ticketIds);
     const [[aliceShared], [bobShared]] = await Promise.all([eventOf(alice, []), eventOf(bob, [])]);
@@ -112,16 +97,16 @@ describe("the delivery log and redelivery", () => {
     expect((await bob.api.post("/api/v1/callbacks/not-a-uuid/redeliver", {})).status).toBe(404);
     expect((await bob.api.post("/api/v1/callbacks/00000000-0000-4000-8000-000000000000/redeliver", {})).body).toMatchObject(notFound);
     expect(await callbackOf(alice.api, aliceSetup.eventId, aliceGone)).toMatchObject({ status: "failed", attempts: 1 });
-    expect(requestsFor(receiver.requests(path), aliceGone)).toHaveLength(1);
+    expect(requestsFor(chainApp.receiver.requests(path), aliceGone)).toHaveLength(1);
 
     // Alice redelivers hers: sent again, with the same webhook-id, and logged.
-    receiver.script(path, [{ status: 200 }], {}, updateTicketOf(aliceSetup.ticketIds[0]));
+    chainApp.receiver.script(path, [{ status: 200 }], {}, updateTicketOf(aliceSetup.ticketIds[0]));
     const redelivered = await alice.api.post(`/api/v1/callbacks/${aliceView.callbackId}/redeliver`, {});
     expect(redelivered.status).toBe(200);
     expect(redelivered.body).toMatchObject({ callbackId: aliceView.callbackId, status: "pending", attempts: 0 });
     const after = await callbackWhen(alice.api, aliceSetup.eventId, aliceGone, (view) => view.status === "delivered");
     expect(after.attemptLog.map((attempt: any) => attempt.statusCode)).toEqual([410, 200]);
-    const requests = requestsFor(receiver.requests(path), aliceGone);
+    const requests = requestsFor(chainApp.receiver.requests(path), aliceGone);
     expect(requests.map((request) => request.headers["webhook-id"])).toEqual([aliceView.callbackId, aliceView.callbackId]);
     verifyCallback(requests[1], alice.secret);
     // Bob's stays as it was.
@@ -133,8 +118,8 @@ describe("the delivery log and redelivery", () => {
   it("keeps a callback whose retries are exhausted in the log as failed, with every attempt", async () => {
     const { api } = await tenant();
     const path = "/down";
-    const { eventId, ticketIds } = await eventWithTickets(api, receiver.url(path), 1);
-    receiver.script(path, [], { status: 500 }, updateTicketOf(ticketIds[0]));
+    const { eventId, ticketIds } = await eventWithTickets(api, chainApp.receiver.url(path), 1);
+    chainApp.receiver.script(path, [], { status: 500 }, updateTicketOf(ticketIds[0]));
     const [promise] = await updateTickets(api, ticketIds);
 
     const view = await callbackWhen(api, eventId, promise);
@@ -149,21 +134,21 @@ describe("webhook secret rotation", () => {
   it("signs with the old and the new secret during the grace period, then with the new one only", async () => {
     const { ticketeerId, secret: oldSecret, api } = await tenant();
     const path = "/rotation";
-    const { eventId, ticketIds } = await eventWithTickets(api, receiver.url(path), 1);
+    const { eventId, ticketIds } = await eventWithTickets(api, chainApp.receiver.url(path), 1);
     const [ticketId] = ticketIds;
     const [before] = await updateTickets(api, [ticketId]);
     await callbackWhen(api, eventId, before);
-    const [beforeRequest] = requestsFor(receiver.requests(path), before);
+    const [beforeRequest] = requestsFor(chainApp.receiver.requests(path), before);
     expect(signaturesOf(beforeRequest)).toHaveLength(1);
     verifyCallback(beforeRequest, oldSecret);
 
     // What `npm run cli -- rotate-webhook-secret` does.
-    const newSecret = await testApp.app.get(OrganizationOnboardingService).rotateWebhookSecret(ticketeerId, 24);
+    const newSecret = await chainApp.testApp.app.get(OrganizationOnboardingService).rotateWebhookSecret(ticketeerId, 24);
     expect(newSecret).toMatch(/^whsec_/);
     expect(newSecret).not.toBe(oldSecret);
     const [during] = await updateTickets(api, [ticketId]);
     await callbackWhen(api, eventId, during);
-    const [duringRequest] = requestsFor(receiver.requests(path), during);
+    const [duringRequest] = requestsFor(chainApp.receiver.requests(path), during);
     const signatures = signaturesOf(duringRequest);
     expect(signatures).toHaveLength(2);
     // Each signature verifies with its own secret alone, by both verifiers; a receiver holding either secret accepts the callback.
@@ -178,10 +163,10 @@ describe("webhook secret rotation", () => {
     verifyCallback(duringRequest, oldSecret);
 
     // The grace period ends (moved into the past rather than waited for).
-    await testApp.app.get(DataSource).query(`UPDATE webhook_secrets SET expires_at = now() - interval '1 second' WHERE secret = $1`, [oldSecret]);
+    await chainApp.testApp.app.get(DataSource).query(`UPDATE webhook_secrets SET expires_at = now() - interval '1 second' WHERE secret = $1`, [oldSecret]);
     const [after] = await updateTickets(api, [ticketId]);
     await callbackWhen(api, eventId, after);
-    const [afterRequest] = requestsFor(receiver.requests(path), after);
+    const [afterRequest] = requestsFor(chainApp.receiver.requests(path), after);
     expect(signaturesOf(afterRequest)).toHaveLength(1);
     verifyCallback(afterRequest, newSecret);
     expect(() => new Webhook(oldSecret).verify(afterRequest.body, webhookHeaders(afterRequest))).toThrow("No matching signature found");

@@ -4,16 +4,15 @@ import { join } from "node:path";
 import type { INestApplicationContext } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
 import { DataSource } from "typeorm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 
 import { AppModule } from "../../src/app.module";
 import { loadConfig } from "../../src/config/app-config";
-import { apiClient } from "../support/api-client";
+
 import {
-  type Api,
+  DELIVERY_ENV,
   callbackOf,
   callbackWhen,
-  DELIVERY_ENV,
   eventually,
   eventWithTickets,
   requestsFor,
@@ -21,9 +20,7 @@ import {
   updateTickets,
   verifyCallback,
 } from "../support/callbacks-e2e";
-import { type HttpsReceiver, startHttpsReceiver } from "../support/https-receiver";
-import { startTestChain, type TestChain } from "../support/test-chain";
-import { startTestApp, type TestApp } from "../support/test-app";
+import { useChainApp } from "../support/chain-app";
 
 /**
  * A worker killed (SIGKILL) while a receiver holds its request loses no callback: the lease it took
@@ -35,35 +32,22 @@ const ROOT = join(__dirname, "..", "..");
 const LEASE_MS = 3_000;
 const TIMEOUT_MS = 2_500;
 
-let chain: TestChain;
-let testApp: TestApp;
-let receiver: HttpsReceiver;
-let api: Api;
-let secret: string;
 const started: { stop: () => Promise<void> }[] = [];
 
-beforeAll(async () => {
-  [chain, receiver] = await Promise.all([startTestChain(), startHttpsReceiver()]);
-  // CALLBACK_DELIVERY=false: only the workers below deliver. The API takes the receiver's localhost
-  // callbackUrl only with the workers' CALLBACK_ALLOW_HOSTS (callbackUrls are checked at acceptance).
-  testApp = await startTestApp({ ...chain.env, CALLBACK_ALLOW_HOSTS: "localhost" });
-  const organization = await testApp.organization();
-  secret = organization.webhookSecret;
-  api = apiClient(testApp.baseUrl, organization.key);
-});
+// CALLBACK_DELIVERY=false: only the workers below deliver. The API takes the receiver's localhost
+// callbackUrl only with the workers' CALLBACK_ALLOW_HOSTS (callbackUrls are checked at acceptance).
+const chainApp = useChainApp({ receiver: true, env: { CALLBACK_DELIVERY: "false", CALLBACK_ALLOW_HOSTS: "localhost" } });
 
 afterAll(async () => {
   for (const worker of started.reverse()) await worker.stop();
-  await testApp?.close();
-  await Promise.all([chain?.stop(), receiver?.close()]);
 });
 
 /** The delivery settings of both workers: short lease, poll often; the database and Redis of the test app; no chain writer. */
 const workerEnv = () => ({
   ...DELIVERY_ENV,
   APP_MODE: "test",
-  DATABASE_URL: testApp.databaseUrl,
-  REDIS_KEY_PREFIX: testApp.config.redis.keyPrefix,
+  DATABASE_URL: chainApp.testApp.databaseUrl,
+  REDIS_KEY_PREFIX: chainApp.testApp.config.redis.keyPrefix,
   CALLBACK_LEASE_MS: String(LEASE_MS),
   CALLBACK_TIMEOUT_MS: String(TIMEOUT_MS),
   LOG_LEVEL: "error",
@@ -101,15 +85,15 @@ async function startWorkerInProcess(): Promise<INestApplicationContext> {
 describe("a worker killed mid-delivery", () => {
   it("loses no callback: after its lease, another worker delivers it with the same webhook-id", async () => {
     const path = "/crash";
-    const { eventId, ticketIds, promises: setup } = await eventWithTickets(api, receiver.url(path), 1);
-    receiver.script(path, [{ hang: true }], {}, updateTicketOf(ticketIds[0]));
-    const [promise] = await updateTickets(api, ticketIds);
+    const { eventId, ticketIds, promises: setup } = await eventWithTickets(chainApp.api, chainApp.receiver.url(path), 1);
+    chainApp.receiver.script(path, [{ hang: true }], {}, updateTicketOf(ticketIds[0]));
+    const [promise] = await updateTickets(chainApp.api, ticketIds);
 
     const first = startWorkerProcess();
     const [held] = await eventually(
       async () => {
         if (first.child.exitCode !== null) throw new Error(`the worker exited: ${first.output()}`);
-        const requests = requestsFor(receiver.requests(path), promise);
+        const requests = requestsFor(chainApp.receiver.requests(path), promise);
         return requests.length > 0 ? requests : undefined;
       },
       60_000,
@@ -119,22 +103,22 @@ describe("a worker killed mid-delivery", () => {
     const killedAt = Date.now();
 
     // The dead worker's lease still holds the callback; nothing recorded its attempt.
-    const sql = testApp.app.get(DataSource);
+    const sql = chainApp.testApp.app.get(DataSource);
     const [row] = await sql.query(`SELECT status, attempts, leased_until FROM callbacks WHERE action_id = $1`, [promise]);
     expect(row).toMatchObject({ status: "pending", attempts: 0 });
     expect(row.leased_until.getTime()).toBeGreaterThan(Date.now());
     // Its other callbacks (the event's and the sale's, before it) were delivered and recorded.
-    for (const earlier of setup) expect(await callbackOf(api, eventId, earlier)).toMatchObject({ status: "delivered", attempts: 1 });
+    for (const earlier of setup) expect(await callbackOf(chainApp.api, eventId, earlier)).toMatchObject({ status: "delivered", attempts: 1 });
 
     const second = await startWorkerInProcess();
-    const view = await callbackWhen(api, eventId, promise, (candidate) => candidate.status === "delivered", 20_000);
-    const requests = requestsFor(receiver.requests(path), promise);
+    const view = await callbackWhen(chainApp.api, eventId, promise, (candidate) => candidate.status === "delivered", 20_000);
+    const requests = requestsFor(chainApp.receiver.requests(path), promise);
     expect(requests).toHaveLength(2);
     expect(requests[1].receivedAt).toBeGreaterThanOrEqual(row.leased_until.getTime() - 50); // not before the lease ran out
     expect(requests[1].receivedAt - killedAt).toBeLessThan(LEASE_MS + 5_000);
     expect(requests.map((request) => request.headers["webhook-id"])).toEqual([view.callbackId, view.callbackId]);
     expect(requests[1].body).toBe(held.body);
-    verifyCallback(requests[1], secret);
+    verifyCallback(requests[1], chainApp.organization.webhookSecret);
     expect(view).toMatchObject({ status: "delivered", attempts: 1, lastStatusCode: 204 });
     await second.close();
   });
@@ -142,15 +126,15 @@ describe("a worker killed mid-delivery", () => {
   it("a worker stopped gracefully lets its deliveries in flight finish and records them", async () => {
     const path = "/graceful";
     const worker = await startWorkerInProcess();
-    const { eventId, ticketIds } = await eventWithTickets(api, receiver.url(path), 1);
-    await eventually(async () => (receiver.requests(path).length === 2 ? true : undefined)); // the event's and the sale's callbacks
-    receiver.script(path, [{ delayMs: 1_000 }], {}, updateTicketOf(ticketIds[0]));
-    const [promise] = await updateTickets(api, ticketIds);
-    await eventually(async () => (requestsFor(receiver.requests(path), promise).length === 1 ? true : undefined));
+    const { eventId, ticketIds } = await eventWithTickets(chainApp.api, chainApp.receiver.url(path), 1);
+    await eventually(async () => (chainApp.receiver.requests(path).length === 2 ? true : undefined)); // the event's and the sale's callbacks
+    chainApp.receiver.script(path, [{ delayMs: 1_000 }], {}, updateTicketOf(ticketIds[0]));
+    const [promise] = await updateTickets(chainApp.api, ticketIds);
+    await eventually(async () => (requestsFor(chainApp.receiver.requests(path), promise).length === 1 ? true : undefined));
 
     await worker.close();
-    const [request] = requestsFor(receiver.requests(path), promise);
+    const [request] = requestsFor(chainApp.receiver.requests(path), promise);
     expect(request.answeredAt).toBeDefined();
-    expect(await callbackOf(api, eventId, promise)).toMatchObject({ status: "delivered", attempts: 1, lastStatusCode: 204 });
+    expect(await callbackOf(chainApp.api, eventId, promise)).toMatchObject({ status: "delivered", attempts: 1, lastStatusCode: 204 });
   });
 });

@@ -1,9 +1,7 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 
-import { apiClient } from "../support/api-client";
 import {
   actionPromises,
-  type Api,
   allSettled,
   CALLBACK_URL,
   actionRows,
@@ -19,49 +17,35 @@ import {
   waitForLedgerStatus,
   WALLET,
 } from "../support/chain-e2e";
-import { eventually, pauseMining, resumeMining, startTestChain, type TestChain } from "../support/test-chain";
-import { startTestApp, type TestApp } from "../support/test-app";
+import { eventually, pauseMining, resumeMining } from "../support/test-chain";
+import { useChainApp } from "../support/chain-app";
 
 /**
  * One item of a batch that the registry refuses is skipped and reported on its own: its siblings in
  * the same transaction, before and after it, are applied and confirmed.
  */
 
-let chain: TestChain;
-let testApp: TestApp;
-let api: Api;
-
-beforeAll(async () => {
-  chain = await startTestChain();
-  // A quick sweep picks up actions put back in line once the registry is unpaused.
-  testApp = await startTestApp({ ...chain.env, SWEEP_INTERVAL_MS: "500", SWEEP_MIN_AGE_MS: "0" });
-  const organization = await testApp.organization();
-  api = apiClient(testApp.baseUrl, organization.key);
-});
+// A quick sweep picks up actions put back in line once the registry is unpaused.
+const chainApp = useChainApp({ env: { SWEEP_INTERVAL_MS: "500", SWEEP_MIN_AGE_MS: "0" } });
 
 afterEach(async () => {
-  await resumeMining(chain);
-  if (await chain.registry.paused()) await (await chain.registry.unpause()).wait();
-});
-
-afterAll(async () => {
-  await testApp?.close();
-  await chain?.stop();
+  await resumeMining(chainApp.chain);
+  if (await chainApp.chain.registry.paused()) await (await chainApp.chain.registry.unpause()).wait();
 });
 
 describe("a batch with an item the registry refuses", () => {
   it("ends that item in error onchain_invalid_receiver and confirms the others, all in one transaction", async () => {
     const eventId = uid("event");
-    const created = await api.post("/stream", [{ action: "newEvent", data: { eventId, currency: "EUR", callbackUrl: CALLBACK_URL } }]);
+    const created = await chainApp.api.post("/stream", [{ action: "newEvent", data: { eventId, currency: "EUR", callbackUrl: CALLBACK_URL } }]);
     const [registered] = actionPromises(created);
-    expect((await settled(api, registered)).status).toBe("confirmed");
+    expect((await settled(chainApp.api, registered)).status).toBe("confirmed");
     // The event's custody address is a valid address (the API accepts it) that is no wallet (the registry refuses it).
-    const custody = await chain.registry.custodyAddress(await eventIndexOf(testApp, eventId));
+    const custody = await chainApp.chain.registry.custodyAddress(await eventIndexOf(chainApp.testApp, eventId));
 
     const [first, refused, last] = [uid("t"), uid("t"), uid("t")];
-    const transactionsBefore = (await chainTransactions(testApp)).length;
+    const transactionsBefore = (await chainTransactions(chainApp.testApp)).length;
     const promises = actionPromises(
-      await api.post("/stream", [
+      await chainApp.api.post("/stream", [
         { action: "soldTicket", data: { eventId, ticketId: first, price: "10", orderTime: 1_750_000_000 } },
         { action: "soldTicket", data: { eventId, ticketId: refused, price: "10", orderTime: 1_750_000_000 } },
         { action: "soldTicket", data: { eventId, ticketId: last, price: "10", orderTime: 1_750_000_000 } },
@@ -73,7 +57,7 @@ describe("a batch with an item the registry refuses", () => {
         { action: "claimedTicket", data: { ticketId: last, to: WALLET } },
       ]),
     );
-    const statuses = await allSettled(api, promises);
+    const statuses = await allSettled(chainApp.api, promises);
 
     const refusedClaim = statuses[7];
     expect(refusedClaim).toMatchObject({ action: "claimed", ticketId: refused, status: "error", error: { code: "onchain_invalid_receiver" } });
@@ -88,25 +72,28 @@ describe("a batch with an item the registry refuses", () => {
     expect(hashes.size).toBe(1);
     const [txHash] = hashes;
     expect(txHash).toMatch(/^0x[0-9a-f]{64}$/);
-    const transactions = (await chainTransactions(testApp)).slice(transactionsBefore);
+    const transactions = (await chainTransactions(chainApp.testApp)).slice(transactionsBefore);
     expect(transactions.map((tx) => [tx.tx_hash, tx.status, tx.item_count])).toEqual([[txHash, "confirmed", 9]]);
-    const receipt = await chain.provider.getTransactionReceipt(txHash);
+    const receipt = await chainApp.chain.provider.getTransactionReceipt(txHash);
     expect(receipt?.status).toBe(1);
 
     // The registry logged the refusal of batch item 7 and applied everything else.
-    const failures = await chain.registry.queryFilter(chain.registry.filters.ItemFailed(), receipt!.blockNumber, receipt!.blockNumber);
+    const failures = await chainApp.chain.registry.queryFilter(chainApp.chain.registry.filters.ItemFailed(), receipt!.blockNumber, receipt!.blockNumber);
     expect(failures.map((log) => [log.transactionHash, log.args.index, log.args.reason])).toEqual([[txHash, 7n, 10n]]);
-    const tokens = await tokenIds(testApp, [first, refused, last]);
-    expect(await chain.registry.ownerOf(tokens.get(first)!)).toBe(WALLET);
-    expect(await chain.registry.ownerOf(tokens.get(last)!)).toBe(WALLET);
-    expect(await chain.registry.ownerOf(tokens.get(refused)!)).toBe(custody);
-    expect(await ticketView(chain, tokens.get(refused)!)).toMatchObject({ checkedIn: true, claimed: false, holder: custody });
+    const tokens = await tokenIds(chainApp.testApp, [first, refused, last]);
+    expect(await chainApp.chain.registry.ownerOf(tokens.get(first)!)).toBe(WALLET);
+    expect(await chainApp.chain.registry.ownerOf(tokens.get(last)!)).toBe(WALLET);
+    expect(await chainApp.chain.registry.ownerOf(tokens.get(refused)!)).toBe(custody);
+    expect(await ticketView(chainApp.chain, tokens.get(refused)!)).toMatchObject({ checkedIn: true, claimed: false, holder: custody });
 
     // The ticket's read view tells the accepted claim from what the chain confirmed.
-    expect((await api.get(`/api/v1/tickets/${refused}`)).body).toMatchObject({ claimed: true, chain: { minted: true, checkedIn: true, claimed: false } });
+    expect((await chainApp.api.get(`/api/v1/tickets/${refused}`)).body).toMatchObject({
+      claimed: true,
+      chain: { minted: true, checkedIn: true, claimed: false },
+    });
 
     // The failure has its callback like every finalized action, with the error.
-    const callbacks = await callbackRows(testApp, promises);
+    const callbacks = await callbackRows(chainApp.testApp, promises);
     expect(callbacks).toHaveLength(9);
     const failed = callbacks.find((row) => row.action_id === promises[7])!.payload;
     expect(failed).toMatchObject({
@@ -122,56 +109,58 @@ describe("a batch with an item the registry refuses", () => {
 describe("a batch the registry reverts as a whole", () => {
   it("puts its actions back in line, and they confirm once in a later transaction", async () => {
     const eventId = uid("event");
-    const [registered] = actionPromises(await api.post("/stream", [{ action: "newEvent", data: { eventId, currency: "EUR", callbackUrl: CALLBACK_URL } }]));
-    expect((await settled(api, registered)).status).toBe("confirmed");
+    const [registered] = actionPromises(
+      await chainApp.api.post("/stream", [{ action: "newEvent", data: { eventId, currency: "EUR", callbackUrl: CALLBACK_URL } }]),
+    );
+    expect((await settled(chainApp.api, registered)).status).toBe("confirmed");
 
-    await pauseMining(chain);
+    await pauseMining(chainApp.chain);
     const ticketIds = [uid("t"), uid("t"), uid("t")];
     const promises = txPromises(
-      await api.post(
+      await chainApp.api.post(
         "/api/v1/sold",
         ticketIds.map((ticketId) => ({ eventId, ticketId, price: "4", orderTime: 1_750_000_000 })),
       ),
     );
     const reverted = await eventually(
-      async () => (await chainTransactions(testApp)).find((tx) => tx.status === "broadcast" && tx.item_count === 3),
+      async () => (await chainTransactions(chainApp.testApp)).find((tx) => tx.status === "broadcast" && tx.item_count === 3),
       20_000,
       "the sales to be broadcast",
     );
 
     // The admin pauses the registry in the same block, ahead of the writer's transaction (a higher tip).
-    await chain.registry.pause({ maxPriorityFeePerGas: 50_000_000_000n, maxFeePerGas: 100_000_000_000n });
-    await chain.send("evm_mine");
-    expect(await chain.registry.paused()).toBe(true);
-    expect((await chain.provider.getTransactionReceipt(reverted.tx_hash))?.status).toBe(0);
+    await chainApp.chain.registry.pause({ maxPriorityFeePerGas: 50_000_000_000n, maxFeePerGas: 100_000_000_000n });
+    await chainApp.chain.send("evm_mine");
+    expect(await chainApp.chain.registry.paused()).toBe(true);
+    expect((await chainApp.chain.provider.getTransactionReceipt(reverted.tx_hash))?.status).toBe(0);
 
     // Reverted: nothing applied, the actions wait again (no error yet, no callback), and the paused registry holds them.
-    await waitForLedgerStatus(testApp, promises, "waiting_broadcast", 20_000);
-    expect((await chainTransactions(testApp)).find((tx) => tx.id === reverted.id)).toMatchObject({ status: "reverted" });
-    expect((await actionRows(testApp, promises)).map((row) => [row.status, row.tx_hash, row.error_code])).toEqual(
+    await waitForLedgerStatus(chainApp.testApp, promises, "waiting_broadcast", 20_000);
+    expect((await chainTransactions(chainApp.testApp)).find((tx) => tx.id === reverted.id)).toMatchObject({ status: "reverted" });
+    expect((await actionRows(chainApp.testApp, promises)).map((row) => [row.status, row.tx_hash, row.error_code])).toEqual(
       Array(3).fill(["waiting_broadcast", null, null]),
     );
-    expect(await callbackRows(testApp, promises)).toHaveLength(0);
+    expect(await callbackRows(chainApp.testApp, promises)).toHaveLength(0);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    expect((await actionRows(testApp, promises)).map((row) => row.status)).toEqual(Array(3).fill("waiting_broadcast"));
+    expect((await actionRows(chainApp.testApp, promises)).map((row) => row.status)).toEqual(Array(3).fill("waiting_broadcast"));
 
-    await resumeMining(chain);
-    await (await chain.registry.unpause()).wait();
-    await waitForLedgerStatus(testApp, promises, "confirmed", 30_000);
+    await resumeMining(chainApp.chain);
+    await (await chainApp.chain.registry.unpause()).wait();
+    await waitForLedgerStatus(chainApp.testApp, promises, "confirmed", 30_000);
 
-    const rows = await actionRows(testApp, promises);
+    const rows = await actionRows(chainApp.testApp, promises);
     const [resent] = new Set(rows.map((row) => row.tx_hash));
     expect(new Set(rows.map((row) => row.tx_hash)).size).toBe(1);
     expect(resent).not.toBe(reverted.tx_hash);
-    const again = (await chainTransactions(testApp)).find((tx) => tx.tx_hash === resent);
+    const again = (await chainTransactions(chainApp.testApp)).find((tx) => tx.tx_hash === resent);
     expect(again).toMatchObject({ status: "confirmed", item_count: 3, attempt: 1 });
     expect(BigInt(again.nonce)).toBeGreaterThan(BigInt(reverted.nonce));
 
-    const tokens = await tokenIds(testApp, ticketIds);
-    const minted = (await mints(chain)).filter((mint) => [...tokens.values()].includes(mint.tokenId));
+    const tokens = await tokenIds(chainApp.testApp, ticketIds);
+    const minted = (await mints(chainApp.chain)).filter((mint) => [...tokens.values()].includes(mint.tokenId));
     expect(minted.map((mint) => mint.txHash)).toEqual(Array(3).fill(resent));
-    expect((await chain.registry.eventRecord(await eventIndexOf(testApp, eventId))).ticketsSold).toBe(3n);
-    const callbacks = await callbackRows(testApp, promises);
+    expect((await chainApp.chain.registry.eventRecord(await eventIndexOf(chainApp.testApp, eventId))).ticketsSold).toBe(3n);
+    const callbacks = await callbackRows(chainApp.testApp, promises);
     expect(callbacks.map((row) => [row.payload.status, row.payload.txHash])).toEqual(Array(3).fill(["confirmed", resent]));
   });
 });

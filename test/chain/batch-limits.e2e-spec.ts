@@ -1,34 +1,17 @@
 import { Transaction } from "ethers";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 
-import { type Api, CALLBACK_URL, settled, uid } from "../support/chain-e2e";
-import { NODE_MAX_TRANSACTION_BYTES, type ProductionNodeProxy, startProductionNodeProxy } from "../support/production-node-proxy";
-import { startTestChain, type TestChain } from "../support/test-chain";
-import { startTestApp, type TestApp } from "../support/test-app";
+import { CALLBACK_URL, settled, uid } from "../support/chain-e2e";
+import { NODE_MAX_TRANSACTION_BYTES } from "../support/production-node-proxy";
+import { useChainApp } from "../support/chain-app";
 
-let chain: TestChain;
-let node: ProductionNodeProxy;
-let testApp: TestApp;
-let api: Api;
-
-beforeAll(async () => {
-  chain = await startTestChain();
-  // The service talks to the node through a production node's rules: over 128 KiB is "oversized data".
-  node = await startProductionNodeProxy(chain.url);
-  // A long wait lets all 100 events meet in the writer's queue, so that only the byte limit splits them.
-  testApp = await startTestApp({ ...chain.env, CHAIN_RPC_URL: node.url, BATCH_MAX_WAIT_MS: "1500" });
-  ({ api } = await testApp.client());
-});
-
-afterAll(async () => {
-  await testApp?.close();
-  await node?.close();
-  await chain?.stop();
-});
+// The service talks to the node through a production node's rules: over 128 KiB is "oversized data".
+// A long wait lets all 100 events meet in the writer's queue, so that only the byte limit splits them.
+const chainApp = useChainApp({ node: "own", productionNode: true, env: { BATCH_MAX_WAIT_MS: "1500" } });
 
 /** The size of a mined transaction as the node received it (its signed envelope). */
 async function signedBytes(txHash: string): Promise<number> {
-  const tx = (await chain.provider.getTransaction(txHash))!;
+  const tx = (await chainApp.chain.provider.getTransaction(txHash))!;
   return (Transaction.from(tx).serialized.length - 2) / 2;
 }
 
@@ -41,9 +24,9 @@ describe("batches within a production node's limits", () => {
       action: "newEvent",
       data: { eventId: uid("event"), eventName: longText, currency: "EUR", shopUrl: url("s"), imageUrl: url("i"), callbackUrl: CALLBACK_URL },
     }));
-    const answer = await api.post("/stream", actions);
+    const answer = await chainApp.api.post("/stream", actions);
     expect(answer.body.data.map((entry: { status: string }) => entry.status)).toEqual(actions.map(() => "success"));
-    const results = await Promise.all(answer.body.data.map((entry: { actionPromise: string }) => settled(api, entry.actionPromise, 120_000)));
+    const results = await Promise.all(answer.body.data.map((entry: { actionPromise: string }) => settled(chainApp.api, entry.actionPromise, 120_000)));
     expect(results.every((result) => result.status === "confirmed")).toBe(true);
 
     const hashes = [...new Set(results.map((result) => result.txHash as string))];
@@ -51,15 +34,15 @@ describe("batches within a production node's limits", () => {
     // Together they would pass the node's limit: the writer had to split them.
     expect(sizes.reduce((sum, size) => sum + size, 0)).toBeGreaterThan(NODE_MAX_TRANSACTION_BYTES);
     expect(hashes.length).toBeGreaterThan(1);
-    for (const size of sizes) expect(size).toBeLessThanOrEqual(testApp.config.chain.writer.txMaxBytes);
+    for (const size of sizes) expect(size).toBeLessThanOrEqual(chainApp.testApp.config.chain.writer.txMaxBytes);
     // The node refused nothing: every transaction it was sent was within its limit.
-    expect(node.sent.length).toBeGreaterThanOrEqual(hashes.length);
-    expect(node.sent.filter((tx) => tx.refusal !== null)).toEqual([]);
+    expect(chainApp.productionNode.sent.length).toBeGreaterThanOrEqual(hashes.length);
+    expect(chainApp.productionNode.sent.filter((tx) => tx.refusal !== null)).toEqual([]);
   });
 
   it("puts a production node's refusal in front of the chain: over 128 KiB is refused as oversized data", async () => {
     const oversized = "0x02" + "00".repeat(NODE_MAX_TRANSACTION_BYTES);
-    const answer = await fetch(node.url, {
+    const answer = await fetch(chainApp.productionNode.url, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "eth_sendRawTransaction", params: [oversized] }),

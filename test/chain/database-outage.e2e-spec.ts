@@ -1,12 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 
-import { type Api, txPromises, uid, waitForLedgerStatus } from "../support/chain-e2e";
-import { apiClient } from "../support/api-client";
-import { DELIVERY_ENV } from "../support/callbacks-e2e";
-import { type HttpsReceiver, startHttpsReceiver } from "../support/https-receiver";
+import { txPromises, uid, waitForLedgerStatus } from "../support/chain-e2e";
+
 import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy";
-import { eventually, startTestChain, type TestChain } from "../support/test-chain";
-import { startTestApp, type TestApp } from "../support/test-app";
+import { eventually } from "../support/test-chain";
+import { useChainApp } from "../support/chain-app";
 
 /**
  * The service (API and worker in one process) reaches PostgreSQL through a TCP proxy the test cuts
@@ -18,32 +16,26 @@ import { startTestApp, type TestApp } from "../support/test-app";
 
 const DATABASE_PORT = 5432;
 
-let chain: TestChain;
-let receiver: HttpsReceiver;
 let proxy: TcpProxy;
-let testApp: TestApp;
-let api: Api;
-let ticketeerId: string;
 
+// Before useChainApp's hooks: the proxy is up before the app starts, and closed after it stopped.
 beforeAll(async () => {
-  [chain, receiver, proxy] = await Promise.all([startTestChain(), startHttpsReceiver(), startTcpProxy(DATABASE_PORT)]);
-  testApp = await startTestApp(
-    { ...chain.env, ...DELIVERY_ENV, BATCH_MAX_WAIT_MS: "100", SWEEP_INTERVAL_MS: "500", SWEEP_MIN_AGE_MS: "0" },
-    { databasePort: proxy.port },
-  );
-  const organization = await testApp.organization();
-  ticketeerId = organization.ticketeerId;
-  api = apiClient(testApp.baseUrl, organization.key);
+  proxy = await startTcpProxy(DATABASE_PORT);
+});
+
+afterAll(async () => {
+  await proxy?.close();
+});
+
+const chainApp = useChainApp({
+  receiver: true,
+  env: { BATCH_MAX_WAIT_MS: "100", SWEEP_INTERVAL_MS: "500", SWEEP_MIN_AGE_MS: "0" },
+  app: () => ({ databasePort: proxy.port }),
 });
 
 afterEach(async () => {
   // A failed test must not leave the database unreachable for the clean-up.
   await proxy.open();
-});
-
-afterAll(async () => {
-  await testApp?.close();
-  await Promise.all([chain?.stop(), receiver?.close(), proxy?.close()]);
 });
 
 const sale = (eventId: string) => ({ eventId, ticketId: uid("t"), price: "2", orderTime: 1_750_000_000 });
@@ -58,35 +50,40 @@ describe("PostgreSQL unreachable", () => {
   it("answers 503 with Retry-After, fails readiness, and goes on by itself once the database is back", async () => {
     const path = "/outage";
     const eventId = uid("event");
-    const created = await api.post("/api/v1/events", { eventId, ticketeerId, currency: "EUR", callbackUrl: receiver.url(path) });
+    const created = await chainApp.api.post("/api/v1/events", {
+      eventId,
+      ticketeerId: chainApp.ticketeerId,
+      currency: "EUR",
+      callbackUrl: chainApp.receiver.url(path),
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     // Accepted just before the cut: the worker meets the outage with them in hand.
-    const before = txPromises(await api.post("/api/v1/sold", [sale(eventId), sale(eventId), sale(eventId)]));
+    const before = txPromises(await chainApp.api.post("/api/v1/sold", [sale(eventId), sale(eventId), sale(eventId)]));
 
     await proxy.close();
-    expectUnavailable(await api.post("/api/v1/sold", [sale(eventId)]), "a write");
-    expectUnavailable(await api.get(`/api/v1/actions/${before[0]}`), "a read");
-    const readiness = await api.get("/health/ready");
+    expectUnavailable(await chainApp.api.post("/api/v1/sold", [sale(eventId)]), "a write");
+    expectUnavailable(await chainApp.api.get(`/api/v1/actions/${before[0]}`), "a read");
+    const readiness = await chainApp.api.get("/health/ready");
     expect(readiness.status).toBe(503);
     expect(readiness.body).toMatchObject({ status: "error", error: { database: { status: "down" } } });
     // Long enough for the worker's loops (flushes, sweeps, receipts, callbacks) to meet the outage a few times.
     await new Promise((resolve) => setTimeout(resolve, 3_000));
-    expectUnavailable(await api.post("/api/v1/sold", [sale(eventId)]), "a write later in the outage");
+    expectUnavailable(await chainApp.api.post("/api/v1/sold", [sale(eventId)]), "a write later in the outage");
 
     await proxy.open();
     const after = await eventually(
       async () => {
-        const answer = await api.post("/api/v1/sold", [sale(eventId), sale(eventId)]);
+        const answer = await chainApp.api.post("/api/v1/sold", [sale(eventId), sale(eventId)]);
         return answer.status === 200 ? txPromises(answer) : undefined;
       },
       20_000,
       "writes to be accepted again",
     );
     const accepted = [created.body.txPromise as string, ...before, ...after];
-    await waitForLedgerStatus(testApp, accepted, "confirmed", 60_000);
-    await receiver.waitForRequests(path, accepted.length, 30_000);
-    const delivered = new Set(receiver.requests(path).map((request) => JSON.parse(request.body).actionPromise as string));
+    await waitForLedgerStatus(chainApp.testApp, accepted, "confirmed", 60_000);
+    await chainApp.receiver.waitForRequests(path, accepted.length, 30_000);
+    const delivered = new Set(chainApp.receiver.requests(path).map((request) => JSON.parse(request.body).actionPromise as string));
     expect([...accepted].filter((promise) => !delivered.has(promise))).toEqual([]);
-    expect((await api.get("/health/ready")).status).toBe(200);
+    expect((await chainApp.api.get("/health/ready")).status).toBe(200);
   }, 180_000);
 });

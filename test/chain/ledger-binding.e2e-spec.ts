@@ -1,12 +1,13 @@
 import { Wallet } from "ethers";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 
 import { TicketRegistry__factory } from "../../typechain-types";
 import { actionPromises, allSettled, type Api, CALLBACK_URL, FINAL_STATUSES, registeredEvent, sqlOf, uid } from "../support/chain-e2e";
 import { adminFetch, scrapeMetrics, TEST_ADMIN_PASSWORD, total } from "../support/metrics-scrape";
-import { eventually, freePort, HARDHAT_KEYS, startTestChain, type TestChain } from "../support/test-chain";
+import { eventually, freePort, HARDHAT_KEYS } from "../support/test-chain";
 import { startTestApp, type TestApp } from "../support/test-app";
 import { startWorkerProcess, type WorkerProcess } from "../support/worker-process";
+import { useChainApp } from "../support/chain-app";
 
 /**
  * A ledger is bound to the registry it first wrote to (chain id, address, deployment block). A worker
@@ -18,14 +19,12 @@ import { startWorkerProcess, type WorkerProcess } from "../support/worker-proces
  * configuration under test, on the same ledger.
  */
 
-let chain: TestChain;
-let api: TestApp;
 let otherRegistry: string;
 const workers = new Set<WorkerProcess>();
 
+const chainApp = useChainApp({ env: { APP_ROLE: "api" } });
+
 beforeAll(async () => {
-  chain = await startTestChain();
-  api = await startTestApp({ ...chain.env, APP_ROLE: "api" });
   otherRegistry = await deploySecondRegistry();
 });
 
@@ -34,17 +33,12 @@ afterEach(async () => {
   workers.clear();
 });
 
-afterAll(async () => {
-  await api?.close();
-  await chain?.stop();
-});
-
 /** A second TicketRegistry on the same chain, the test signer one of its operators. */
 async function deploySecondRegistry(): Promise<string> {
-  const admin = new Wallet(HARDHAT_KEYS[0], chain.provider);
+  const admin = new Wallet(HARDHAT_KEYS[0], chainApp.chain.provider);
   const registry = await new TicketRegistry__factory(admin).deploy(admin.address, "Other Registry", "OTHER", "", "");
   await registry.waitForDeployment();
-  await (await registry.grantRole(await registry.OPERATOR_ROLE(), new Wallet(chain.signerKeys[0]).address)).wait();
+  await (await registry.grantRole(await registry.OPERATOR_ROLE(), new Wallet(chainApp.chain.signerKeys[0]).address)).wait();
   return registry.getAddress();
 }
 
@@ -52,7 +46,7 @@ async function deploySecondRegistry(): Promise<string> {
 async function startWorker(databaseUrl: string, keyPrefix: string, registryAddress: string): Promise<{ worker: WorkerProcess; baseUrl: string }> {
   const port = await freePort();
   const worker = startWorkerProcess({
-    ...chain.env,
+    ...chainApp.chain.env,
     REGISTRY_ADDRESS: registryAddress,
     DATABASE_URL: databaseUrl,
     REDIS_KEY_PREFIX: keyPrefix,
@@ -108,28 +102,28 @@ async function sellTickets(api: Api, count: number): Promise<string[]> {
 
 describe("a ledger is bound to one registry", () => {
   it("a worker configured with another registry writes nothing until the configuration names the ledger's again", async () => {
-    const client = await api.client();
-    const sql = sqlOf(api);
-    const prefix = api.config.redis.keyPrefix;
+    const client = await chainApp.testApp.client();
+    const sql = sqlOf(chainApp.testApp);
+    const prefix = chainApp.testApp.config.redis.keyPrefix;
 
     // The ledger's first write binds it to the configured registry.
-    const first = await startWorker(api.databaseUrl, prefix, chain.registryAddress);
+    const first = await startWorker(chainApp.testApp.databaseUrl, prefix, chainApp.chain.registryAddress);
     await registeredEvent(client.api, client.ticketeerId);
     await first.worker.kill();
     workers.delete(first.worker);
     const transactionsBefore = (await sql(`SELECT count(*)::int AS n FROM chain_transactions`))[0].n;
 
     // Another registry on the same chain: the API accepts, the worker writes nothing.
-    const wrong = await startWorker(api.databaseUrl, prefix, otherRegistry);
+    const wrong = await startWorker(chainApp.testApp.databaseUrl, prefix, otherRegistry);
     const promises = await sellTickets(client.api, 3);
-    const { binding, statuses: whenRefused } = await refusedOrWritten(wrong.baseUrl, api, promises);
-    const other = TicketRegistry__factory.connect(otherRegistry, chain.provider);
+    const { binding, statuses: whenRefused } = await refusedOrWritten(wrong.baseUrl, chainApp.testApp, promises);
+    const other = TicketRegistry__factory.connect(otherRegistry, chainApp.chain.provider);
     expect(await other.queryFilter(other.filters.Transfer(), 0, "latest")).toEqual([]);
     expect(whenRefused).toEqual(promises.map(() => "waiting_broadcast"));
     expect(binding?.status).toBe("degraded");
-    expect(binding.ledger).toMatchObject({ chainId: String(chain.chainId), registryAddress: chain.registryAddress, fromBlock: "0" });
-    expect(binding.configured).toMatchObject({ chainId: String(chain.chainId), registryAddress: otherRegistry, fromBlock: "0" });
-    expect(binding.reason).toContain(chain.registryAddress);
+    expect(binding.ledger).toMatchObject({ chainId: String(chainApp.chain.chainId), registryAddress: chainApp.chain.registryAddress, fromBlock: "0" });
+    expect(binding.configured).toMatchObject({ chainId: String(chainApp.chain.chainId), registryAddress: otherRegistry, fromBlock: "0" });
+    expect(binding.reason).toContain(chainApp.chain.registryAddress);
     expect(binding.reason).toContain(otherRegistry);
     expect(total((await scrapeMetrics(wrong.baseUrl)).samples, "ticket_registry_chain_ledger_registry_mismatch")).toBe(1);
     // Several flushes have run by now (the sweep asks every 500 ms): still nothing signed, one log line.
@@ -148,7 +142,7 @@ describe("a ledger is bound to one registry", () => {
     workers.delete(wrong.worker);
 
     // The right configuration again: everything accepted meanwhile confirms.
-    const right = await startWorker(api.databaseUrl, prefix, chain.registryAddress);
+    const right = await startWorker(chainApp.testApp.databaseUrl, prefix, chainApp.chain.registryAddress);
     expect((await allSettled(client.api, promises)).map((body) => body.status)).toEqual(promises.map(() => "confirmed"));
     const ready = await (await adminFetch(`${right.baseUrl}/health/ready`)).json();
     expect(ready.details.ledgerBinding.status).toBe("up");
@@ -157,10 +151,10 @@ describe("a ledger is bound to one registry", () => {
 
   it("a fresh ledger is not bound to a registry another ledger wrote to: nothing ends in error, readiness says what to do", async () => {
     // The first test's ledger wrote to the registry; this one is new, on the same chain and registry.
-    const fresh = await startTestApp({ ...chain.env, APP_ROLE: "api" });
+    const fresh = await startTestApp({ ...chainApp.chain.env, APP_ROLE: "api" });
     try {
       const client = await fresh.client();
-      const { baseUrl } = await startWorker(fresh.databaseUrl, fresh.config.redis.keyPrefix, chain.registryAddress);
+      const { baseUrl } = await startWorker(fresh.databaseUrl, fresh.config.redis.keyPrefix, chainApp.chain.registryAddress);
       const promises = await sellTickets(client.api, 3);
       const { binding, statuses: whenRefused } = await refusedOrWritten(baseUrl, fresh, promises);
       expect(whenRefused).not.toContain("error");

@@ -1,13 +1,14 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 
 import { allSettled, type Api, registeredEvent, txPromises, uid } from "../support/chain-e2e";
 import { scrapeMetrics, total } from "../support/metrics-scrape";
 import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy";
 import { eventually, startTestChain, type TestChain } from "../support/test-chain";
 import { startTestApp, type TestApp } from "../support/test-app";
+import { useChainApp } from "../support/chain-app";
 
 /**
  * Several JSON-RPC endpoints (CHAIN_RPC_URLS): the service prefers the first, fails over when it
@@ -88,12 +89,6 @@ describe("an endpoint cut while sales flow", () => {
   let proxy: TcpProxy;
   let testApp: TestApp;
 
-  afterAll(async () => {
-    await testApp?.close();
-    await proxy?.close();
-    await chain?.stop();
-  });
-
   it("fails over to the next endpoint: every action confirms, readiness and metrics show endpoint 0 down", async () => {
     chain = await startTestChain(1);
     proxy = await startTcpProxy(Number(new URL(chain.url).port));
@@ -144,29 +139,21 @@ describe("an endpoint cut while sales flow", () => {
 
 describe("a provider behind Basic auth and an API-key header", () => {
   // A registry of its own: a second ledger would number its events from the start again.
-  let chain: TestChain;
   let authProxy: AuthProxy;
-  let testApp: TestApp;
-  let api: Api;
-  let ticketeerId: string;
 
-  beforeAll(async () => {
-    chain = await startTestChain(1);
-    authProxy = await startAuthProxy(chain.url);
-    const withCredentials = `http://${USER}:${encodeURIComponent(PASSWORD)}@${new URL(authProxy.url).host}${SECRET_PATH}`;
-    testApp = await startTestApp({
-      ...chain.env,
-      CHAIN_RPC_URL: "",
-      CHAIN_RPC_URLS: `${withCredentials},${chain.url}`,
-      CHAIN_RPC_HEADERS: JSON.stringify({ "X-Api-Key": API_KEY }),
-    });
-    ({ ticketeerId, api } = await testApp.client());
+  const chainApp = useChainApp({
+    env: async (chain, defer) => {
+      authProxy = await startAuthProxy(chain.url);
+      defer(() => authProxy.close());
+      const withCredentials = `http://${USER}:${encodeURIComponent(PASSWORD)}@${new URL(authProxy.url).host}${SECRET_PATH}`;
+      return { CHAIN_RPC_URL: "", CHAIN_RPC_URLS: `${withCredentials},${chain.url}`, CHAIN_RPC_HEADERS: JSON.stringify({ "X-Api-Key": API_KEY }) };
+    },
   });
 
   afterAll(async () => {
-    await testApp?.close();
+    await chainApp.testApp?.close();
     await authProxy?.close();
-    await chain?.stop();
+    await chainApp.chain?.stop();
   });
 
   it("works through it with the URL's credentials as a Basic header and the configured header; without them it is refused", async () => {
@@ -178,24 +165,24 @@ describe("a provider behind Basic auth and an API-key header", () => {
     expect(withoutCredentials.status).toBe(401);
     const refusedBefore = authProxy.refused;
 
-    const eventId = await registeredEvent(api, ticketeerId);
-    const results = await allSettled(api, await sell(api, eventId, 10));
+    const eventId = await registeredEvent(chainApp.api, chainApp.ticketeerId);
+    const results = await allSettled(chainApp.api, await sell(chainApp.api, eventId, 10));
     expect(results.map((result) => result.status)).toEqual(Array(10).fill("confirmed"));
     expect(authProxy.authorized).toBeGreaterThan(10);
     expect(authProxy.refused).toBe(refusedBefore);
 
-    const ready = await readiness(testApp);
+    const ready = await readiness(chainApp.testApp);
     expect(ready.info.chain.endpoints[0]).toMatchObject({ endpoint: 0, url: `${authProxy.url}/[redacted]`, up: true });
-    const text = JSON.stringify(ready) + (await scrapeMetrics(testApp.baseUrl)).text;
+    const text = JSON.stringify(ready) + (await scrapeMetrics(chainApp.testApp.baseUrl)).text;
     for (const secret of [USER, PASSWORD, encodeURIComponent(PASSWORD), API_KEY, SECRET_PATH]) expect(text).not.toContain(secret);
   });
 
   it("backs off an endpoint that answers 429 for its Retry-After, meanwhile uses the next, then prefers it again", async () => {
-    const eventId = await registeredEvent(api, ticketeerId);
+    const eventId = await registeredEvent(chainApp.api, chainApp.ticketeerId);
     authProxy.retryAfter = 3;
     const limitedBefore = authProxy.rateLimited;
-    const promises = await sell(api, eventId, 10);
-    const results = await allSettled(api, promises, 30_000);
+    const promises = await sell(chainApp.api, eventId, 10);
+    const results = await allSettled(chainApp.api, promises, 30_000);
     expect(results.map((result) => result.status)).toEqual(Array(10).fill("confirmed"));
 
     // The receipt watcher polls every 100 ms: without the back-off these seconds would bring dozens of requests.
@@ -203,17 +190,17 @@ describe("a provider behind Basic auth and an API-key header", () => {
     await new Promise((resolve) => setTimeout(resolve, 2_500));
     expect(authProxy.rateLimited - windowStart).toBeLessThanOrEqual(4);
     expect(authProxy.rateLimited).toBeGreaterThan(limitedBefore);
-    const { samples } = await scrapeMetrics(testApp.baseUrl);
+    const { samples } = await scrapeMetrics(chainApp.testApp.baseUrl);
     expect(total(samples, "ticket_registry_chain_rpc_failures_total", { endpoint: "0", reason: "rate_limited" })).toBeGreaterThan(0);
 
     authProxy.retryAfter = null;
     const authorizedBefore = authProxy.authorized;
     // Readiness asks the chain for its block number: traffic even while no transaction is open.
     await eventually(
-      async () => ((await readiness(testApp)) && authProxy.authorized > authorizedBefore + 2 ? true : undefined),
+      async () => ((await readiness(chainApp.testApp)) && authProxy.authorized > authorizedBefore + 2 ? true : undefined),
       15_000,
       "requests back at the preferred endpoint",
     );
-    expect((await readiness(testApp)).info.chain.endpoints[0].up).toBe(true);
+    expect((await readiness(chainApp.testApp)).info.chain.endpoints[0].up).toBe(true);
   });
 });

@@ -2,15 +2,15 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 
 import { Wallet } from "ethers";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 
 import { ReceiptWatcher } from "../../src/chain/writer/receipts/receipt-watcher";
-import { actionPromises, type Api, chainTransactions, sqlOf, uid, waitForLedgerStatus } from "../support/chain-e2e";
+import { actionPromises, chainTransactions, sqlOf, uid, waitForLedgerStatus } from "../support/chain-e2e";
 import { newEventData } from "../support/fixtures";
 import { adminFetch, scrapeMetrics, total } from "../support/metrics-scrape";
-import { type ProductionNodeProxy, startProductionNodeProxy } from "../support/production-node-proxy";
-import { eventually, startTestChain, type TestChain } from "../support/test-chain";
-import { startTestApp, type TestApp } from "../support/test-app";
+
+import { eventually } from "../support/test-chain";
+import { useChainApp } from "../support/chain-app";
 
 /**
  * The signer's key used outside the service: a transaction the ledger does not know takes one of its
@@ -24,37 +24,26 @@ const ROOT = join(__dirname, "..", "..");
 const STOPPED = "ticket_registry_chain_signer_stopped";
 const SALES = 300;
 
-let chain: TestChain;
-let node: ProductionNodeProxy;
-let testApp: TestApp;
-let api: Api;
 const lifts: (() => void)[] = [];
 
-beforeAll(async () => {
-  chain = await startTestChain();
-  node = await startProductionNodeProxy(chain.url);
-  // Small batches: the event and its sales span several nonces, as thousands of sales do under the default cap.
-  testApp = await startTestApp({ ...chain.env, CHAIN_RPC_URL: node.url, TX_GAS_CAP: "500000", STUCK_TX_AFTER_MS: "60000", SIGNER_STUCK_AFTER_MS: "60000" });
-  ({ api } = await testApp.client());
+// Small batches: the event and its sales span several nonces, as thousands of sales do under the default cap.
+const chainApp = useChainApp({
+  node: "own",
+  productionNode: true,
+  env: { TX_GAS_CAP: "500000", STUCK_TX_AFTER_MS: "60000", SIGNER_STUCK_AFTER_MS: "60000" },
 });
 
 afterEach(() => {
   for (const lift of lifts.splice(0)) lift();
 });
 
-afterAll(async () => {
-  await testApp?.close();
-  await node?.close();
-  await chain?.stop();
-});
-
-const signerAddress = () => new Wallet(chain.signerKeys[0]).address;
+const signerAddress = () => new Wallet(chainApp.chain.signerKeys[0]).address;
 
 /** A transaction sent with the signer's key from outside the service, straight to the node (again, when the writer took its nonce first). */
 async function sendFromElsewhere(): Promise<number> {
   for (let attempt = 1; ; attempt++) {
     try {
-      const sent = await new Wallet(chain.signerKeys[0], chain.provider).sendTransaction({ to: signerAddress(), value: 0n });
+      const sent = await new Wallet(chainApp.chain.signerKeys[0], chainApp.chain.provider).sendTransaction({ to: signerAddress(), value: 0n });
       await sent.wait();
       return sent.nonce;
     } catch (error) {
@@ -67,13 +56,14 @@ async function sendFromElsewhere(): Promise<number> {
 async function streamEventAndSales(): Promise<string[]> {
   const eventId = uid("event");
   const sales = Array.from({ length: SALES }, () => ({ action: "soldTicket", data: { eventId, ticketId: uid("t"), price: "8.00" } }));
-  return actionPromises(await api.post("/api/v1/stream", [{ action: "newEvent", data: newEventData(eventId) }, ...sales]));
+  return actionPromises(await chainApp.api.post("/api/v1/stream", [{ action: "newEvent", data: newEventData(eventId) }, ...sales]));
 }
 
 async function statusCounts(promises: string[]): Promise<Record<string, number>> {
-  const rows = await sqlOf(testApp)<{ status: string; error_code: string | null }>(`SELECT status, error_code FROM chain_actions WHERE id = ANY($1::uuid[])`, [
-    promises,
-  ]);
+  const rows = await sqlOf(chainApp.testApp)<{ status: string; error_code: string | null }>(
+    `SELECT status, error_code FROM chain_actions WHERE id = ANY($1::uuid[])`,
+    [promises],
+  );
   const counts: Record<string, number> = {};
   for (const row of rows) counts[row.error_code ?? row.status] = (counts[row.error_code ?? row.status] ?? 0) + 1;
   return counts;
@@ -92,7 +82,7 @@ async function allFinal(promises: string[]): Promise<Record<string, number>> {
 }
 
 async function readiness(): Promise<any> {
-  return (await adminFetch(`${testApp.baseUrl}/health/ready`)).json();
+  return (await adminFetch(`${chainApp.testApp.baseUrl}/health/ready`)).json();
 }
 
 /** `npm run cli -- signer reconcile <address> --json` as an operator runs it, against the test app's database, Redis and chain. */
@@ -101,9 +91,7 @@ function reconcileCli(address: string): Promise<{ code: number | null; stdout: s
     cwd: ROOT,
     env: {
       ...process.env,
-      ...chain.env,
-      DATABASE_URL: testApp.databaseUrl,
-      REDIS_KEY_PREFIX: testApp.config.redis.keyPrefix,
+      ...chainApp.sameLedgerEnv,
       MIGRATE_AT_BOOT: "false",
       LOG_LEVEL: "warn",
     },
@@ -159,9 +147,9 @@ function reconcileWhenStopped(): { stop: () => Promise<number> } {
 describe("a nonce taken by a transaction the ledger does not know, seen before signing", () => {
   it("stops the signer (readiness degraded with both nonces, the metric, nothing signed) until signer reconcile; then every action confirms once", async () => {
     // The signer has written before (its ledger row exists); then its key is used elsewhere.
-    await waitForLedgerStatus(testApp, await streamEventAndSales(), "confirmed", 60_000);
-    const transactionsBefore = (await chainTransactions(testApp)).length;
-    const ledgerNonce = BigInt((await sqlOf(testApp)<{ next_nonce: string }>(`SELECT next_nonce FROM chain_signers`))[0].next_nonce);
+    await waitForLedgerStatus(chainApp.testApp, await streamEventAndSales(), "confirmed", 60_000);
+    const transactionsBefore = (await chainTransactions(chainApp.testApp)).length;
+    const ledgerNonce = BigInt((await sqlOf(chainApp.testApp)<{ next_nonce: string }>(`SELECT next_nonce FROM chain_signers`))[0].next_nonce);
     const taken = await sendFromElsewhere();
     expect(BigInt(taken)).toBe(ledgerNonce);
 
@@ -177,10 +165,10 @@ describe("a nonce taken by a transaction the ledger does not know, seen before s
     const stop = ready.info.signerNonces.stoppedSigners[signerAddress()];
     expect(stop).toMatchObject({ ledgerNonce: ledgerNonce.toString(), chainNonce: (ledgerNonce + 1n).toString() });
     expect(ready.info.signerNonces.reason).toContain("signer reconcile");
-    expect(total((await scrapeMetrics(testApp.baseUrl)).samples, STOPPED, { signer: signerAddress() })).toBe(1);
+    expect(total((await scrapeMetrics(chainApp.testApp.baseUrl)).samples, STOPPED, { signer: signerAddress() })).toBe(1);
     // Nothing signed while stopped.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    expect((await chainTransactions(testApp)).length).toBe(transactionsBefore);
+    expect((await chainTransactions(chainApp.testApp)).length).toBe(transactionsBefore);
     expect(await statusCounts(promises)).toEqual({ waiting_broadcast: SALES + 1 });
 
     const cli = await reconcileCli(signerAddress());
@@ -191,19 +179,19 @@ describe("a nonce taken by a transaction the ledger does not know, seen before s
 
     expect(await allFinal(promises)).toEqual({ confirmed: SALES + 1 });
     await eventually(async () => ((await readiness()).info?.signerNonces?.status === "up" ? true : undefined), 20_000, "readiness to be up again");
-    expect(total((await scrapeMetrics(testApp.baseUrl)).samples, STOPPED, { signer: signerAddress() })).toBe(0);
+    expect(total((await scrapeMetrics(chainApp.testApp.baseUrl)).samples, STOPPED, { signer: signerAddress() })).toBe(0);
   });
 });
 
 describe("a nonce taken while its batch is on its way to the node", () => {
   it("sends no later nonce ahead of it: no sale is mined before its event, none ends onchain_event_unknown", async () => {
-    await waitForLedgerStatus(testApp, await streamEventAndSales(), "confirmed", 60_000);
-    const ledgerNonce = BigInt((await sqlOf(testApp)<{ next_nonce: string }>(`SELECT next_nonce FROM chain_signers`))[0].next_nonce);
+    await waitForLedgerStatus(chainApp.testApp, await streamEventAndSales(), "confirmed", 60_000);
+    const ledgerNonce = BigInt((await sqlOf(chainApp.testApp)<{ next_nonce: string }>(`SELECT next_nonce FROM chain_signers`))[0].next_nonce);
     // Slow broadcasts: the writer signs the event's nonce and the next ones before the node answers the first.
-    lifts.push(node.delayCalls("eth_sendRawTransaction", 1_500));
+    lifts.push(chainApp.productionNode.delayCalls("eth_sendRawTransaction", 1_500));
     const promises = await streamEventAndSales();
     await eventually(
-      async () => ((await chainTransactions(testApp)).some((tx) => BigInt(tx.nonce) === ledgerNonce) ? true : undefined),
+      async () => ((await chainTransactions(chainApp.testApp)).some((tx) => BigInt(tx.nonce) === ledgerNonce) ? true : undefined),
       20_000,
       "the event's batch to be signed",
     );
@@ -220,17 +208,17 @@ describe("a nonce taken while its batch is on its way to the node", () => {
 
 describe("our own transaction mined but not yet marked when the signer is reconciled", () => {
   it("is marked mined by its receipt and never given up: its actions confirm once, with its hash", async () => {
-    const watcher = testApp.app.get(ReceiptWatcher);
+    const watcher = chainApp.testApp.app.get(ReceiptWatcher);
     watcher.beforeApplicationShutdown();
     const promises = await streamEventAndSales();
     // Signed, broadcast and mined, but the ledger has not taken note (its watcher is away).
     const ours = await eventually(
       async () => {
-        const rows = await sqlOf(testApp)<{ tx_hash: string; nonce: string; status: string }>(
+        const rows = await sqlOf(chainApp.testApp)<{ tx_hash: string; nonce: string; status: string }>(
           `SELECT DISTINCT t.tx_hash, t.nonce, t.status FROM chain_transactions t JOIN chain_actions a ON a.tx_hash = t.tx_hash WHERE a.id = ANY($1::uuid[]) AND t.status IN ('signed', 'broadcast', 'mined')`,
           [promises],
         );
-        const mined = await Promise.all(rows.map((row) => chain.provider.getTransactionReceipt(row.tx_hash)));
+        const mined = await Promise.all(rows.map((row) => chainApp.chain.provider.getTransactionReceipt(row.tx_hash)));
         return rows.length > 0 && mined.every(Boolean) && (await statusCounts(promises)).pending === SALES + 1 ? rows : undefined;
       },
       30_000,
@@ -251,10 +239,10 @@ describe("our own transaction mined but not yet marked when the signer is reconc
     expect(report.givenUp).toEqual([]);
     // The watcher back (its loop stopped for good: passes driven from here).
     expect(await watching(watcher, () => allFinal(promises))).toEqual({ confirmed: SALES + 1 });
-    const hashes = await sqlOf(testApp)<{ tx_hash: string }>(`SELECT DISTINCT tx_hash FROM chain_actions WHERE id = ANY($1::uuid[])`, [promises]);
+    const hashes = await sqlOf(chainApp.testApp)<{ tx_hash: string }>(`SELECT DISTINCT tx_hash FROM chain_actions WHERE id = ANY($1::uuid[])`, [promises]);
     // Every one of ours still carries actions: none was given up (under load an action may also have gone out again in a later batch).
     expect(hashes.map((row) => row.tx_hash)).toEqual(expect.arrayContaining(ours.map((row) => row.tx_hash)));
-    const dropped = (await chainTransactions(testApp)).filter((tx) => tx.status === "dropped" && ours.some((row) => row.nonce === tx.nonce));
+    const dropped = (await chainTransactions(chainApp.testApp)).filter((tx) => tx.status === "dropped" && ours.some((row) => row.nonce === tx.nonce));
     expect(dropped).toEqual([]);
     expect(await watching(watcher, () => allFinal(later))).toEqual({ confirmed: SALES + 1 });
   });

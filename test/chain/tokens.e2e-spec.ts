@@ -3,13 +3,13 @@ import { Contract, type ContractTransactionResponse, getAddress, parseEther, typ
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { apiClient } from "../support/api-client";
-import { DELIVERY_ENV, stream, verifyCallback } from "../support/callbacks-e2e";
-import { type Api, allSettled, tokenIds, uid } from "../support/chain-e2e";
+import { stream, verifyCallback } from "../support/callbacks-e2e";
+import { allSettled, tokenIds, uid } from "../support/chain-e2e";
 import { metadataProblems } from "../support/erc721-metadata";
-import { type HttpsReceiver, startHttpsReceiver } from "../support/https-receiver";
+
 import { scrapeMetrics } from "../support/metrics-scrape";
-import { eventually, HARDHAT_KEYS, startTestChain, type TestChain } from "../support/test-chain";
-import { startTestApp, type TestApp } from "../support/test-app";
+import { eventually, HARDHAT_KEYS } from "../support/test-chain";
+import { useChainApp } from "../support/chain-app";
 
 /**
  * The token a fan holds, seen as a wallet sees it (a plain ERC-721 client: tokenURI, then an HTTP fetch of
@@ -41,59 +41,45 @@ const EVENT = {
   endTime: 1_900_010_800,
 };
 
-let chain: TestChain;
-let receiver: HttpsReceiver;
-let testApp: TestApp;
-let api: Api;
-let webhookSecret: string;
-let apiKey: string;
 let wallets: { alice: Wallet; bob: Wallet; carol: Wallet };
 let erc721: Contract;
 let event: { eventId: string; ticketId: string; tokenId: bigint };
 const sources: EventSource[] = [];
 
+const chainApp = useChainApp({ receiver: true, env: { TRANSFER_POLL_MS: "100" } });
+
 beforeAll(async () => {
-  chain = await startTestChain();
-  receiver = await startHttpsReceiver();
-  testApp = await startTestApp({ ...chain.env, ...DELIVERY_ENV, TRANSFER_POLL_MS: "100" });
-  const organization = await testApp.organization();
-  webhookSecret = organization.webhookSecret;
-  apiKey = organization.key;
-  api = apiClient(testApp.baseUrl, apiKey);
   // What the deploy script sets from PUBLIC_BASE_URL; here the service's address is known only now.
   // Sent without waiting in between (one block for all on Anvil), each from its own account's next nonce.
   const sent: TransactionResponse[] = [
-    await chain.registry.setBaseURI(`${testApp.baseUrl}/tokens/`),
-    await chain.registry.setContractURI(`${testApp.baseUrl}/tokens/collection`),
+    await chainApp.chain.registry.setBaseURI(`${chainApp.testApp.baseUrl}/tokens/`),
+    await chainApp.chain.registry.setContractURI(`${chainApp.testApp.baseUrl}/tokens/collection`),
   ];
-  const [alice, bob, carol] = [0, 1, 2].map(() => new Wallet(Wallet.createRandom().privateKey, chain.provider));
-  const funder = new Wallet(HARDHAT_KEYS[3], chain.provider);
+  const [alice, bob, carol] = [0, 1, 2].map(() => new Wallet(Wallet.createRandom().privateKey, chainApp.chain.provider));
+  const funder = new Wallet(HARDHAT_KEYS[3], chainApp.chain.provider);
   for (const wallet of [alice, bob, carol]) sent.push(await funder.sendTransaction({ to: wallet.address, value: parseEther("1") }));
   await Promise.all(sent.map((tx) => tx.wait()));
   wallets = { alice, bob, carol };
-  erc721 = new Contract(chain.registryAddress, PLAIN_ERC721_ABI, chain.provider);
+  erc721 = new Contract(chainApp.chain.registryAddress, PLAIN_ERC721_ABI, chainApp.chain.provider);
   event = await claimedTicket(wallets.alice.address);
 });
 
-afterAll(async () => {
+afterAll(() => {
   for (const source of sources) source.close();
-  await testApp?.close();
-  await receiver?.close();
-  await chain?.stop();
 });
 
 /** An event with an image, a sale, a check-in and a claim to `wallet`, all confirmed. */
 async function claimedTicket(wallet: string): Promise<{ eventId: string; ticketId: string; tokenId: bigint }> {
   const eventId = uid("event");
   const ticketId = uid("ticket");
-  const promises = await stream(api, [
-    { action: "newEvent", data: { eventId, ...EVENT, callbackUrl: receiver.url("/callbacks") } },
+  const promises = await stream(chainApp.api, [
+    { action: "newEvent", data: { eventId, ...EVENT, callbackUrl: chainApp.receiver.url("/callbacks") } },
     { action: "soldTicket", data: { eventId, ticketId, price: "49.95" } },
     { action: "scannedTicket", data: { ticketId } },
     { action: "claimedTicket", data: { ticketId, to: wallet } },
   ]);
-  expect((await allSettled(api, promises)).map((status) => status.status)).toEqual(["confirmed", "confirmed", "confirmed", "confirmed"]);
-  return { eventId, ticketId, tokenId: (await tokenIds(testApp, [ticketId])).get(ticketId)! };
+  expect((await allSettled(chainApp.api, promises)).map((status) => status.status)).toEqual(["confirmed", "confirmed", "confirmed", "confirmed"]);
+  return { eventId, ticketId, tokenId: (await tokenIds(chainApp.testApp, [ticketId])).get(ticketId)! };
 }
 
 async function fetchJson(url: string, headers: Record<string, string> = {}) {
@@ -115,7 +101,7 @@ describe("a claimed ticket read by a plain ERC-721 client", () => {
     expect(await erc721.ownerOf(tokenId)).toBe(wallets.alice.address);
     expect(await erc721.supportsInterface("0x49064906")).toBe(true);
     const uri = (await erc721.tokenURI(tokenId)) as string;
-    expect(uri).toBe(`${testApp.baseUrl}/tokens/${tokenId}`);
+    expect(uri).toBe(`${chainApp.testApp.baseUrl}/tokens/${tokenId}`);
 
     const answer = await fetchJson(uri, { Origin: "https://wallet.example" });
     expect(answer.status).toBe(200);
@@ -125,7 +111,11 @@ describe("a claimed ticket read by a plain ERC-721 client", () => {
     expect(metadataProblems("eip721", answer.body)).toEqual([]);
     expect(metadataProblems("opensea", answer.body)).toEqual([]);
     const serial = tokenId & ((1n << 64n) - 1n);
-    expect(answer.body).toMatchObject({ name: `${EVENT.eventName} #${serial}`, image: IMAGE, external_url: `${testApp.baseUrl}/verify/tokens/${tokenId}` });
+    expect(answer.body).toMatchObject({
+      name: `${EVENT.eventName} #${serial}`,
+      image: IMAGE,
+      external_url: `${chainApp.testApp.baseUrl}/verify/tokens/${tokenId}`,
+    });
     expect(answer.body.attributes).toEqual(
       expect.arrayContaining([
         { trait_type: "Event", value: EVENT.eventName },
@@ -150,37 +140,37 @@ describe("a claimed ticket read by a plain ERC-721 client", () => {
 
   it("leads from contractURI to the collection's metadata (ERC-7572)", async () => {
     const uri = (await erc721.contractURI()) as string;
-    expect(uri).toBe(`${testApp.baseUrl}/tokens/collection`);
+    expect(uri).toBe(`${chainApp.testApp.baseUrl}/tokens/collection`);
     const answer = await fetchJson(uri);
     expect(answer.status).toBe(200);
     expect(answer.headers.get("access-control-allow-origin")).toBe("*");
     expect(metadataProblems("erc7572", answer.body)).toEqual([]);
-    expect(answer.body).toMatchObject({ name: await erc721.name(), symbol: "TICKET", external_link: testApp.baseUrl });
+    expect(answer.body).toMatchObject({ name: await erc721.name(), symbol: "TICKET", external_link: chainApp.testApp.baseUrl });
     expect(typeof answer.body.description).toBe("string");
   });
 
   it("shows the token's public page at its external_url, by tokenId, with its holder", async () => {
-    const page = await fetch(`${testApp.baseUrl}/verify/tokens/${event.tokenId}`);
+    const page = await fetch(`${chainApp.testApp.baseUrl}/verify/tokens/${event.tokenId}`);
     expect(page.status).toBe(200);
     const html = await page.text();
     expect(html).toContain(`data-fact="holder">${wallets.alice.address}`);
     expect(html).toContain(EVENT.eventName);
     expect(html).not.toContain(event.ticketId);
-    expect((await fetch(`${testApp.baseUrl}/verify/tokens/${((event.tokenId >> 64n) << 64n) | 999n}`)).status).toBe(404);
+    expect((await fetch(`${chainApp.testApp.baseUrl}/verify/tokens/${((event.tokenId >> 64n) << 64n) | 999n}`)).status).toBe(404);
   });
 
   it("answers a JSON 404 for a token never minted, a 400 for a malformed id, and a CORS preflight", async () => {
     for (const unminted of [((event.tokenId >> 64n) << 64n) | 999n, 1n, (1n << 200n) + 7n]) {
-      const answer = await fetchJson(`${testApp.baseUrl}/tokens/${unminted}`);
+      const answer = await fetchJson(`${chainApp.testApp.baseUrl}/tokens/${unminted}`);
       expect(answer.status, String(unminted)).toBe(404);
       expect(answer.body).toMatchObject({ status: "error", error: { code: "token_not_found" } });
     }
     for (const malformed of ["abc", "-1", "0x10", "1".repeat(79), (1n << 256n).toString()]) {
-      const answer = await fetchJson(`${testApp.baseUrl}/tokens/${malformed}`);
+      const answer = await fetchJson(`${chainApp.testApp.baseUrl}/tokens/${malformed}`);
       expect(answer.status, malformed).toBe(400);
       expect(answer.body).toMatchObject({ status: "error", error: { code: "invalid_field", field: "tokenId" } });
     }
-    const preflight = await fetch(`${testApp.baseUrl}/tokens/${event.tokenId}`, {
+    const preflight = await fetch(`${chainApp.testApp.baseUrl}/tokens/${event.tokenId}`, {
       method: "OPTIONS",
       headers: { Origin: "https://wallet.example", "Access-Control-Request-Method": "GET" },
     });
@@ -202,7 +192,7 @@ describe("the service follows the token after the claim", () => {
 
     const view = await eventually(
       async () => {
-        const answer = await api.get(`/api/v1/tickets/${ticketId}`);
+        const answer = await chainApp.api.get(`/api/v1/tickets/${ticketId}`);
         return answer.body.holder === carol.address ? answer.body : undefined;
       },
       30_000,
@@ -219,13 +209,13 @@ describe("the service follows the token after the claim", () => {
 
     const callbacks = await eventually(
       async () => {
-        const found = receiver.requests("/callbacks").filter((request) => JSON.parse(request.body).action === "transferred");
+        const found = chainApp.receiver.requests("/callbacks").filter((request) => JSON.parse(request.body).action === "transferred");
         return found.length >= 2 ? found : undefined;
       },
       30_000,
       "two transferred callbacks",
     );
-    const bodies = callbacks.map((request) => verifyCallback(request, webhookSecret));
+    const bodies = callbacks.map((request) => verifyCallback(request, chainApp.organization.webhookSecret));
     expect(bodies).toEqual([
       expect.objectContaining({
         transactionType: "ticket",
@@ -244,10 +234,10 @@ describe("the service follows the token after the claim", () => {
       expect.objectContaining({ from: bob.address, to: carol.address, txHash: second.hash, blockNumber: second.blockNumber, blockHash: second.blockHash }),
     ]);
 
-    const holderList = await api.get(`/api/v1/tickets?holder=${carol.address.toLowerCase()}`);
+    const holderList = await chainApp.api.get(`/api/v1/tickets?holder=${carol.address.toLowerCase()}`);
     expect(holderList.status).toBe(200);
     expect(holderList.body).toEqual({ data: [view], nextCursor: null });
-    expect((await api.get(`/api/v1/tickets?holder=${alice.address}`)).body).toEqual({ data: [], nextCursor: null });
+    expect((await chainApp.api.get(`/api/v1/tickets?holder=${alice.address}`)).body).toEqual({ data: [], nextCursor: null });
 
     await eventually(async () => (streamed.filter((entry) => entry.action === "transferred").length >= 2 ? true : undefined), 20_000, "the stream's transfers");
     expect(streamed.filter((entry) => entry.action === "transferred").map((entry) => [entry.status, entry.transfer])).toEqual([
@@ -256,16 +246,18 @@ describe("the service follows the token after the claim", () => {
     ]);
 
     // The metadata does not show the holder: the claimed state stays.
-    expect(attribute((await fetchJson(`${testApp.baseUrl}/tokens/${tokenId}`)).body, "State")).toBe("Claimed");
+    expect(attribute((await fetchJson(`${chainApp.testApp.baseUrl}/tokens/${tokenId}`)).body, "State")).toBe("Claimed");
     // Exactly once: later passes of the follower add nothing.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    expect(receiver.requests("/callbacks").filter((request) => JSON.parse(request.body).action === "transferred")).toHaveLength(2);
-    expect((await api.get(`/api/v1/tickets/${ticketId}`)).body.actions.filter((action: any) => action.action === "transferred")).toHaveLength(2);
-    const recorded = (await scrapeMetrics(testApp.baseUrl)).samples.find((sample) => sample.name === "ticket_registry_chain_transfers_recorded_total");
+    expect(chainApp.receiver.requests("/callbacks").filter((request) => JSON.parse(request.body).action === "transferred")).toHaveLength(2);
+    expect((await chainApp.api.get(`/api/v1/tickets/${ticketId}`)).body.actions.filter((action: any) => action.action === "transferred")).toHaveLength(2);
+    const recorded = (await scrapeMetrics(chainApp.testApp.baseUrl)).samples.find((sample) => sample.name === "ticket_registry_chain_transfers_recorded_total");
     expect(recorded?.value).toBe(2);
 
     // In the callback log like any callback, and redeliverable: the same body and webhook-id again.
-    const logged = (await api.get(`/api/v1/callbacks?eventId=${encodeURIComponent(eventId)}`)).body.filter((entry: any) => entry.action === "transferred");
+    const logged = (await chainApp.api.get(`/api/v1/callbacks?eventId=${encodeURIComponent(eventId)}`)).body.filter(
+      (entry: any) => entry.action === "transferred",
+    );
     expect(logged.map((entry: any) => [entry.actionPromise, entry.status])).toEqual(
       expect.arrayContaining([
         [transferred[0].actionPromise, "delivered"],
@@ -273,10 +265,10 @@ describe("the service follows the token after the claim", () => {
       ]),
     );
     const firstLogged = logged.find((entry: any) => entry.actionPromise === transferred[0].actionPromise);
-    expect((await api.post(`/api/v1/callbacks/${firstLogged.callbackId}/redeliver`, {})).status).toBe(200);
+    expect((await chainApp.api.post(`/api/v1/callbacks/${firstLogged.callbackId}/redeliver`, {})).status).toBe(200);
     const again = await eventually(
       async () => {
-        const sent = receiver.requests("/callbacks").filter((request) => request.headers["webhook-id"] === firstLogged.callbackId);
+        const sent = chainApp.receiver.requests("/callbacks").filter((request) => request.headers["webhook-id"] === firstLogged.callbackId);
         return sent.length === 2 ? sent : undefined;
       },
       20_000,
@@ -289,21 +281,21 @@ describe("the service follows the token after the claim", () => {
     const eventId = uid("event");
     const ticketIds = [uid("t"), uid("t"), uid("t")];
     await allSettled(
-      api,
-      await stream(api, [
-        { action: "newEvent", data: { eventId, currency: "EUR", callbackUrl: receiver.url("/other") } },
+      chainApp.api,
+      await stream(chainApp.api, [
+        { action: "newEvent", data: { eventId, currency: "EUR", callbackUrl: chainApp.receiver.url("/other") } },
         ...ticketIds.map((ticketId) => ({ action: "soldTicket", data: { eventId, ticketId, price: "10" } })),
       ]),
     );
-    const custody = getAddress((await chain.registry.eventRecord((await tokenIds(testApp, ticketIds)).get(ticketIds[0])! >> 64n)).custody);
-    const first = await api.get(`/api/v1/tickets?holder=${custody}&limit=2`);
+    const custody = getAddress((await chainApp.chain.registry.eventRecord((await tokenIds(chainApp.testApp, ticketIds)).get(ticketIds[0])! >> 64n)).custody);
+    const first = await chainApp.api.get(`/api/v1/tickets?holder=${custody}&limit=2`);
     expect(first.body.data.map((ticket: any) => ticket.ticketId)).toEqual(ticketIds.slice(0, 2));
     expect(first.body.data.every((ticket: any) => ticket.holder === custody)).toBe(true);
     expect(first.body.nextCursor).toEqual(expect.any(String));
-    const second = await api.get(`/api/v1/tickets?holder=${custody}&limit=2&cursor=${first.body.nextCursor}`);
+    const second = await chainApp.api.get(`/api/v1/tickets?holder=${custody}&limit=2&cursor=${first.body.nextCursor}`);
     expect(second.body).toMatchObject({ data: [{ ticketId: ticketIds[2] }], nextCursor: null });
 
-    const stranger = apiClient(testApp.baseUrl, (await testApp.organization()).key);
+    const stranger = apiClient(chainApp.testApp.baseUrl, (await chainApp.testApp.organization()).key);
     expect((await stranger.get(`/api/v1/tickets?holder=${custody}`)).body).toEqual({ data: [], nextCursor: null });
   });
 
@@ -317,7 +309,7 @@ describe("the service follows the token after the claim", () => {
       [`holder=${wallets.carol.address}&limit=101`, "limit"],
       [`holder=${wallets.carol.address}&cursor=%2A%2A`, "cursor"],
     ]) {
-      const answer = await api.get(`/api/v1/tickets?${query}`);
+      const answer = await chainApp.api.get(`/api/v1/tickets?${query}`);
       expect(answer.status, query).toBe(400);
       expect(answer.body, query).toMatchObject({ status: "error", error: { code: "invalid_field", field } });
     }
@@ -327,8 +319,8 @@ describe("the service follows the token after the claim", () => {
 /** The `status` events of the live status stream with this filter, as they arrive. */
 function openStream(query: string): any[] {
   const received: any[] = [];
-  const source = new EventSource(`${testApp.baseUrl}/api/v1/actions/events?${query}`, {
-    fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), "x-api-key": apiKey } }),
+  const source = new EventSource(`${chainApp.testApp.baseUrl}/api/v1/actions/events?${query}`, {
+    fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), "x-api-key": chainApp.organization.key } }),
   });
   source.addEventListener("status", (message) => received.push(JSON.parse(message.data)));
   sources.push(source);

@@ -1,12 +1,11 @@
 import { Contract, type ContractTransactionResponse, parseEther, Wallet } from "ethers";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 
-import { apiClient } from "../support/api-client";
-import { DELIVERY_ENV, stream } from "../support/callbacks-e2e";
-import { type Api, actionRows, FINAL_STATUSES, sqlOf, tokenIds, uid } from "../support/chain-e2e";
-import { type HttpsReceiver, startHttpsReceiver } from "../support/https-receiver";
-import { ANVIL_CHAIN, eventually, HARDHAT_KEYS, pauseMining, startTestChain, type TestChain } from "../support/test-chain";
-import { startTestApp, type TestApp } from "../support/test-app";
+import { stream } from "../support/callbacks-e2e";
+import { actionRows, FINAL_STATUSES, sqlOf, tokenIds, uid } from "../support/chain-e2e";
+
+import { ANVIL_CHAIN, eventually, HARDHAT_KEYS, pauseMining } from "../support/test-chain";
+import { useChainApp } from "../support/chain-app";
 
 /**
  * A holder's transfer mined in a block that a reorg removes before CONFIRMATIONS (3) is never called
@@ -16,42 +15,36 @@ import { startTestApp, type TestApp } from "../support/test-app";
 
 const CONFIRMATIONS = 3;
 
-let chain: TestChain;
-let receiver: HttpsReceiver;
-let testApp: TestApp;
-let api: Api;
 let holder: Wallet;
 let erc721: Contract;
 
+const chainApp = useChainApp({
+  node: ANVIL_CHAIN,
+  receiver: true,
+  env: async (chain) => {
+    await pauseMining(chain);
+    return { CONFIRMATIONS: String(CONFIRMATIONS), TRANSFER_POLL_MS: "100" };
+  },
+});
+
 beforeAll(async () => {
-  chain = await startTestChain(1, ANVIL_CHAIN);
-  await pauseMining(chain);
-  receiver = await startHttpsReceiver();
-  testApp = await startTestApp({ ...chain.env, ...DELIVERY_ENV, CONFIRMATIONS: String(CONFIRMATIONS), TRANSFER_POLL_MS: "100" });
-  api = apiClient(testApp.baseUrl, (await testApp.organization()).key);
-  holder = new Wallet(Wallet.createRandom().privateKey, chain.provider);
-  const funding = await new Wallet(HARDHAT_KEYS[3], chain.provider).sendTransaction({ to: holder.address, value: parseEther("1") });
-  await chain.send("evm_mine");
+  holder = new Wallet(Wallet.createRandom().privateKey, chainApp.chain.provider);
+  const funding = await new Wallet(HARDHAT_KEYS[3], chainApp.chain.provider).sendTransaction({ to: holder.address, value: parseEther("1") });
+  await chainApp.chain.send("evm_mine");
   await funding.wait();
   erc721 = new Contract(
-    chain.registryAddress,
+    chainApp.chain.registryAddress,
     ["function safeTransferFrom(address from, address to, uint256 tokenId)", "function ownerOf(uint256) view returns (address)"],
     holder,
   );
-});
-
-afterAll(async () => {
-  await testApp?.close();
-  await receiver?.close();
-  await chain?.stop();
 });
 
 /** Mines a block every 100 ms until the actions are final in the ledger. */
 async function mineUntilFinal(promises: string[]): Promise<void> {
   await eventually(
     async () => {
-      if ((await actionRows(testApp, promises)).every((row) => FINAL_STATUSES.includes(row.status))) return true;
-      await chain.send("evm_mine");
+      if ((await actionRows(chainApp.testApp, promises)).every((row) => FINAL_STATUSES.includes(row.status))) return true;
+      await chainApp.chain.send("evm_mine");
       await new Promise((resolve) => setTimeout(resolve, 100));
       return undefined;
     },
@@ -61,58 +54,58 @@ async function mineUntilFinal(promises: string[]): Promise<void> {
 }
 
 const transferredRows = (ticketId: string) =>
-  sqlOf(testApp)<{ id: string; tx_hash: string }>(
+  sqlOf(chainApp.testApp)<{ id: string; tx_hash: string }>(
     `SELECT a.id, a.tx_hash FROM chain_actions a JOIN tickets t ON t.id = a.ticket_ref WHERE t.ticket_id = $1 AND a.kind = 'transferred' ORDER BY a.seq`,
     [ticketId],
   );
-const transferCallbacks = () => receiver.requests("/callbacks").filter((request) => JSON.parse(request.body).action === "transferred");
+const transferCallbacks = () => chainApp.receiver.requests("/callbacks").filter((request) => JSON.parse(request.body).action === "transferred");
 const followedThrough = async () =>
-  Number((await sqlOf(testApp)<{ next_block: string }>(`SELECT next_block FROM registry_log_cursors`))[0]?.next_block ?? 0) - 1;
+  Number((await sqlOf(chainApp.testApp)<{ next_block: string }>(`SELECT next_block FROM registry_log_cursors`))[0]?.next_block ?? 0) - 1;
 
 describe("a reorg before the confirmation depth", () => {
   it("drops a transfer whose block it removed: no callback, the holder goes back; a transfer at depth is called back once", async () => {
     const eventId = uid("event");
     const ticketId = uid("ticket");
-    const promises = await stream(api, [
-      { action: "newEvent", data: { eventId, eventName: "Reorg night", currency: "EUR", callbackUrl: receiver.url("/callbacks") } },
+    const promises = await stream(chainApp.api, [
+      { action: "newEvent", data: { eventId, eventName: "Reorg night", currency: "EUR", callbackUrl: chainApp.receiver.url("/callbacks") } },
       { action: "soldTicket", data: { eventId, ticketId, price: "20" } },
       { action: "scannedTicket", data: { ticketId } },
       { action: "claimedTicket", data: { ticketId, to: holder.address } },
     ]);
     await mineUntilFinal(promises);
-    expect((await actionRows(testApp, promises)).map((row) => row.status)).toEqual(["confirmed", "confirmed", "confirmed", "confirmed"]);
-    const tokenId = (await tokenIds(testApp, [ticketId])).get(ticketId)!;
+    expect((await actionRows(chainApp.testApp, promises)).map((row) => row.status)).toEqual(["confirmed", "confirmed", "confirmed", "confirmed"]);
+    const tokenId = (await tokenIds(chainApp.testApp, [ticketId])).get(ticketId)!;
     await eventually(
-      async () => ((await api.get(`/api/v1/tickets/${ticketId}`)).body.holder === holder.address ? true : undefined),
+      async () => ((await chainApp.api.get(`/api/v1/tickets/${ticketId}`)).body.holder === holder.address ? true : undefined),
       20_000,
       "the claim's holder",
     );
 
     // The transfer is mined, one block deep: not confirmed.
-    const snapshot = await chain.send("evm_snapshot");
-    const headBefore = await chain.provider.getBlockNumber();
+    const snapshot = await chainApp.chain.send("evm_snapshot");
+    const headBefore = await chainApp.chain.provider.getBlockNumber();
     const dropped = (await erc721.safeTransferFrom(holder.address, Wallet.createRandom().address, tokenId)) as ContractTransactionResponse;
-    await chain.send("evm_mine");
+    await chainApp.chain.send("evm_mine");
     expect((await dropped.wait())?.blockNumber).toBe(headBefore + 1);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(await transferredRows(ticketId)).toEqual([]);
 
     // The reorg: the block and the transfer are gone; later blocks bury the height far past the depth.
-    expect(await chain.send("evm_revert", [snapshot])).toBe(true);
-    expect(await chain.provider.getTransactionReceipt(dropped.hash)).toBeNull();
-    await chain.send("evm_setNextBlockTimestamp", [Math.floor(Date.now() / 1000) + 60]);
-    for (let block = 0; block < CONFIRMATIONS + 2; block++) await chain.send("evm_mine");
-    const head = await chain.provider.getBlockNumber();
+    expect(await chainApp.chain.send("evm_revert", [snapshot])).toBe(true);
+    expect(await chainApp.chain.provider.getTransactionReceipt(dropped.hash)).toBeNull();
+    await chainApp.chain.send("evm_setNextBlockTimestamp", [Math.floor(Date.now() / 1000) + 60]);
+    for (let block = 0; block < CONFIRMATIONS + 2; block++) await chainApp.chain.send("evm_mine");
+    const head = await chainApp.chain.provider.getBlockNumber();
     await eventually(async () => ((await followedThrough()) >= head - CONFIRMATIONS + 1 ? true : undefined), 20_000, "the follower to pass the reorged height");
     expect(await erc721.ownerOf(tokenId)).toBe(holder.address);
     expect(await transferredRows(ticketId)).toEqual([]);
     expect(transferCallbacks()).toEqual([]);
-    expect((await api.get(`/api/v1/tickets/${ticketId}`)).body.holder).toBe(holder.address);
+    expect((await chainApp.api.get(`/api/v1/tickets/${ticketId}`)).body.holder).toBe(holder.address);
 
     // A transfer that stays on the chain is called back once it is CONFIRMATIONS deep.
     const receiverWallet = Wallet.createRandom().address;
     const kept = (await erc721.safeTransferFrom(holder.address, receiverWallet, tokenId)) as ContractTransactionResponse;
-    for (let block = 0; block < CONFIRMATIONS; block++) await chain.send("evm_mine");
+    for (let block = 0; block < CONFIRMATIONS; block++) await chainApp.chain.send("evm_mine");
     const receipt = await kept.wait();
     await eventually(async () => (transferCallbacks().length > 0 ? true : undefined), 20_000, "the kept transfer's callback");
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -120,6 +113,6 @@ describe("a reorg before the confirmation depth", () => {
       expect.objectContaining({ action: "transferred", ticketId, from: holder.address, to: receiverWallet, txHash: kept.hash, blockHash: receipt!.blockHash }),
     ]);
     expect((await transferredRows(ticketId)).map((row) => row.tx_hash)).toEqual([kept.hash]);
-    expect((await api.get(`/api/v1/tickets/${ticketId}`)).body.holder).toBe(receiverWallet);
+    expect((await chainApp.api.get(`/api/v1/tickets/${ticketId}`)).body.holder).toBe(receiverWallet);
   });
 });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 
 import {
   type CallbackBody,
@@ -10,10 +10,8 @@ import {
   waitForFinalStatus,
   WebhookVerificationError,
 } from "../../client/src";
-import { DELIVERY_ENV, eventually, uid } from "../support/callbacks-e2e";
-import { type HttpsReceiver, startHttpsReceiver } from "../support/https-receiver";
-import { startTestChain, type TestChain } from "../support/test-chain";
-import { startTestApp, type TestApp } from "../support/test-app";
+import { eventually, uid } from "../support/callbacks-e2e";
+import { useChainApp } from "../support/chain-app";
 
 /**
  * The integrator's typed client (client/src) against the real app on Postgres, Redis and a Hardhat
@@ -22,24 +20,12 @@ import { startTestApp, type TestApp } from "../support/test-app";
  * HTTPS receiver and are verified with the client's webhook helper.
  */
 
-let chain: TestChain;
-let receiver: HttpsReceiver;
-let testApp: TestApp;
 let registry: RegistryClient;
-let ticketeerId: string;
-let webhookSecret: string;
 
-beforeAll(async () => {
-  [chain, receiver] = await Promise.all([startTestChain(), startHttpsReceiver()]);
-  testApp = await startTestApp({ ...chain.env, ...DELIVERY_ENV });
-  const organization = await testApp.organization();
-  ({ ticketeerId, webhookSecret } = organization);
-  registry = createRegistryClient({ baseUrl: testApp.baseUrl, apiKey: organization.key });
-});
+const chainApp = useChainApp({ receiver: true });
 
-afterAll(async () => {
-  await testApp?.close();
-  await Promise.all([chain?.stop(), receiver?.close()]);
+beforeAll(() => {
+  registry = createRegistryClient({ baseUrl: chainApp.testApp.baseUrl, apiKey: chainApp.organization.key });
 });
 
 describe("the typed client", () => {
@@ -48,7 +34,7 @@ describe("the typed client", () => {
     const eventId = uid("event");
     const ticketId = uid("ticket");
 
-    const event: NewEvent = { eventId, ticketeerId, eventName: "Concert", currency: "EUR", callbackUrl: receiver.url(path) };
+    const event: NewEvent = { eventId, ticketeerId: chainApp.ticketeerId, eventName: "Concert", currency: "EUR", callbackUrl: chainApp.receiver.url(path) };
     const registered = await registry.POST("/api/v1/events", { body: event });
     expect(registered.response.status).toBe(200);
     if (!registered.data) throw new Error(`event refused: ${JSON.stringify(registered.error)}`);
@@ -77,14 +63,14 @@ describe("the typed client", () => {
     expect(ticket.data).toMatchObject({ ticketId, eventId, price: "49.95" });
     expect(ticket.data.chain.minted).toBe(true);
     const tokenId = ticket.data.chain.tokenId;
-    expect(await chain.registry.ownerOf(BigInt(tokenId))).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    expect(await chainApp.chain.registry.ownerOf(BigInt(tokenId))).toMatch(/^0x[0-9a-fA-F]{40}$/);
 
     // Both callbacks arrive at the receiver, signed with the organization's secret.
-    const requests = await receiver.waitForRequests(path, 2);
+    const requests = await chainApp.receiver.waitForRequests(path, 2);
     const callbacks = new Map<string, CallbackBody>();
     for (const request of requests) {
       expect(request.method).toBe("POST");
-      const body = verifyWebhook(request.body, request.headers, { secret: webhookSecret });
+      const body = verifyWebhook(request.body, request.headers, { secret: chainApp.organization.webhookSecret });
       callbacks.set(body.actionPromise, body);
     }
     expect(callbacks.get(eventPromise)).toMatchObject({ transactionType: "event", action: "newEvent", eventId, ticketId: null, status: "confirmed" });
@@ -100,15 +86,15 @@ describe("the typed client", () => {
       blockNumber: saleStatus.blockNumber,
       blockHash: saleStatus.blockHash,
       tokenId,
-      chainId: Number(chain.chainId),
+      chainId: Number(chainApp.chain.chainId),
       registryAddress: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/),
     });
 
     // What a receiver must refuse: a changed body, another organization's secret.
     const saleRequest = requests.find((request) => request.body.includes(salePromise))!;
     const tampered = saleRequest.body.replace('"confirmed"', '"error"');
-    expect(() => verifyWebhook(tampered, saleRequest.headers, { secret: webhookSecret })).toThrow(WebhookVerificationError);
-    const other = await testApp.organization();
+    expect(() => verifyWebhook(tampered, saleRequest.headers, { secret: chainApp.organization.webhookSecret })).toThrow(WebhookVerificationError);
+    const other = await chainApp.testApp.organization();
     expect(() => verifyWebhook(saleRequest.body, saleRequest.headers, { secret: other.webhookSecret })).toThrow(/no webhook-signature matches/);
 
     // The callback log, through the client: the webhook-id header is the callback's id.
@@ -132,7 +118,7 @@ describe("the typed client", () => {
     expect(refused.response.status).toBe(200);
     expect(refused.data?.[0]).toMatchObject({ status: "error", error: { code: expect.any(String) } });
 
-    const stranger = createRegistryClient({ baseUrl: `${testApp.baseUrl}/`, apiKey: "not-a-key" });
+    const stranger = createRegistryClient({ baseUrl: `${chainApp.testApp.baseUrl}/`, apiKey: "not-a-key" });
     const forbidden = await stranger.GET("/api/v1/tickets/{ticketId}", { params: { path: { ticketId: "t" } } });
     expect(forbidden.response.status).toBe(403);
     expect(forbidden.error).toEqual({ message: "Forbidden" });

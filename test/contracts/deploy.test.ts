@@ -10,6 +10,8 @@ import hre from "hardhat";
 const ROOT = hre.config.paths.root;
 const CONTRACT = "contracts/TicketRegistry.sol:TicketRegistry";
 const CHILD_TIMEOUT_MS = 90_000;
+/** Hardhat's command line, run with this Node directly: through npx, each of the dozen runs would start npm first. */
+const HARDHAT_CLI = require.resolve("hardhat/internal/cli/cli.js");
 
 interface RunResult {
   code: number;
@@ -39,7 +41,7 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 
 function runHardhat(args: string[], env: NodeJS.ProcessEnv): Promise<RunResult> {
   return new Promise((resolve) => {
-    execFile("npx", ["hardhat", ...args], { cwd: ROOT, env, timeout: CHILD_TIMEOUT_MS }, (error, stdout, stderr) => {
+    execFile(process.execPath, [HARDHAT_CLI, ...args], { cwd: ROOT, env, timeout: CHILD_TIMEOUT_MS }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
       resolve({ code, stdout, stderr });
     });
@@ -66,8 +68,8 @@ class HardhatNode {
   }
 
   static async start(port: number, env: NodeJS.ProcessEnv): Promise<HardhatNode> {
-    // Its own process group, so that stopping it also stops the node process npx starts.
-    const child = spawn("npx", ["hardhat", "node", "--port", String(port)], {
+    // Its own process group, so that stopping it also stops anything the node starts.
+    const child = spawn(process.execPath, [HARDHAT_CLI, "node", "--port", String(port)], {
       cwd: ROOT,
       env,
       detached: true,

@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 
 import { apiClient } from "../support/api-client";
 import { CALLBACK_URL, eventIndexOf, mints, txPromises, uid, waitForLedgerStatus } from "../support/chain-e2e";
-import { eventually, freePort, startTestChain, type TestChain } from "../support/test-chain";
-import { startTestApp, type TestApp } from "../support/test-app";
+import { eventually, freePort } from "../support/test-chain";
+
 import { startWorkerProcess, type WorkerProcess } from "../support/worker-process";
+import { useChainApp } from "../support/chain-app";
 
 /**
  * SIGTERM under load. The service (APP_ROLE=all, a real child process) takes sales from four
@@ -19,26 +20,17 @@ const CLIENTS = 4;
 const TICKETS_PER_REQUEST = 10;
 const SALES_BEFORE_SIGTERM = 200;
 
-let chain: TestChain;
-let testApp: TestApp;
 const processes: WorkerProcess[] = [];
 
-beforeAll(async () => {
-  chain = await startTestChain();
-  testApp = await startTestApp({ ...chain.env, APP_ROLE: "api" });
-});
+const chainApp = useChainApp({ env: { APP_ROLE: "api" } });
 
 afterAll(async () => {
   for (const child of processes) await child.kill();
-  await testApp?.close();
-  await chain?.stop();
 });
 
 function startService(env: Record<string, string>): WorkerProcess {
   const child = startWorkerProcess({
-    ...chain.env,
-    DATABASE_URL: testApp.databaseUrl,
-    REDIS_KEY_PREFIX: testApp.config.redis.keyPrefix,
+    ...chainApp.sameLedgerEnv,
     BATCH_MAX_WAIT_MS: "100",
     SWEEP_INTERVAL_MS: "500",
     SWEEP_MIN_AGE_MS: "0",
@@ -88,7 +80,7 @@ function sellUntilRefused(baseUrl: string, key: string, eventId: string): Load {
 
 describe("SIGTERM under load", () => {
   it("drains readiness, answers what it accepted, exits, and every accepted action is confirmed once", async () => {
-    const { key, ticketeerId } = await testApp.organization();
+    const { key, ticketeerId } = await chainApp.testApp.organization();
     const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
     const service = startService({ APP_ROLE: "all", PORT: String(port), SHUTDOWN_GRACE_MS: "1500", LOG_LEVEL: "info" });
@@ -121,11 +113,11 @@ describe("SIGTERM under load", () => {
 
     const accepted = [created.body.txPromise as string, ...load.accepted.promises];
     startService({ APP_ROLE: "worker" });
-    await waitForLedgerStatus(testApp, accepted, "confirmed", 120_000);
-    const eventIndex = await eventIndexOf(testApp, eventId);
-    const minted = (await mints(chain)).filter((mint) => mint.tokenId >> 64n === eventIndex);
+    await waitForLedgerStatus(chainApp.testApp, accepted, "confirmed", 120_000);
+    const eventIndex = await eventIndexOf(chainApp.testApp, eventId);
+    const minted = (await mints(chainApp.chain)).filter((mint) => mint.tokenId >> 64n === eventIndex);
     expect(minted).toHaveLength(load.accepted.ticketIds.length);
     expect(new Set(minted.map((mint) => mint.tokenId)).size).toBe(minted.length);
-    expect((await chain.registry.eventRecord(eventIndex)).ticketsSold).toBe(BigInt(load.accepted.ticketIds.length));
+    expect((await chainApp.chain.registry.eventRecord(eventIndex)).ticketsSold).toBe(BigInt(load.accepted.ticketIds.length));
   }, 240_000);
 });

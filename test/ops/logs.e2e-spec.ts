@@ -8,9 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient } from "../support/api-client";
 import { actionPromises, allSettled } from "../support/chain-e2e";
 import { DELIVERY_ENV, uid } from "../support/callbacks-e2e";
-import { type HttpsReceiver, startHttpsReceiver } from "../support/https-receiver";
-import { eventually, freePort, startTestChain, type TestChain } from "../support/test-chain";
+
+import { eventually, freePort } from "../support/test-chain";
 import { createTestDatabase } from "../support/test-database";
+import { useChainApp } from "../support/chain-app";
 
 /**
  * The service's logs, read the way ops read them: the real process (APP_ROLE=all, LOG_LEVEL=debug)
@@ -31,8 +32,6 @@ interface Service {
   stop: () => Promise<void>;
 }
 
-let chain: TestChain;
-let receiver: HttpsReceiver;
 let database: { url: string; drop: () => Promise<void> };
 let service: Service | undefined;
 const redisPrefix = `trs-test-logs-${randomBytes(4).toString("hex")}`;
@@ -45,16 +44,14 @@ const secrets = {
   databasePassword: "",
 };
 
+const chainApp = useChainApp({ receiver: true, app: false });
+
 beforeAll(async () => {
-  chain = await startTestChain();
-  receiver = await startHttpsReceiver();
   database = await createTestDatabase();
 });
 
 afterAll(async () => {
   await service?.stop();
-  await receiver?.close();
-  await chain?.stop();
   await database?.drop();
   await deleteRedisKeys(redisPrefix);
 });
@@ -110,7 +107,7 @@ describe("structured logs", () => {
     const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
     service = startService({
-      ...chain.env,
+      ...chainApp.chain.env,
       ...DELIVERY_ENV,
       APP_ROLE: "all",
       APP_MODE: "development",
@@ -131,7 +128,7 @@ describe("structured logs", () => {
     );
 
     // The event's callback is refused once: the failed attempt must be logged too.
-    receiver.script("/hooks", [{ status: 500 }], { status: 204 }, (body) => body?.action === "newEvent");
+    chainApp.receiver.script("/hooks", [{ status: 500 }], { status: 204 }, (body) => body?.action === "newEvent");
     const requestId = uid("logs-request");
     const eventId = uid("event");
     const api = apiClient(baseUrl, secrets.apiKey);
@@ -139,7 +136,7 @@ describe("structured logs", () => {
       "POST",
       "/stream",
       [
-        { action: "newEvent", data: { eventId, eventName: "Concert", currency: "EUR", callbackUrl: receiver.url("/hooks") } },
+        { action: "newEvent", data: { eventId, eventName: "Concert", currency: "EUR", callbackUrl: chainApp.receiver.url("/hooks") } },
         { action: "soldTicket", data: { eventId, ticketId: uid("ticket"), price: "10.00", orderTime: 1_750_000_000 } },
       ],
       { "x-request-id": requestId },
@@ -147,7 +144,7 @@ describe("structured logs", () => {
     expect(answer.headers.get("x-request-id")).toBe(requestId);
     const promises = actionPromises(answer);
     expect((await allSettled(api, promises)).map((view) => view.status)).toEqual(["confirmed", "confirmed"]);
-    await receiver.waitForRequests("/hooks", 3);
+    await chainApp.receiver.waitForRequests("/hooks", 3);
     // A request with the admin credential: its authorization header must be redacted.
     const basic = Buffer.from(`admin:${secrets.adminPassword}`).toString("base64");
     expect((await fetch(`${baseUrl}/admin/queues`, { headers: { authorization: `Basic ${basic}` } })).status).toBe(200);
@@ -199,7 +196,7 @@ describe("structured logs", () => {
     );
 
     const output = stdout + running.stderr();
-    const signerKey = chain.signerKeys[0];
+    const signerKey = chainApp.chain.signerKeys[0];
     const forbidden = {
       apiKey: secrets.apiKey,
       webhookSecret: `whsec_${secrets.webhookSecretBody}`,

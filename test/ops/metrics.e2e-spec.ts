@@ -2,12 +2,13 @@ import { Wallet } from "ethers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { apiClient } from "../support/api-client";
-import { type Api, DELIVERY_ENV, eventually, settled, stream, uid } from "../support/callbacks-e2e";
+import { type Api, eventually, settled, stream, uid } from "../support/callbacks-e2e";
 import { sqlOf, txPromises } from "../support/chain-e2e";
-import { type HttpsReceiver, startHttpsReceiver } from "../support/https-receiver";
+
 import { has, type Sample, scrapeMetrics, total } from "../support/metrics-scrape";
-import { startTestChain, type TestChain } from "../support/test-chain";
+
 import { startTestApp, type TestApp } from "../support/test-app";
+import { useChainApp } from "../support/chain-app";
 
 const M = (name: string) => `ticket_registry_${name}`;
 
@@ -18,40 +19,26 @@ const delta =
     total(after, name, labels) - total(before, name, labels);
 
 describe("GET /metrics from a request to its callbacks (app with its worker, a Hardhat chain and an HTTPS receiver)", () => {
-  let chain: TestChain;
-  let receiver: HttpsReceiver;
-  let testApp: TestApp;
-  let api: Api;
-
-  beforeAll(async () => {
-    [chain, receiver] = await Promise.all([startTestChain(), startHttpsReceiver()]);
-    testApp = await startTestApp({ ...chain.env, ...DELIVERY_ENV, SIGNER_FUNDS_CHECK_MS: "200" });
-    api = (await testApp.client()).api;
-  });
-
-  afterAll(async () => {
-    await testApp?.close();
-    await Promise.all([chain?.stop(), receiver?.close()]);
-  });
+  const chainApp = useChainApp({ receiver: true, env: { SIGNER_FUNDS_CHECK_MS: "200" } });
 
   it("answers in the Prometheus text format without an API key, with the Node process metrics, and stays out of the API docs", async () => {
-    const scrape = await scrapeMetrics(testApp.baseUrl);
+    const scrape = await scrapeMetrics(chainApp.testApp.baseUrl);
     expect(scrape.status).toBe(200);
     expect(scrape.contentType).toContain("text/plain; version=0.0.4");
     expect(has(scrape.samples, "process_cpu_user_seconds_total")).toBe(true);
     expect(has(scrape.samples, "nodejs_heap_size_used_bytes")).toBe(true);
     expect(scrape.text).toContain(`# TYPE ${M("http_request_duration_seconds")} histogram`);
-    const docs = await (await fetch(`${testApp.baseUrl}/docs-json`)).json();
+    const docs = await (await fetch(`${chainApp.testApp.baseUrl}/docs-json`)).json();
     expect(Object.keys(docs.paths)).not.toContain("/metrics");
   });
 
   it("moves every counter and histogram by what happened: accepted and refused actions, batches, gas, confirmations, callbacks, HTTP routes", async () => {
-    const before = (await scrapeMetrics(testApp.baseUrl)).samples;
+    const before = (await scrapeMetrics(chainApp.testApp.baseUrl)).samples;
     const path = "/metrics-callbacks";
     const eventId = uid("event");
     const streamed = [uid("ticket"), uid("ticket"), uid("ticket"), uid("ticket"), uid("ticket")];
-    const answer = await api.post("/stream", [
-      { action: "newEvent", data: { eventId, currency: "EUR", callbackUrl: receiver.url(path) } },
+    const answer = await chainApp.api.post("/stream", [
+      { action: "newEvent", data: { eventId, currency: "EUR", callbackUrl: chainApp.receiver.url(path) } },
       ...streamed.map((ticketId) => ({ action: "soldTicket", data: { eventId, ticketId, price: "10" } })),
       { action: "soldTicket", data: { eventId, ticketId: streamed[0], price: "10" } },
     ]);
@@ -66,19 +53,21 @@ describe("GET /metrics from a request to its callbacks (app with its worker, a H
     ]);
     const sold = [uid("ticket"), uid("ticket")];
     const endpoint = txPromises(
-      await api.post(
+      await chainApp.api.post(
         "/api/v1/sold",
         sold.map((ticketId) => ({ eventId, ticketId, price: "12.50" })),
       ),
     );
     const promises = [...answer.body.data.slice(0, 6).map((item: { actionPromise: string }) => item.actionPromise), ...endpoint];
-    expect((await settled(api, promises)).map((view) => view.status)).toEqual(Array(8).fill("confirmed"));
-    expect((await api.get(`/api/v1/tickets/${sold[0]}`)).status).toBe(200);
-    expect((await fetch(`${testApp.baseUrl}/stream`, { method: "POST", headers: { "content-type": "application/json" }, body: "[]" })).status).toBe(403);
-    await receiver.waitForRequests(path, 8);
+    expect((await settled(chainApp.api, promises)).map((view) => view.status)).toEqual(Array(8).fill("confirmed"));
+    expect((await chainApp.api.get(`/api/v1/tickets/${sold[0]}`)).status).toBe(200);
+    expect((await fetch(`${chainApp.testApp.baseUrl}/stream`, { method: "POST", headers: { "content-type": "application/json" }, body: "[]" })).status).toBe(
+      403,
+    );
+    await chainApp.receiver.waitForRequests(path, 8);
     const after = await eventually(
       async () => {
-        const { samples } = await scrapeMetrics(testApp.baseUrl);
+        const { samples } = await scrapeMetrics(chainApp.testApp.baseUrl);
         return total(samples, M("callback_attempts_total")) - total(before, M("callback_attempts_total")) >= 8 ? samples : undefined;
       },
       20_000,
@@ -93,7 +82,7 @@ describe("GET /metrics from a request to its callbacks (app with its worker, a H
     expect(moved(M("actions_total"), { kind: "sold", outcome: "accepted" })).toBe(2);
 
     // Batches: the sum of their sizes is every action sent; gas matches the ledger's receipts.
-    const transactions = await sqlOf(testApp)<{ gas_used: string; item_count: number }>(
+    const transactions = await sqlOf(chainApp.testApp)<{ gas_used: string; item_count: number }>(
       `SELECT gas_used, item_count FROM chain_transactions WHERE status = 'confirmed'`,
     );
     expect(transactions.length).toBeGreaterThan(0);
@@ -128,13 +117,13 @@ describe("GET /metrics from a request to its callbacks (app with its worker, a H
   });
 
   it("shows an empty backlog once everything is confirmed and delivered, the queues, and each signer's balance and nonces", async () => {
-    const signer = new Wallet(chain.signerKeys[0]).address;
-    const [{ count }] = await sqlOf(testApp)<{ count: number }>(
+    const signer = new Wallet(chainApp.chain.signerKeys[0]).address;
+    const [{ count }] = await sqlOf(chainApp.testApp)<{ count: number }>(
       `SELECT count(DISTINCT nonce)::int AS count FROM chain_transactions WHERE status = 'confirmed'`,
     );
     const samples = await eventually(
       async () => {
-        const scraped = (await scrapeMetrics(testApp.baseUrl)).samples;
+        const scraped = (await scrapeMetrics(chainApp.testApp.baseUrl)).samples;
         const seenEveryTransaction = total(scraped, M("signer_nonce"), { signer, source: "chain_latest" }) === count;
         // The last callbacks' results are recorded in batches: on a loaded machine the backlog empties a moment after the chain.
         const backlogEmpty = total(scraped, M("outbox_callbacks"), { state: "due" }) === 0 && total(scraped, M("ledger_actions"), { status: "pending" }) === 0;
@@ -148,7 +137,7 @@ describe("GET /metrics from a request to its callbacks (app with its worker, a H
     expect(total(samples, M("outbox_callbacks"), { state: "due" })).toBe(0);
     expect(has(samples, M("queue_jobs"), { queue: "chain-writer", state: "waiting" })).toBe(true);
     expect(total(samples, M("signer_nonce"), { signer, source: "ledger_next" })).toBe(count);
-    expect(total(samples, M("signer_balance_wei"), { signer })).toBe(Number(await chain.provider.getBalance(signer)));
+    expect(total(samples, M("signer_balance_wei"), { signer })).toBe(Number(await chainApp.chain.provider.getBalance(signer)));
     expect(total(samples, M("signer_funds_needed_wei"), { signer })).toBeGreaterThan(0);
   });
 });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PID_FILE } from "../../scripts/lib/playground";
 import type { ApiClient } from "../support/api-client";
 import { settled as settledAction } from "../support/chain-e2e";
+import { WALLET } from "../support/fixtures";
 import { type NpmStartPlayground, npmStartPlayground, PLAYGROUND_TICKETEER as TICKETEER, stopRun as stop } from "../support/npm-start-run";
 
 /**
@@ -26,7 +27,6 @@ let publicBaseUrl: string;
 
 /** Anvil's development account #0: it deploys the playground's registry and administers it. */
 const ADMIN = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
-const WALLET = "0x52908400098527886E0F7030069857D2E4169EE7";
 const SET_BASE_URI = new Interface(["function setBaseURI(string)"]);
 const start = (...args: string[]) => playground.start(...args);
 

@@ -6,39 +6,35 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { CHAIN_WRITER_QUEUE, ChainWriterQueue } from "../../src/chain/queue/chain-writer.queue";
 import { SignerLocks } from "../../src/chain/writer/signer-locks";
-import { eventually, startTestChain, type TestChain } from "../support/test-chain";
-import { startTestApp, type TestApp } from "../support/test-app";
+import { eventually } from "../support/test-chain";
+import { useChainApp } from "../support/chain-app";
 
 /** Small, so that a few hundred jobs are far past it. */
 const KEEP = 10;
 const JOBS = 150;
 
-let chain: TestChain;
-let testApp: TestApp;
 let redis: Redis;
 
-beforeAll(async () => {
-  chain = await startTestChain();
-  testApp = await startTestApp({ ...chain.env, QUEUE_KEEP_FINISHED_JOBS: String(KEEP) });
-  redis = new Redis(testApp.config.redis.url);
+const chainApp = useChainApp({ env: { QUEUE_KEEP_FINISHED_JOBS: String(KEEP) } });
+
+beforeAll(() => {
+  redis = new Redis(chainApp.testApp.config.redis.url);
 });
 
-afterAll(async () => {
+afterAll(() => {
   redis?.disconnect();
-  await testApp?.close();
-  await chain?.stop();
 });
 
 /** Every job hash the queue keeps in Redis, under the app's key prefix (`<prefix>:bull:<queue>:<job id>`). */
 async function jobKeys(): Promise<string[]> {
-  const keys = await redis.keys(`${testApp.config.redis.keyPrefix}:bull:${CHAIN_WRITER_QUEUE}:*`);
+  const keys = await redis.keys(`${chainApp.testApp.config.redis.keyPrefix}:bull:${CHAIN_WRITER_QUEUE}:*`);
   return keys.filter((key) => /:\d+$/.test(key));
 }
 
 describe("Redis stays bounded", () => {
   it(`keeps at most QUEUE_KEEP_FINISHED_JOBS completed and failed jobs, however many ran`, async () => {
-    const queue = testApp.app.get<Queue>(getQueueToken(CHAIN_WRITER_QUEUE));
-    const writerQueue = testApp.app.get(ChainWriterQueue);
+    const queue = chainApp.testApp.app.get<Queue>(getQueueToken(CHAIN_WRITER_QUEUE));
+    const writerQueue = chainApp.testApp.app.get(ChainWriterQueue);
     // Flushes with nothing to send complete; a job no processor handles fails at once (no retry is asked for).
     for (let i = 0; i < JOBS; i++) await writerQueue.requestFlush("sweep");
     for (let i = 0; i < JOBS; i++) await queue.add("unhandled", {});
@@ -58,10 +54,10 @@ describe("Redis stays bounded", () => {
   });
 
   it("keeps no growing backlog of flush jobs while a flush holds the signer: one follow-up per signer waits, not one per request", async () => {
-    const queue = testApp.app.get<Queue>(getQueueToken(CHAIN_WRITER_QUEUE));
-    const writerQueue = testApp.app.get(ChainWriterQueue);
+    const queue = chainApp.testApp.app.get<Queue>(getQueueToken(CHAIN_WRITER_QUEUE));
+    const writerQueue = chainApp.testApp.app.get(ChainWriterQueue);
     // A long flush (a slow node, a big batch) holds the signer's lock while requests keep coming.
-    const lock = await testApp.app.get(SignerLocks).tryAcquire(`writer:${new Wallet(chain.signerKeys[0]).address}`);
+    const lock = await chainApp.testApp.app.get(SignerLocks).tryAcquire(`writer:${new Wallet(chainApp.chain.signerKeys[0]).address}`);
     try {
       for (let i = 0; i < JOBS; i++) await writerQueue.requestFlush("accepted");
       // Every request has been taken up once (none waits), and the flushes it woke have met the held lock a few times.

@@ -4,9 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { type NpmStartPlayground, npmStartPlayground } from "../support/npm-start-run";
 import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy";
-import { eventually, freePort, startTestChain, type TestChain } from "../support/test-chain";
-import { startTestApp, type TestApp } from "../support/test-app";
+import { eventually, freePort } from "../support/test-chain";
+
 import { startWorkerProcess, type WorkerProcess } from "../support/worker-process";
+import { useChainApp } from "../support/chain-app";
 
 /**
  * Stopping with a dependency gone: the api of `npm start` cannot bind its port (the worker is then
@@ -49,21 +50,14 @@ describe("npm start, the api's port taken", () => {
 });
 
 describe("a worker stopped while a dependency is unreachable", () => {
-  let chain: TestChain;
-  let testApp: TestApp;
   const workers: WorkerProcess[] = [];
   const proxies: TcpProxy[] = [];
 
-  beforeAll(async () => {
-    chain = await startTestChain();
-    testApp = await startTestApp({ ...chain.env, APP_ROLE: "api" });
-  });
+  const chainApp = useChainApp({ env: { APP_ROLE: "api" } });
 
   afterAll(async () => {
     for (const worker of workers) await worker.kill();
     for (const proxy of proxies) await proxy.close();
-    await testApp?.close();
-    await chain?.stop();
   });
 
   /** A worker reaching `dependency` through a proxy of its own, ready; then the proxy is cut and SIGTERM sent. */
@@ -73,11 +67,11 @@ describe("a worker stopped while a dependency is unreachable", () => {
     const via = (url: string) => Object.assign(new URL(url), { hostname: "127.0.0.1", port: String(proxy.port) }).toString();
     const port = await freePort();
     const worker = startWorkerProcess({
-      ...chain.env,
+      ...chainApp.chain.env,
       PORT: String(port),
-      DATABASE_URL: dependency === "database" ? via(testApp.databaseUrl) : testApp.databaseUrl,
-      REDIS_URL: dependency === "redis" ? via(testApp.config.redis.url) : testApp.config.redis.url,
-      REDIS_KEY_PREFIX: testApp.config.redis.keyPrefix,
+      DATABASE_URL: dependency === "database" ? via(chainApp.testApp.databaseUrl) : chainApp.testApp.databaseUrl,
+      REDIS_URL: dependency === "redis" ? via(chainApp.testApp.config.redis.url) : chainApp.testApp.config.redis.url,
+      REDIS_KEY_PREFIX: chainApp.testApp.config.redis.keyPrefix,
       SHUTDOWN_GRACE_MS: "1000",
       LOG_LEVEL: "info",
     });

@@ -5,34 +5,30 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { SignerFundsIndicator } from "../../src/chain/writer/signer-funds/signer-funds.indicator";
 import { SignerFundsMonitor } from "../../src/chain/writer/signer-funds/signer-funds.monitor";
 import { adminFetch, scrapeMetrics, total } from "../support/metrics-scrape";
-import { eventually, startTestChain, type TestChain } from "../support/test-chain";
-import { startTestApp, type TestApp } from "../support/test-app";
+import { eventually } from "../support/test-chain";
+import { useChainApp } from "../support/chain-app";
 
 /** One full batch (TX_GAS_CAP, 15M gas) at Hardhat's fees costs a few hundredths of an ether: a thousandth is short. */
 const SHORT_BALANCE = parseEther("0.001");
 const FUNDED_BALANCE = parseEther("10000");
 
-let chain: TestChain;
-let testApp: TestApp;
 let signer: string;
 let indicator: SignerFundsIndicator;
 let monitor: SignerFundsMonitor;
 
-beforeAll(async () => {
-  chain = await startTestChain();
-  testApp = await startTestApp({ ...chain.env, SIGNER_FUNDS_CHECK_MS: "100" });
-  signer = new Wallet(chain.signerKeys[0]).address;
-  indicator = testApp.app.get(SignerFundsIndicator);
-  monitor = testApp.app.get(SignerFundsMonitor);
+const chainApp = useChainApp({ env: { SIGNER_FUNDS_CHECK_MS: "100" } });
+
+beforeAll(() => {
+  signer = new Wallet(chainApp.chain.signerKeys[0]).address;
+  indicator = chainApp.testApp.app.get(SignerFundsIndicator);
+  monitor = chainApp.testApp.app.get(SignerFundsMonitor);
 });
 
-afterAll(async () => {
+afterAll(() => {
   vi.restoreAllMocks();
-  await testApp?.close();
-  await chain?.stop();
 });
 
-const setBalance = (wei: bigint) => chain.send("hardhat_setBalance", [signer, toQuantity(wei)]);
+const setBalance = (wei: bigint) => chainApp.chain.send("hardhat_setBalance", [signer, toQuantity(wei)]);
 
 /** The indicator's answer once the monitor has checked a balance equal to `balanceWei`. */
 function indicatorWhenBalanceIs(balanceWei: bigint) {
@@ -56,7 +52,7 @@ async function checksPass(count: number): Promise<void> {
 
 describe("signer funds", () => {
   it("reports a funded signer as up, with its balance, need and nonces", async () => {
-    const result = await indicatorWhenBalanceIs(await chain.provider.getBalance(signer));
+    const result = await indicatorWhenBalanceIs(await chainApp.chain.provider.getBalance(signer));
     expect(result).toMatchObject({ status: "up", checked: true, lastError: null });
     const details = result.signers[signer];
     expect(details).toMatchObject({ status: "funded", gasLastHour: "0", nonces: { chainLatest: 0, chainPending: 0 } });
@@ -75,11 +71,11 @@ describe("signer funds", () => {
     const neededWei = BigInt(degraded.signers[signer].neededWei);
     expect(neededWei).toBeGreaterThan(SHORT_BALANCE);
 
-    const ready = await adminFetch(`${testApp.baseUrl}/health/ready`);
+    const ready = await adminFetch(`${chainApp.testApp.baseUrl}/health/ready`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toMatchObject({ status: "degraded", info: { signerFunds: { status: "degraded", signers: { [signer]: { status: "short" } } } } });
 
-    const { samples } = await scrapeMetrics(testApp.baseUrl);
+    const { samples } = await scrapeMetrics(chainApp.testApp.baseUrl);
     expect(total(samples, "ticket_registry_signer_balance_wei", { signer })).toBe(Number(SHORT_BALANCE));
     expect(total(samples, "ticket_registry_signer_funds_needed_wei", { signer })).toBeGreaterThan(Number(SHORT_BALANCE));
 
@@ -88,15 +84,18 @@ describe("signer funds", () => {
 
     await setBalance(FUNDED_BALANCE);
     expect(await indicatorWhenBalanceIs(FUNDED_BALANCE)).toMatchObject({ status: "up", signers: { [signer]: { status: "funded" } } });
-    expect(await (await adminFetch(`${testApp.baseUrl}/health/ready`)).json()).toMatchObject({ status: "ok", info: { signerFunds: { status: "up" } } });
+    expect(await (await adminFetch(`${chainApp.testApp.baseUrl}/health/ready`)).json()).toMatchObject({
+      status: "ok",
+      info: { signerFunds: { status: "up" } },
+    });
     expect(shortWarnings()).toHaveLength(1);
   });
 });
 
 describe("readiness without the admin credential", () => {
   it("shows the signers' state without their addresses, balances or nonces; the admin credential sees them all", async () => {
-    await indicatorWhenBalanceIs(await chain.provider.getBalance(signer));
-    const shown = await (await fetch(`${testApp.baseUrl}/health/ready`)).text();
+    await indicatorWhenBalanceIs(await chainApp.chain.provider.getBalance(signer));
+    const shown = await (await fetch(`${chainApp.testApp.baseUrl}/health/ready`)).text();
     expect(shown.toLowerCase()).not.toContain(signer.toLowerCase().slice(2));
     expect(shown).not.toMatch(/balanceWei|neededWei|nonces|chainPending/);
     expect(JSON.parse(shown)).toMatchObject({
@@ -106,7 +105,7 @@ describe("readiness without the admin credential", () => {
         signerNonces: { status: "up", stoppedSigners: 0 },
       },
     });
-    const full = await (await adminFetch(`${testApp.baseUrl}/health/ready`)).json();
+    const full = await (await adminFetch(`${chainApp.testApp.baseUrl}/health/ready`)).json();
     expect(full.info.signerFunds.signers[signer]).toMatchObject({ status: "funded", nonces: { chainLatest: expect.any(Number) } });
   });
 });

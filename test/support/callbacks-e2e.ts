@@ -1,13 +1,14 @@
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHmac, timingSafeEqual } from "node:crypto";
 
 import { Webhook } from "standardwebhooks";
 
-import type { apiClient } from "./api-client";
+import type { ApiClient as Api } from "./api-client";
+import { id as uid } from "./fixtures";
 import type { ReceivedRequest } from "./https-receiver";
 
 /** Shared helpers of the callback delivery end-to-end tests (test/callbacks). */
 
-export type Api = ReturnType<typeof apiClient>;
+export type { ApiClient as Api } from "./api-client";
 
 /**
  * The app's environment for delivering to the local HTTPS receivers: by name (`localhost`, allowed
@@ -20,7 +21,7 @@ export const DELIVERY_ENV = {
   CALLBACK_RETRY_SCALE: "0.01",
 };
 
-export const uid = (prefix: string) => `${prefix}-${randomBytes(5).toString("hex")}`;
+export { uid };
 
 export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 20_000, what = "condition"): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -1,22 +1,15 @@
-import { randomBytes } from "node:crypto";
-
 import { ZeroAddress } from "ethers";
 import { DataSource } from "typeorm";
 
-import type { apiClient } from "./api-client";
+import type { ApiClient as Api } from "./api-client";
+import { CALLBACK_URL, id as uid } from "./fixtures";
 import { eventually, type TestChain } from "./test-chain";
 import type { TestApp } from "./test-app";
 
 /** Shared helpers of the end-to-end chain tests (test/chain). */
 
-export type Api = ReturnType<typeof apiClient>;
-
-export const CALLBACK_URL = "https://integrator.example.com/callbacks";
-/** A valid EIP-55 wallet address that is nobody's custody address. */
-export const WALLET = "0x52908400098527886E0F7030069857D2E4169EE7";
-
-/** A fresh id with a readable prefix. */
-export const uid = (prefix: string) => `${prefix}-${randomBytes(5).toString("hex")}`;
+export type { ApiClient as Api } from "./api-client";
+export { CALLBACK_URL, id as uid, WALLET } from "./fixtures";
 
 /** The statuses an action ends in. */
 export const FINAL_STATUSES = ["confirmed", "error", "no_broadcast_required"];

@@ -1,6 +1,6 @@
 import { JsonRpcProvider, Network, Wallet } from "ethers";
 
-import { type ChainNode, type ChainNodeSpec, PRODUCTION_LIKE_ANVIL, startChainNode } from "../../scripts/stack/chain-node";
+import { type ChainNode, type ChainNodeSpec, chainIdOf, PRODUCTION_LIKE_ANVIL, startChainNode } from "../../scripts/stack/chain-node";
 import { devAccountKeys } from "../../scripts/stack/dev-accounts";
 import { type TicketRegistry, TicketRegistry__factory } from "../../typechain-types";
 
@@ -47,17 +47,41 @@ export const onAnvil = (): boolean => defaultChainNode().kind === "anvil";
  * otherwise; an explicit `chainNode` wins) with the registry deployed and `signers` operators.
  */
 export async function startTestChain(signers = 1, chainNode: TestChainNode = defaultChainNode()): Promise<TestChain> {
-  const node = await startChainNode(chainNode);
+  const node = await startTestNode(chainNode);
   try {
-    return await deployed(node, signers);
+    return await deployed(node.url, chainNode, HARDHAT_KEYS.slice(1, 1 + signers), node.stop);
   } catch (error) {
-    await node.stop("SIGKILL");
+    await node.stop();
     throw error;
   }
 }
 
-async function deployed(node: ChainNode, signers: number): Promise<TestChain> {
-  const { url, chainId } = node;
+/** A node of its own, answering JSON-RPC, with nothing deployed on it. */
+export async function startTestNode(chainNode: TestChainNode = defaultChainNode()): Promise<{ url: string; stop: () => Promise<void> }> {
+  const node: ChainNode = await startChainNode(chainNode);
+  return {
+    url: node.url,
+    stop: async () => {
+      await node.stop("SIGKILL");
+    },
+  };
+}
+
+/**
+ * A fresh registry on a node other test files use too (one node per Vitest worker), with `signers`
+ * new operators funded by the admin: accounts no earlier file signed with, so no nonce, ledger
+ * binding or balance of theirs carries over. `stop` leaves the node running.
+ */
+export async function deployTestChain(url: string, signers = 1, chainNode: TestChainNode = defaultChainNode()): Promise<TestChain> {
+  const signerKeys = Array.from({ length: signers }, () => Wallet.createRandom().privateKey);
+  return deployed(url, chainNode, signerKeys, async () => undefined);
+}
+
+/** What each new operator of a shared node is given: far more than a test file spends on gas. */
+const OPERATOR_FUNDS = 100n * 10n ** 18n;
+
+async function deployed(url: string, chainNode: TestChainNode, signerKeys: string[], stopNode: () => Promise<void>): Promise<TestChain> {
+  const chainId = chainIdOf(chainNode);
   // No response cache: ethers shares identical requests for 250 ms, so a second transaction sent right
   // after the first would reuse its pending nonce.
   // A plain network: ethers' named networks carry plugins that reach third-party services (chain 137's gas station).
@@ -65,8 +89,15 @@ async function deployed(node: ChainNode, signers: number): Promise<TestChain> {
   const admin = new Wallet(HARDHAT_KEYS[0], provider);
   const registry = await new TicketRegistry__factory(admin).deploy(admin.address, "Ticket Registry", "TICKET", "", "");
   await registry.waitForDeployment();
-  const signerKeys = HARDHAT_KEYS.slice(1, 1 + signers);
-  for (const key of signerKeys) await (await registry.grantRole(await registry.OPERATOR_ROLE(), new Wallet(key).address)).wait();
+  const operators = signerKeys.map((key) => new Wallet(key).address);
+  for (const operator of operators) await (await registry.grantRole(await registry.OPERATOR_ROLE(), operator)).wait();
+  if (!signerKeys.every((key) => HARDHAT_KEYS.includes(key))) {
+    // Sent without waiting in between: one block for all on Anvil.
+    let nonce = await admin.getNonce("pending");
+    const sent = [];
+    for (const operator of operators) sent.push(await admin.sendTransaction({ to: operator, value: OPERATOR_FUNDS, nonce: nonce++ }));
+    await Promise.all(sent.map((tx) => tx.wait()));
+  }
   const registryAddress = await registry.getAddress();
   return {
     url,
@@ -74,13 +105,13 @@ async function deployed(node: ChainNode, signers: number): Promise<TestChain> {
     registry,
     registryAddress,
     signerKeys,
-    node: node.spec,
+    node: chainNode,
     chainId,
     env: { CHAIN_RPC_URL: url, REGISTRY_ADDRESS: registryAddress, SIGNER_PRIVATE_KEYS: signerKeys.join(","), BATCH_MAX_WAIT_MS: "50", RECEIPT_POLL_MS: "100" },
     send: (method, params = []) => provider.send(method, params),
     stop: async () => {
       provider.destroy();
-      await node.stop("SIGKILL");
+      await stopNode();
     },
   };
 }

@@ -10,6 +10,7 @@ import { KIND_OF_BATCH_ITEM } from "../../src/common/actions";
 import type { ChainActionKind } from "../../src/ledger/chain-action-kind";
 import type { RegistryBatchItem } from "../../src/registry";
 import { openStoreDatabase, type StoreDatabase } from "./store-database";
+import { WALLET } from "./fixtures";
 
 /**
  * The ledger as the chain writer's stores find it, for their specs: events, tickets and accepted
@@ -25,7 +26,7 @@ const SHARD_BASE = 1_000_000;
 
 export const CHAIN = { chainId: 80002n, registryAddress: "0x00000000000000000000000000000000000000aa" };
 /** A valid EIP-55 wallet address that is nobody's signer. */
-export const WALLET = "0x52908400098527886E0F7030069857D2E4169EE7";
+export { WALLET };
 
 export interface SeededTicket {
   ref: string;

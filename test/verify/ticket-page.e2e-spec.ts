@@ -6,9 +6,8 @@ import Redis from "ioredis";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { type Api, allSettled, CALLBACK_URL, sqlOf, ticketView, tokenIds, txPromises, uid } from "../support/chain-e2e";
-import { startTestChain, type TestChain } from "../support/test-chain";
-import { startTestApp, type TestApp } from "../support/test-app";
+import { allSettled, CALLBACK_URL, sqlOf, ticketView, tokenIds, txPromises, uid } from "../support/chain-e2e";
+import { useChainApp } from "../support/chain-app";
 
 /**
  * The public ticket page, GET /verify/{ticketId}: the app on a real chain sells a ticket, resells it
@@ -20,10 +19,6 @@ const CHROMIUM = "/usr/bin/chromium";
 /** Pages per client IP per window in this file: the rate-limit test counts from a cleared bucket. */
 const PAGE_LIMIT = 12;
 
-let chain: TestChain;
-let testApp: TestApp;
-let api: Api;
-let ticketeerId: string;
 let browser: Browser;
 const screenshotDir = mkdtempSync(join(tmpdir(), "verify-page-"));
 
@@ -33,25 +28,22 @@ const ticketId = uid("ticket");
 const EVENT_NAME = `Concert <img src=x onerror="document.title='pwned'"> & "Friends"`;
 const facts: { saleTx?: string; resaleTx?: string; checkInTx?: string; eventTx?: string } = {};
 
+const chainApp = useChainApp({ env: { VERIFY_RATE_LIMIT_REQUESTS: String(PAGE_LIMIT), VERIFY_RATE_LIMIT_WINDOW_SECONDS: "600" } });
+
 beforeAll(async () => {
-  chain = await startTestChain(1);
-  testApp = await startTestApp({ ...chain.env, VERIFY_RATE_LIMIT_REQUESTS: String(PAGE_LIMIT), VERIFY_RATE_LIMIT_WINDOW_SECONDS: "600" });
-  ({ ticketeerId, api } = await testApp.client());
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu"] });
 });
 
 afterAll(async () => {
   await browser?.close();
-  await testApp?.close();
-  await chain?.stop();
 });
 
-const pageUrl = (id: string, query = "") => `${testApp.baseUrl}/verify/${encodeURIComponent(id)}${query}`;
+const pageUrl = (id: string, query = "") => `${chainApp.testApp.baseUrl}/verify/${encodeURIComponent(id)}${query}`;
 
 async function clearPageRateLimit(): Promise<void> {
-  const redis = new Redis(testApp.config.redis.url);
+  const redis = new Redis(chainApp.testApp.config.redis.url);
   try {
-    const keys = await redis.keys(`${testApp.config.redis.keyPrefix}:verify-rate*`);
+    const keys = await redis.keys(`${chainApp.testApp.config.redis.keyPrefix}:verify-rate*`);
     if (keys.length > 0) await redis.del(...keys);
   } finally {
     redis.disconnect();
@@ -60,9 +52,9 @@ async function clearPageRateLimit(): Promise<void> {
 
 describe("GET /verify/{ticketId}", () => {
   beforeAll(async () => {
-    const created = await api.post("/api/v1/events", {
+    const created = await chainApp.api.post("/api/v1/events", {
       eventId,
-      ticketeerId,
+      ticketeerId: chainApp.ticketeerId,
       eventName: EVENT_NAME,
       currency: "EUR",
       callbackUrl: CALLBACK_URL,
@@ -71,18 +63,18 @@ describe("GET /verify/{ticketId}", () => {
       startTime: 1_900_000_000,
     });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
-    const [sold] = txPromises(await api.post("/api/v1/sold", [{ eventId, ticketId, price: "12.50", orderTime: 1_750_000_001 }]));
-    const [resold] = txPromises(await api.post("/api/v1/resold", [{ ticketId, price: "15.00", orderTime: 1_750_000_100 }]));
-    const [checkedIn] = txPromises(await api.post("/api/v1/checkedin", [{ ticketId, orderTime: 1_750_000_400 }]));
-    const statuses = await allSettled(api, [created.body.txPromise as string, sold, resold, checkedIn]);
+    const [sold] = txPromises(await chainApp.api.post("/api/v1/sold", [{ eventId, ticketId, price: "12.50", orderTime: 1_750_000_001 }]));
+    const [resold] = txPromises(await chainApp.api.post("/api/v1/resold", [{ ticketId, price: "15.00", orderTime: 1_750_000_100 }]));
+    const [checkedIn] = txPromises(await chainApp.api.post("/api/v1/checkedin", [{ ticketId, orderTime: 1_750_000_400 }]));
+    const statuses = await allSettled(chainApp.api, [created.body.txPromise as string, sold, resold, checkedIn]);
     expect(statuses.map((status) => status.status)).toEqual(["confirmed", "confirmed", "confirmed", "confirmed"]);
     [facts.eventTx, facts.saleTx, facts.resaleTx, facts.checkInTx] = statuses.map((status) => status.txHash as string);
     await clearPageRateLimit();
   });
 
   it("shows the ticket's event, sale, holder, flags and transaction hashes read from the chain, in a real browser, and screenshots it", async () => {
-    const tokenId = (await tokenIds(testApp, [ticketId])).get(ticketId)!;
-    const view = await ticketView(chain, tokenId);
+    const tokenId = (await tokenIds(chainApp.testApp, [ticketId])).get(ticketId)!;
+    const view = await ticketView(chainApp.chain, tokenId);
     const page = await browser.newPage({ viewport: { width: 1000, height: 900 } });
     const cspViolations: string[] = [];
     page.on("console", (message) => {
@@ -119,8 +111,8 @@ describe("GET /verify/{ticketId}", () => {
     expect(await fact("event-currency")).toBe("EUR");
     expect(await fact("event-details-check")).toBe("match the hash the registry stores");
     expect(await fact("event-key")).toBe(view.eventKey);
-    expect(await fact("registry")).toBe(chain.registryAddress);
-    expect(await fact("chain-id")).toBe(String(chain.chainId));
+    expect(await fact("registry")).toBe(chainApp.chain.registryAddress);
+    expect(await fact("chain-id")).toBe(String(chainApp.chain.chainId));
     expect(await page.locator('tr[data-transfer="sale"]').count()).toBe(1);
     expect(await page.locator('tr[data-transfer="resale"]').count()).toBe(1);
     // The event name's markup stayed text: no element came of it, and nothing ran.
@@ -129,7 +121,7 @@ describe("GET /verify/{ticketId}", () => {
     // The inline style ran under the CSP (allowed by its hash), and nothing else was loaded or refused.
     expect(cspViolations).toEqual([]);
     expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe("rgb(246, 248, 250)");
-    expect(requests.filter((url) => !url.startsWith(testApp.baseUrl + "/verify/"))).toEqual([]);
+    expect(requests.filter((url) => !url.startsWith(chainApp.testApp.baseUrl + "/verify/"))).toEqual([]);
 
     const screenshotPath = join(screenshotDir, "ticket-page.png");
     await page.screenshot({ path: screenshotPath, fullPage: true });
@@ -157,10 +149,10 @@ describe("GET /verify/{ticketId}", () => {
   });
 
   it("picks the sale of a named event (eventId and ticketeerId), and is not found for another event", async () => {
-    const named = await fetch(pageUrl(ticketId, `?eventId=${encodeURIComponent(eventId)}&ticketeerId=${encodeURIComponent(ticketeerId)}`));
+    const named = await fetch(pageUrl(ticketId, `?eventId=${encodeURIComponent(eventId)}&ticketeerId=${encodeURIComponent(chainApp.ticketeerId)}`));
     expect(named.status).toBe(200);
     expect(await named.text()).toContain("Sold for the event you named");
-    const other = await fetch(pageUrl(ticketId, `?eventId=another-event&ticketeerId=${encodeURIComponent(ticketeerId)}`));
+    const other = await fetch(pageUrl(ticketId, `?eventId=another-event&ticketeerId=${encodeURIComponent(chainApp.ticketeerId)}`));
     expect(other.status).toBe(404);
     expect(await other.text()).toContain("for event <code>another-event</code>");
     const half = await fetch(pageUrl(ticketId, `?eventId=${encodeURIComponent(eventId)}`));
@@ -168,11 +160,11 @@ describe("GET /verify/{ticketId}", () => {
   });
 
   it("reads the chain, not the database: the page is the same after the ledger forgets the ticket's id", async () => {
-    await sqlOf(testApp)(`UPDATE tickets SET ticket_id = ticket_id || '-renamed' WHERE ticket_id = $1`, [ticketId]);
+    await sqlOf(chainApp.testApp)(`UPDATE tickets SET ticket_id = ticket_id || '-renamed' WHERE ticket_id = $1`, [ticketId]);
     const answer = await fetch(pageUrl(ticketId));
     expect(answer.status).toBe(200);
     expect(await answer.text()).toContain(facts.checkInTx);
-    await sqlOf(testApp)(`UPDATE tickets SET ticket_id = $1 WHERE ticket_id = $2`, [ticketId, `${ticketId}-renamed`]);
+    await sqlOf(chainApp.testApp)(`UPDATE tickets SET ticket_id = $1 WHERE ticket_id = $2`, [ticketId, `${ticketId}-renamed`]);
   });
 
   it("needs no API key and limits pages per client IP: 429 with Retry-After past the limit", async () => {
@@ -190,7 +182,7 @@ describe("GET /verify/{ticketId}", () => {
     expect(refused.headers.get("content-security-policy")).toMatch(/^default-src 'none'/);
     expect(await refused.text()).toContain("Too many requests");
     // The API's own limit is per key and untouched: an authenticated read still answers.
-    expect((await api.get(`/api/v1/tickets/${encodeURIComponent(ticketId)}`)).status).toBe(200);
+    expect((await chainApp.api.get(`/api/v1/tickets/${encodeURIComponent(ticketId)}`)).status).toBe(200);
   });
 });
 
