@@ -23,6 +23,18 @@ function signed(nonce: bigint): SignedTransaction {
 }
 
 describe("RetryBackOff", () => {
+  it("holds only the refused bytes: a replacement at the same nonce goes out, and the stale refusal is never answered for it", () => {
+    const sut = new RetryBackOff(loadConfig({}));
+    const refused = signed(7n);
+    const replacement = { ...refused, id: "tx-7-2", attempt: 2, hash: `0x${"ab".repeat(32)}` };
+    sut.refusedToWriter(refused, { accepted: false, refusal: "max fee per gas less than block base fee" });
+
+    expect(sut.mayRetry(refused)).toBe(false);
+    expect(sut.mayRetry(replacement)).toBe(true);
+    expect(sut.takeUnanswered(replacement)).toBeNull();
+    expect(sut.mayRetry(refused)).toBe(true);
+  });
+
   it("keeps a nonce the node refused to the writer from going out again until the watcher has taken the refusal to answer it", () => {
     const sut = new RetryBackOff(loadConfig({}));
     const refused = signed(7n);

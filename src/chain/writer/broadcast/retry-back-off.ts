@@ -22,20 +22,25 @@ export function backOffMs(failures: number, pollIntervalMs: number): number {
 @Injectable()
 export class RetryBackOff {
   private readonly clocks = new Map<string, { failures: number; nextAt: number }>();
-  private readonly unanswered = new Map<string, BroadcastResult>();
+  /**
+   * By nonce, with the bytes refused: a replacement at the same nonce (the answer to an earlier
+   * refusal, made before this one was taken) is not those bytes, and is neither held nor answered
+   * with their refusal. One entry per nonce at most: a later refusal at the nonce replaces it.
+   */
+  private readonly unanswered = new Map<string, { hash: string; result: BroadcastResult }>();
 
   constructor(@InjectConfig() private readonly config: AppConfig) {}
 
   /** The writer's refusal of a batch it just signed: the watcher answers it. */
   refusedToWriter(tx: SignedTransaction, result: BroadcastResult): void {
-    this.unanswered.set(keyOf(tx), result);
+    this.unanswered.set(keyOf(tx), { hash: tx.hash, result });
   }
 
-  /** A refusal the writer met for this nonce and nobody answered yet (taken: it is answered once). */
+  /** A refusal the writer met for these bytes and nobody answered yet (taken: it is answered once; one of other bytes at the nonce is dropped). */
   takeUnanswered(tx: SignedTransaction): BroadcastResult | null {
-    const result = this.unanswered.get(keyOf(tx)) ?? null;
+    const entry = this.unanswered.get(keyOf(tx));
     this.unanswered.delete(keyOf(tx));
-    return result;
+    return entry && entry.hash === tx.hash ? entry.result : null;
   }
 
   /**
@@ -44,7 +49,8 @@ export class RetryBackOff {
    * that read it unsent before would otherwise send the refused bytes again, ahead of that answer).
    */
   mayRetry(tx: SignedTransaction): boolean {
-    return !this.unanswered.has(keyOf(tx)) && (this.clocks.get(tx.signer)?.nextAt ?? 0) <= Date.now();
+    const refused = this.unanswered.get(keyOf(tx));
+    return !(refused && refused.hash === tx.hash) && (this.clocks.get(tx.signer)?.nextAt ?? 0) <= Date.now();
   }
 
   /** One more refusal of the signer in a row: its next try waits longer. */

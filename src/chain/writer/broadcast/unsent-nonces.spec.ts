@@ -11,7 +11,8 @@ import { UnsentNonces } from "./unsent-nonces";
 
 const SIGNER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 const provider = {} as JsonRpcProvider;
-const unsent = (nonce: bigint) => ({ id: `tx-${nonce}`, signer: SIGNER, nonce, status: "signed" }) as OpenTransaction;
+const unsent = (nonce: bigint) =>
+  ({ id: `tx-${nonce}`, signer: SIGNER, nonce, hash: `0x${nonce.toString(16).padStart(64, "0")}`, status: "signed" }) as OpenTransaction;
 
 function fixture(answers: Record<string, BroadcastResult>, inOrder = true) {
   const sent: bigint[] = [];
