@@ -5,7 +5,7 @@ import { startBenchServer } from "./bench-server";
 import { runDirectory } from "./stack/run-directory";
 
 /**
- * `npx ts-node --transpile-only bench/database-outage.ts`: what a client sees of a 10 s database
+ * `node -r @swc-node/register bench/database-outage.ts`: what a client sees of a 10 s database
  * outage. The api (a process of its own, on a database of its own) reaches PostgreSQL through a TCP proxy
  * that is closed for 10 s (connections refused, open ones cut) and reopened; a client sells one ticket
  * every 50 ms throughout. Prints the answers given during the outage by status and code, and how

@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { TYPESCRIPT_RUNNER_ARGS } from "../scripts/stack/typescript-runner";
 
 /**
  * The callback receiver's own capacity: a load generator in a process of its own (as the worker
@@ -29,7 +30,7 @@ export async function measureReceiverCapacity(load: ReceiverLoad, workFile: stri
   const output = await new Promise<string>((resolve, reject) =>
     execFile(
       process.execPath,
-      ["-r", "ts-node/register/transpile-only", join(__dirname, "receiver-load.ts"), workFile],
+      [...TYPESCRIPT_RUNNER_ARGS, join(__dirname, "receiver-load.ts"), workFile],
       { maxBuffer: 1 << 20, env: { ...process.env, NODE_EXTRA_CA_CERTS: load.caFile } },
       (error, stdout, stderr) => (error ? reject(new Error(`receiver load failed: ${stderr || error.message}`)) : resolve(stdout)),
     ),

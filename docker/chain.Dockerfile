@@ -19,4 +19,4 @@ RUN npx hardhat compile
 
 EXPOSE 8545
 # node runs as PID 1 and handles SIGTERM itself.
-CMD ["node", "--require", "ts-node/register/transpile-only", "docker/chain-entrypoint.ts"]
+CMD ["node", "--require", "@swc-node/register", "docker/chain-entrypoint.ts"]

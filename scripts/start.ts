@@ -72,7 +72,7 @@ async function startSingleProcess(options: StartOptions): Promise<void> {
   await runHardhat(["compile", "--quiet"]);
   if (!process.env.CHAIN_RPC_URL) await startPlayground(options.fresh, stopWithService);
   // Loaded only now: it needs the compiled types and the environment set above, and starts the
-  // service as it loads. A require, because ts-node cannot resolve a dynamic import of a .ts file.
+  // service as it loads. A require, because a dynamic import of a .ts file bypasses the TypeScript runner's require hook.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   require("../src/main");
 }

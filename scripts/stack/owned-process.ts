@@ -3,6 +3,7 @@ import { closeSync, openSync } from "node:fs";
 import { join } from "node:path";
 
 import { ROOT } from "./paths";
+import { TYPESCRIPT_RUNNER_ARGS } from "./typescript-runner";
 
 export interface Exit {
   code: number | null;
@@ -45,7 +46,7 @@ export interface OwnedProcess {
  * `node` arguments that make a Node child stop when this process goes, however it goes (see
  * exit-with-parent.ts: its stdin is the lifeline pipe spawnOwned keeps open).
  */
-export const NODE_LIFELINE_ARGS = ["-r", "ts-node/register/transpile-only", "-r", join(__dirname, "exit-with-parent.ts")];
+export const NODE_LIFELINE_ARGS = [...TYPESCRIPT_RUNNER_ARGS, "-r", join(__dirname, "exit-with-parent.ts")];
 
 /**
  * `sh -c` script for a program that cannot watch its parent (Anvil, redis-server): a watcher that

@@ -15,7 +15,7 @@ export interface ServiceProcessOptions {
   signalAtExit?: NodeJS.Signals;
 }
 
-/** The service (`src/main.ts` through ts-node) in one role, as a process of its own under a lifeline. */
+/** The service (`src/main.ts` through the TypeScript runner) in one role, as a process of its own under a lifeline. */
 export function spawnService(options: ServiceProcessOptions): OwnedProcess {
   return spawnOwned({
     name: options.name ?? options.role,

@@ -11,7 +11,7 @@ async function main(args: readonly string[]): Promise<void> {
   if (invocation.kind === "help") return print(invocation.text);
   const config = loadConfig();
   // Required only now, so that help and usage mistakes answer without loading TypeORM and Nest. A
-  // require, not import(): under module nodenext ts-node cannot resolve a dynamic import of a .ts file.
+  // require, not import(): a dynamic import of a .ts file bypasses the TypeScript runner's require hook.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { runCommand } = require("./run-command") as typeof import("./run-command");
   await runCommand(config, invocation.command, invocation.input);

@@ -21,6 +21,7 @@ import {
   verifyCallback,
 } from "../support/callbacks-e2e";
 import { useChainApp } from "../support/chain-app";
+import { TYPESCRIPT_RUNNER_ARGS } from "../../scripts/stack/typescript-runner";
 
 /**
  * A worker killed (SIGKILL) while a receiver holds its request loses no callback: the lease it took
@@ -57,7 +58,7 @@ const workerEnv = () => ({
 function startWorkerProcess(): { child: ChildProcess; output: () => string; kill: () => Promise<void> } {
   const env: NodeJS.ProcessEnv = { ...process.env, ...workerEnv(), APP_ROLE: "worker", MIGRATE_AT_BOOT: "false" };
   for (const name of ["CHAIN_RPC_URL", "REGISTRY_ADDRESS", "SIGNER_PRIVATE_KEYS"]) delete env[name];
-  const child = spawn(process.execPath, ["-r", "ts-node/register/transpile-only", "src/main.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [...TYPESCRIPT_RUNNER_ARGS, "src/main.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));

@@ -11,6 +11,7 @@ import { adminFetch, scrapeMetrics, total } from "../support/metrics-scrape";
 
 import { eventually } from "../support/test-chain";
 import { useChainApp } from "../support/chain-app";
+import { TYPESCRIPT_RUNNER_ARGS } from "../../scripts/stack/typescript-runner";
 
 /**
  * The signer's key used outside the service: a transaction the ledger does not know takes one of its
@@ -87,7 +88,7 @@ async function readiness(): Promise<any> {
 
 /** `npm run cli -- signer reconcile <address> --json` as an operator runs it, against the test app's database, Redis and chain. */
 function reconcileCli(address: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ["-r", "ts-node/register/transpile-only", "src/cli/main.ts", "signer", "reconcile", address, "--json"], {
+  const child = spawn(process.execPath, [...TYPESCRIPT_RUNNER_ARGS, "src/cli/main.ts", "signer", "reconcile", address, "--json"], {
     cwd: ROOT,
     env: {
       ...process.env,

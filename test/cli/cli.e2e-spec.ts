@@ -57,7 +57,7 @@ describe("ops CLI (npm run cli)", () => {
     await compiled?.remove();
   });
 
-  /** The CLI as a real child process, compiled as after `nest build`; the first test runs it through npm and ts-node. */
+  /** The CLI as a real child process, compiled as after `nest build`; the first test runs it through npm and the TypeScript runner. */
   function cli(...args: string[]): Promise<CliResult> {
     return run(process.execPath, [compiled.entry, ...args]);
   }

@@ -21,7 +21,7 @@ export interface CompiledCli {
 
 /**
  * The service's sources transpiled once to plain JavaScript: a run then starts in a fraction of
- * ts-node's time, which keeps a file of many CLI runs quick.
+ * the TypeScript runner's time, which keeps a file of many CLI runs quick.
  */
 export async function compileCli(root: string): Promise<CompiledCli> {
   const out = await mkdtemp(path.join(os.tmpdir(), "ticket-registry-cli-"));

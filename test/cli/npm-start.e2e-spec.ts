@@ -12,7 +12,7 @@ import { eventually } from "../support/test-chain";
 
 /**
  * `npm start` runs the api and the worker as two processes: the real entry (scripts/start.ts
- * through ts-node, as the start script runs it) as a child process on a data folder, ports and a
+ * through the TypeScript runner, as the start script runs it) as a child process on a data folder, ports and a
  * `ticket_registry_test_*` database of its own. Both come up, an action confirms on the playground
  * chain, Ctrl-C (SIGINT) stops both and the chain with exit code 0 and leaves no process behind; a
  * process that dies unasked is named and the rest stopped (exit code 1); a SIGKILL of `npm start`

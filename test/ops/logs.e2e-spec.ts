@@ -12,6 +12,7 @@ import { DELIVERY_ENV, uid } from "../support/callbacks-e2e";
 import { eventually, freePort } from "../support/test-chain";
 import { createTestDatabase } from "../support/test-database";
 import { useChainApp } from "../support/chain-app";
+import { TYPESCRIPT_RUNNER_ARGS } from "../../scripts/stack/typescript-runner";
 
 /**
  * The service's logs, read the way ops read them: the real process (APP_ROLE=all, LOG_LEVEL=debug)
@@ -65,7 +66,7 @@ function withPassword(url: string): string {
 }
 
 function startService(env: Record<string, string>): Service {
-  const child: ChildProcess = spawn(process.execPath, ["-r", "ts-node/register/transpile-only", "src/main.ts"], {
+  const child: ChildProcess = spawn(process.execPath, [...TYPESCRIPT_RUNNER_ARGS, "src/main.ts"], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -11,7 +11,7 @@ import { WALLET } from "../support/fixtures";
 import { type NpmStartPlayground, npmStartPlayground, PLAYGROUND_TICKETEER as TICKETEER, stopRun as stop } from "../support/npm-start-run";
 
 /**
- * `npm start`'s playground keeps its state: the real entry (scripts/start.ts through ts-node, as the
+ * `npm start`'s playground keeps its state: the real entry (scripts/start.ts through the TypeScript runner, as the
  * start script runs it) as a child process on a data folder, ports and a `ticket_registry_test_*`
  * database of its own. Sales confirmed before a Ctrl-C (SIGINT) are there after the next start,
  * with the same transactions on the same registry, and new sales confirm; `--fresh` starts a new

@@ -10,9 +10,9 @@ import { freePort } from "../../scripts/stack/ports";
 import { answersHealth } from "../../scripts/stack/service-process";
 import { apiClient, type ApiClient } from "./api-client";
 import { eventually } from "./test-chain";
+import { TYPESCRIPT_RUNNER_ARGS } from "../../scripts/stack/typescript-runner";
 
 const ROOT = join(__dirname, "..", "..");
-const TS_NODE = join(ROOT, "node_modules", "ts-node", "dist", "bin.js");
 const SERVER_URL = process.env.TEST_DATABASE_SERVER_URL ?? "postgres://postgres@127.0.0.1:5432";
 
 /** The playground's ticketeer: `npm start` makes it with DEV_TICKETEER_ID. */
@@ -28,7 +28,7 @@ export interface NpmStartRun {
 }
 
 /**
- * `npm start`'s real entry (scripts/start.ts through ts-node, as the start script runs it) on a data
+ * `npm start`'s real entry (scripts/start.ts through the TypeScript runner, as the start script runs it) on a data
  * folder, ports and a `ticket_registry_test_*` database of its own, started as often as a test needs.
  */
 export interface NpmStartPlayground {
@@ -125,7 +125,7 @@ export async function npmStartPlayground(name: string, env: Record<string, strin
 }
 
 function spawnRun(args: string[], env: NodeJS.ProcessEnv): NpmStartRun {
-  const child = spawn(process.execPath, [TS_NODE, "--transpile-only", "scripts/start.ts", ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [...TYPESCRIPT_RUNNER_ARGS, "scripts/start.ts", ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
