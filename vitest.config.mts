@@ -1,7 +1,38 @@
 import { defineConfig } from "vitest/config";
 
-/** The chain end-to-end files, run on both node implementations. */
+/** The chain end-to-end files. */
 const CHAIN_E2E = "test/chain/**/*.e2e-spec.ts";
+
+/**
+ * The chain files whose subject is how a block-producing node behaves (block gas, a production node's
+ * limits and refusals, fees below the base fee, reorgs and lost blocks, the whole flow in 2-second
+ * blocks, a wallet reading the token): they run on Anvil's production-like chain. The others test the
+ * service (crashes, outages, restored ledgers, signers, lost answers) and run on Hardhat's automining
+ * node, where they take half the time. Every file on both nodes doubled the chain tier's time for
+ * little: TEST_CHAIN_MATRIX=both (`npm run test:chain:matrix`) still runs that whole matrix.
+ */
+const ON_ANVIL = [
+  "test/chain/actions-confirmed.e2e-spec.ts",
+  "test/chain/batch-gas.e2e-spec.ts",
+  "test/chain/batch-limits.e2e-spec.ts",
+  "test/chain/node-lost-blocks.e2e-spec.ts",
+  "test/chain/node-refusals.e2e-spec.ts",
+  "test/chain/pipeline.e2e-spec.ts",
+  "test/chain/reorg.e2e-spec.ts",
+  "test/chain/stuck-transaction.e2e-spec.ts",
+  "test/chain/tokens.e2e-spec.ts",
+];
+
+/** Files that start their own node of a given kind: they run once, in chain-hardhat, whatever the matrix. */
+const OWN_NODE_KIND = [
+  "test/chain/anvil-node.e2e-spec.ts",
+  "test/chain/finality.e2e-spec.ts",
+  "test/chain/polygon-fees.e2e-spec.ts",
+  "test/chain/remote-signer.e2e-spec.ts",
+  "test/chain/transfer-reorg.e2e-spec.ts",
+];
+
+const WHOLE_MATRIX = process.env.TEST_CHAIN_MATRIX === "both";
 
 /** The migrations applied once into a template database that each file's database is copied from. */
 const DATABASE = "test/support/database-global-setup.ts";
@@ -46,31 +77,28 @@ export default defineConfig({
           globalSetup: [DATABASE, SHARED_NODES],
         },
       },
-      // The app with a real chain, on Hardhat's automining node (startTestChain's default); the public
-      // ticket page in Chromium; the writer's property tests against a scripted node.
+      // The app with a real chain, on Hardhat's automining node (startTestChain's default): the chain files
+      // but those ON_ANVIL (all of them with TEST_CHAIN_MATRIX=both); the public ticket page in Chromium;
+      // the writer's property tests against a scripted node.
       {
         extends: true,
         test: {
           name: "chain-hardhat",
           include: [CHAIN_E2E, "test/verify/**/*.e2e-spec.ts", "test/writer/**/*.e2e-spec.ts"],
+          exclude: WHOLE_MATRIX ? [] : ON_ANVIL,
           globalSetup: [DATABASE, SHARED_NODES],
         },
       },
-      // The chain end-to-end files again on Anvil with a production-like chain (TEST_CHAIN_NODE, read by
-      // test/support/test-chain.ts): 2-second blocks, a 45M gas limit, a 30 gwei base fee, chain id 80002.
-      // Files that start their chain on Anvil themselves already run there and are not repeated.
+      // The chain files above whose subject is the node, on Anvil with a production-like chain
+      // (TEST_CHAIN_NODE, read by test/support/test-chain.ts): 2-second blocks, a 45M gas limit, a 30 gwei
+      // base fee, chain id 80002; with TEST_CHAIN_MATRIX=both, every chain file but those that start
+      // their own node of a given kind.
       {
         extends: true,
         test: {
           name: "chain-anvil",
-          include: [CHAIN_E2E],
-          exclude: [
-            "test/chain/anvil-node.e2e-spec.ts",
-            "test/chain/finality.e2e-spec.ts",
-            "test/chain/polygon-fees.e2e-spec.ts",
-            "test/chain/remote-signer.e2e-spec.ts",
-            "test/chain/transfer-reorg.e2e-spec.ts",
-          ],
+          include: WHOLE_MATRIX ? [CHAIN_E2E] : ON_ANVIL,
+          exclude: OWN_NODE_KIND,
           env: { TEST_CHAIN_NODE: "anvil" },
           globalSetup: [DATABASE, SHARED_NODES],
         },
