@@ -20,9 +20,10 @@ export async function createThrowawayDatabase(serverUrl: string, prefix: string)
   return { name, url, drop: () => dropDatabase(url) };
 }
 
-/** Creates the database `databaseUrl` names, on its server. */
-export async function createDatabase(databaseUrl: string): Promise<void> {
-  await onServer(databaseUrl, `CREATE DATABASE ${quotedName(databaseUrl)}`);
+/** Creates the database `databaseUrl` names, on its server: empty, or a copy of the database `template`. */
+export async function createDatabase(databaseUrl: string, template?: string): Promise<void> {
+  const copied = template === undefined ? "" : ` TEMPLATE ${quoted(template)}`;
+  await onServer(databaseUrl, `CREATE DATABASE ${quotedName(databaseUrl)}${copied}`);
 }
 
 /** Drops the database `databaseUrl` names, if it exists, its connections cut. */
@@ -35,7 +36,11 @@ export function databaseNameOf(databaseUrl: string): string {
 }
 
 function quotedName(databaseUrl: string): string {
-  return `"${databaseNameOf(databaseUrl).replaceAll('"', '""')}"`;
+  return quoted(databaseNameOf(databaseUrl));
+}
+
+function quoted(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
 }
 
 /** Runs `sql` in the server's `postgres` database: the one a database is created and dropped from. */

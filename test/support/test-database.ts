@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 
-import { Client } from "pg";
-
+import { createDatabase, dropDatabase } from "../../scripts/stack/database";
 import { runMigrations } from "../../src/database/prepare-database";
 
 const SERVER_URL = process.env.TEST_DATABASE_SERVER_URL ?? "postgres://postgres@127.0.0.1:5432";
@@ -38,25 +37,13 @@ export async function createTemplateDatabase(): Promise<TestDatabase & { name: s
 
 async function createEmptyDatabase(template?: string): Promise<TestDatabase & { name: string }> {
   const name = `${TEST_DATABASE_PREFIX}${randomBytes(6).toString("hex")}`;
-  await admin((client) => client.query(`CREATE DATABASE ${name}${template === undefined ? "" : ` TEMPLATE ${quoted(template)}`}`));
-  return {
-    name,
-    url: `${SERVER_URL}/${name}`,
-    drop: () => admin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
-  };
+  const url = `${SERVER_URL}/${name}`;
+  await createDatabase(url, template === undefined ? undefined : testDatabase(template));
+  return { name, url, drop: () => dropDatabase(url) };
 }
 
-function quoted(name: string): string {
+/** Only a test database is ever copied (the template's name comes from the environment). */
+function testDatabase(name: string): string {
   if (!name.startsWith(TEST_DATABASE_PREFIX)) throw new Error(`${name} is not a test database`);
-  return `"${name.replaceAll('"', '""')}"`;
-}
-
-async function admin<T>(run: (client: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ connectionString: `${SERVER_URL}/postgres` });
-  await client.connect();
-  try {
-    return await run(client);
-  } finally {
-    await client.end();
-  }
+  return name;
 }
