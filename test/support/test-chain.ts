@@ -1,4 +1,4 @@
-import { JsonRpcProvider, Network, Wallet } from "ethers";
+import { getCreateAddress, id, JsonRpcProvider, Network, Wallet } from "ethers";
 
 import { type ChainNode, type ChainNodeSpec, chainIdOf, PRODUCTION_LIKE_ANVIL, startChainNode } from "../../scripts/stack/chain-node";
 import { devAccountKeys } from "../../scripts/stack/dev-accounts";
@@ -77,28 +77,39 @@ export async function deployTestChain(url: string, signers = 1, chainNode: TestC
   return deployed(url, chainNode, signerKeys, async () => undefined);
 }
 
+/** The registry's role of the accounts that may write to it (its OPERATOR_ROLE constant). */
+const OPERATOR_ROLE = id("OPERATOR_ROLE");
+
 /** What each new operator of a shared node is given: far more than a test file spends on gas. */
 const OPERATOR_FUNDS = 100n * 10n ** 18n;
+
+/** How often the tests' provider looks for a new block while a transaction is waited for (ethers' default: 4 s, two of Anvil's blocks). */
+const POLLING_INTERVAL_MS = 100;
+
+/** More than `grantRole` takes; given because its estimate, made before the registry is mined, would be a plain transfer's. */
+const GRANT_ROLE_GAS = 200_000n;
 
 async function deployed(url: string, chainNode: TestChainNode, signerKeys: string[], stopNode: () => Promise<void>): Promise<TestChain> {
   const chainId = chainIdOf(chainNode);
   // No response cache: ethers shares identical requests for 250 ms, so a second transaction sent right
   // after the first would reuse its pending nonce.
   // A plain network: ethers' named networks carry plugins that reach third-party services (chain 137's gas station).
-  const provider = new JsonRpcProvider(url, new Network("test", chainId), { staticNetwork: true, cacheTimeout: -1 });
+  const provider = new JsonRpcProvider(url, new Network("test", chainId), { staticNetwork: true, cacheTimeout: -1, pollingInterval: POLLING_INTERVAL_MS });
   const admin = new Wallet(HARDHAT_KEYS[0], provider);
-  const registry = await new TicketRegistry__factory(admin).deploy(admin.address, "Ticket Registry", "TICKET", "", "");
-  await registry.waitForDeployment();
   const operators = signerKeys.map((key) => new Wallet(key).address);
-  for (const operator of operators) await (await registry.grantRole(await registry.OPERATOR_ROLE(), operator)).wait();
+  // The deployment, the operators' roles and their funds are sent without waiting in between, each at
+  // a nonce of its own: one block for all on Anvil, whose blocks come every 2 seconds.
+  let nonce = await admin.getNonce("pending");
+  const registryAddress = getCreateAddress({ from: admin.address, nonce });
+  const registry = TicketRegistry__factory.connect(registryAddress, admin);
+  const deployment = await new TicketRegistry__factory(admin).getDeployTransaction(admin.address, "Ticket Registry", "TICKET", "", "");
+  const sent = [await admin.sendTransaction({ ...deployment, nonce: nonce++ })];
+  for (const operator of operators) sent.push(await registry.grantRole(OPERATOR_ROLE, operator, { nonce: nonce++, gasLimit: GRANT_ROLE_GAS }));
   if (!signerKeys.every((key) => HARDHAT_KEYS.includes(key))) {
-    // Sent without waiting in between: one block for all on Anvil.
-    let nonce = await admin.getNonce("pending");
-    const sent = [];
     for (const operator of operators) sent.push(await admin.sendTransaction({ to: operator, value: OPERATOR_FUNDS, nonce: nonce++ }));
-    await Promise.all(sent.map((tx) => tx.wait()));
   }
-  const registryAddress = await registry.getAddress();
+  // wait() throws for a transaction that reverted.
+  await Promise.all(sent.map((tx) => tx.wait()));
   return {
     url,
     provider,

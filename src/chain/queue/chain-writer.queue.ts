@@ -52,6 +52,13 @@ export class ChainWriterQueue implements AcceptedActionsNotifier {
     await this.requestFlush(reason, shard, delayMs);
   }
 
+  /** This process takes no more flush jobs (others may, and jobs can still be added); settles once its running ones have finished. */
+  async stopProcessingHere(): Promise<void> {
+    // Once the running jobs have finished Bull reconnects its blocking client, which fails while Redis
+    // is unreachable: the jobs have finished all the same, and the queue's close ignores it too.
+    await this.queue.pause(true).catch(() => undefined);
+  }
+
   /** Whether a flush is already waiting to run, so a sweep need not add another. */
   async flushWaiting(): Promise<boolean> {
     const counts = await this.queue.getJobCounts();

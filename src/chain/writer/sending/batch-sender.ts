@@ -15,7 +15,7 @@ import type { BatchPlan } from "./batch-plan";
 import { CrashPoints } from "./crash-points";
 import { SendingStore } from "./sending.store";
 
-/** The broadcasts of one flush: the latest (each waits for the one before), and whether one was refused or held back. */
+/** The broadcasts of one flush: the latest (each waits for the one before), and whether one was refused, held back or failed. */
 export interface FlushSending {
   readonly wallet: ChainSigner;
   readonly provider: JsonRpcProvider;
@@ -25,6 +25,8 @@ export interface FlushSending {
   refused: boolean;
   /** Whether the earlier open nonces were seen mined or held by the node (checked before the flush's first broadcast). */
   ordered: boolean;
+  /** Why a broadcast failed (the node or the database unreachable, the provider closed at shutdown): rethrown once the flush settles. */
+  failure?: Error;
 }
 
 /**
@@ -46,7 +48,7 @@ export class BatchSender {
   ) {}
 
   start(provider: JsonRpcProvider, wallet: ChainSigner, chainId: bigint, fees: Fees): FlushSending {
-    return { wallet, provider, chainId, fees, previous: Promise.resolve(), refused: false, ordered: false };
+    return { wallet, provider, chainId, fees, previous: Promise.resolve(), refused: false, ordered: false, failure: undefined };
   }
 
   /** Whether another batch may be signed: nothing was refused, and fewer than MAX_IN_FLIGHT_PER_SIGNER nonces are in flight. */
@@ -62,29 +64,39 @@ export class BatchSender {
       items: plan.actions.map((action) => encodeItem(action.item)),
       gasLimit: BigInt(plan.gasLimit),
     };
-    const { wallet, fees, provider } = sending;
+    const { wallet, fees } = sending;
     const signed = await this.store.commitNewTransaction(wallet.address, plan.actions, (nonce) => signBatch(wallet, this.chain.registry, batch, nonce, fees));
     this.crashPoints.reach("after-persist");
-    sending.previous = sending.previous.then(async () => {
-      if (sending.refused) return;
-      // Held back while an earlier nonce is neither mined nor in the node: the watcher sends it once it may.
-      if (!sending.ordered && !(await this.transactions.inOrder(provider, signed))) {
+    sending.previous = sending.previous
+      .then(() => this.broadcast(sending, signed))
+      .catch((error: unknown) => {
+        // Caught at once, not when the flush settles: the flush awaits other work meanwhile, and a
+        // rejection nobody handles by then ends the process. Nothing more goes out after a failure.
         sending.refused = true;
-        return;
-      }
-      sending.ordered = true;
-      const result = await this.transactions.send(provider, signed);
-      if (!result.accepted) {
-        sending.refused = true;
-        this.backOff.refusedToWriter(signed, result);
-      }
-      this.crashPoints.reach("after-broadcast");
-    });
+        sending.failure ??= error instanceof Error ? error : new Error(String(error));
+      });
     return signed;
   }
 
-  /** Settles once every broadcast of the flush has returned: the flush holds its lock until then. */
-  settled(sending: FlushSending): Promise<void> {
-    return sending.previous;
+  /** Settles once every broadcast of the flush has returned (the flush holds its lock until then); rejects with a broadcast's failure. */
+  async settled(sending: FlushSending): Promise<void> {
+    await sending.previous;
+    if (sending.failure !== undefined) throw sending.failure;
+  }
+
+  private async broadcast(sending: FlushSending, signed: SignedTransaction): Promise<void> {
+    if (sending.refused) return;
+    // Held back while an earlier nonce is neither mined nor in the node: the watcher sends it once it may.
+    if (!sending.ordered && !(await this.transactions.inOrder(sending.provider, signed))) {
+      sending.refused = true;
+      return;
+    }
+    sending.ordered = true;
+    const result = await this.transactions.send(sending.provider, signed);
+    if (!result.accepted) {
+      sending.refused = true;
+      this.backOff.refusedToWriter(signed, result);
+    }
+    this.crashPoints.reach("after-broadcast");
   }
 }
