@@ -7,6 +7,8 @@ const CHAIN_E2E = "test/chain/**/*.e2e-spec.ts";
 const DATABASE = "test/support/database-global-setup.ts";
 /** One node per worker for the chain files that need no node of their own (useChainApp's default). */
 const SHARED_NODES = "test/support/shared-nodes-global-setup.ts";
+/** Fails an end-to-end file that leaves an app or a child process running into the next file of its worker. */
+const FILE_LEAKS = "test/support/file-leaks.ts";
 
 export default defineConfig({
   test: {
@@ -19,6 +21,10 @@ export default defineConfig({
     // End-to-end files each boot the app on a database of their own; two at a time suit two cores
     // (a global limit, shared by the projects below).
     maxWorkers: 2,
+    // A worker runs its files one after the other in one module graph, instead of importing Nest,
+    // TypeORM, ethers and Bull again for each file (seconds per file). What a file starts it stops
+    // (file-leaks.ts checks the apps and processes); nothing may hang on module state between files.
+    isolate: false,
     // The tiers (docs/testing.md). include, exclude and globalSetup are per project: extending
     // concatenates arrays.
     projects: [
@@ -44,6 +50,7 @@ export default defineConfig({
           name: "api",
           include: ["test/{api,callbacks,cli,client,docs,ops,stack}/**/*.e2e-spec.ts"],
           globalSetup: [DATABASE, SHARED_NODES],
+          setupFiles: [FILE_LEAKS],
         },
       },
       // The app with a real chain, on Hardhat's automining node (startTestChain's default); the public
@@ -54,6 +61,7 @@ export default defineConfig({
           name: "chain-hardhat",
           include: [CHAIN_E2E, "test/verify/**/*.e2e-spec.ts", "test/writer/**/*.e2e-spec.ts"],
           globalSetup: [DATABASE, SHARED_NODES],
+          setupFiles: [FILE_LEAKS],
         },
       },
       // The chain end-to-end files again on Anvil with a production-like chain (TEST_CHAIN_NODE, read by
@@ -73,6 +81,7 @@ export default defineConfig({
           ],
           env: { TEST_CHAIN_NODE: "anvil" },
           globalSetup: [DATABASE, SHARED_NODES],
+          setupFiles: [FILE_LEAKS],
         },
       },
     ],
