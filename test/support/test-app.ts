@@ -63,7 +63,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
   const traffic =
     config.app.role === "worker"
       ? { violations: [] as string[], settled: () => Promise.resolve() }
-      : validateServerTraffic(app.getHttpServer(), await OpenApiValidator.load());
+      : validateServerTraffic(app.getHttpServer(), await OpenApiValidator.committed());
   await app.listen(0, "127.0.0.1");
   const { port } = app.getHttpServer().address() as AddressInfo;
   const organizations = app.get(OrganizationsService);
