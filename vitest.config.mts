@@ -38,6 +38,8 @@ const WHOLE_MATRIX = process.env.TEST_CHAIN_MATRIX === "both";
 const DATABASE = "test/support/database-global-setup.ts";
 /** One node per worker for the chain files that need no node of their own (useChainApp's default). */
 const SHARED_NODES = "test/support/shared-nodes-global-setup.ts";
+/** Fails an end-to-end file that leaves an app or a child process running into the next file of its worker. */
+const FILE_LEAKS = "test/support/file-leaks.ts";
 
 export default defineConfig({
   test: {
@@ -50,6 +52,10 @@ export default defineConfig({
     // End-to-end files each boot the app on a database of their own; two at a time suit two cores
     // (a global limit, shared by the projects below).
     maxWorkers: 2,
+    // A worker runs its files one after the other in one module graph, instead of importing Nest,
+    // TypeORM, ethers and Bull again for each file (seconds per file). What a file starts it stops
+    // (file-leaks.ts checks the apps and processes); nothing may hang on module state between files.
+    isolate: false,
     // The tiers (docs/testing.md). include, exclude and globalSetup are per project: extending
     // concatenates arrays.
     projects: [
@@ -75,6 +81,7 @@ export default defineConfig({
           name: "api",
           include: ["test/{api,callbacks,cli,client,docs,ops,stack}/**/*.e2e-spec.ts"],
           globalSetup: [DATABASE, SHARED_NODES],
+          setupFiles: [FILE_LEAKS],
         },
       },
       // The app with a real chain, on Hardhat's automining node (startTestChain's default): the chain files
@@ -87,6 +94,7 @@ export default defineConfig({
           include: [CHAIN_E2E, "test/verify/**/*.e2e-spec.ts", "test/writer/**/*.e2e-spec.ts"],
           exclude: WHOLE_MATRIX ? [] : ON_ANVIL,
           globalSetup: [DATABASE, SHARED_NODES],
+          setupFiles: [FILE_LEAKS],
         },
       },
       // The chain files above whose subject is the node, on Anvil with a production-like chain
@@ -101,6 +109,7 @@ export default defineConfig({
           exclude: OWN_NODE_KIND,
           env: { TEST_CHAIN_NODE: "anvil" },
           globalSetup: [DATABASE, SHARED_NODES],
+          setupFiles: [FILE_LEAKS],
         },
       },
     ],

@@ -60,8 +60,13 @@ export function underShellLifeline(command: string, args: string[]): { command: 
   return { command: "sh", args: ["-c", SHELL_LIFELINE, "sh", command, ...args] };
 }
 
-/** What each owned process still running gets when this process exits. */
-const atExits = new Set<() => void>();
+/** Each owned process still running, and what it gets when this process exits. */
+const atExits = new Map<OwnedProcess, () => void>();
+
+/** The owned processes that have not exited yet (a test file that leaves one behind, say). */
+export function runningOwnedProcesses(): OwnedProcess[] {
+  return [...atExits.keys()];
+}
 
 /**
  * Spawns a process in a process group of its own (a Ctrl-C in the terminal reaches only this
@@ -96,9 +101,9 @@ export function spawnOwned(options: OwnedProcessOptions): OwnedProcess {
   const atExit = () => {
     if (ownedProcess.running()) signalGroup(ownedProcess.pid, signalAtExit);
   };
-  atExits.add(atExit);
+  atExits.set(ownedProcess, atExit);
   void exited.then(() => {
-    atExits.delete(atExit);
+    atExits.delete(ownedProcess);
     // A shell lifeline's watcher ends with the pipe.
     child.stdin?.end();
   });
@@ -140,6 +145,6 @@ function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.once("exit", () => {
-    for (const atExit of atExits) atExit();
+    for (const atExit of atExits.values()) atExit();
   });
 }

@@ -6,7 +6,7 @@
 import { configProblems } from "./config-checks";
 import { readConfig } from "./config-schema";
 import type { AppConfig } from "./config-types";
-import { type Env, EnvReader, variableNamesRead } from "./env-reader";
+import { type Env, EnvReader } from "./env-reader";
 import { VariableParser } from "./variable-parser";
 
 export type { AppConfig, AppMode, AppRole, ChainConfig, LogFormatSetting } from "./config-types";
@@ -33,11 +33,8 @@ export function loadConfig(env?: Env): AppConfig {
  * other (a typo, a variable that was removed) can be caught.
  */
 export function configVariableNames(): string[] {
-  try {
-    loadConfig({});
-  } catch (error) {
-    // Names are recorded as they are read, before validation: a refused default still names them all.
-    if (!(error instanceof ConfigError)) throw error;
-  }
-  return variableNamesRead();
+  // Names are recorded as they are read, before validation: an empty environment names them all.
+  const reader = new EnvReader({});
+  readConfig(new VariableParser(reader));
+  return reader.namesRead();
 }

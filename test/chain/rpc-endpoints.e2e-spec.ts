@@ -89,6 +89,12 @@ describe("an endpoint cut while sales flow", () => {
   let proxy: TcpProxy;
   let testApp: TestApp;
 
+  afterAll(async () => {
+    await testApp?.close();
+    await proxy?.close();
+    await chain?.stop();
+  });
+
   it("fails over to the next endpoint: every action confirms, readiness and metrics show endpoint 0 down", async () => {
     chain = await startTestChain(1);
     proxy = await startTcpProxy(Number(new URL(chain.url).port));

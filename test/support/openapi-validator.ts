@@ -49,7 +49,21 @@ const MAX_CAPTURED_BYTES = 32 * 1024 * 1024;
  * text/event-stream of live action events), which are checked by status and content type only.
  */
 export class OpenApiValidator {
+  private static committedDocument: Promise<OpenApiValidator> | undefined;
+
   private constructor(private readonly api: OpenAPIBackend) {}
+
+  /**
+   * The committed document's validator, compiled once per process: compiling takes seconds, and a
+   * validator keeps nothing between checks, so every app of every test file can share it.
+   */
+  static committed(): Promise<OpenApiValidator> {
+    OpenApiValidator.committedDocument ??= OpenApiValidator.load().catch((error: unknown) => {
+      OpenApiValidator.committedDocument = undefined;
+      throw error;
+    });
+    return OpenApiValidator.committedDocument;
+  }
 
   static async load(document: Document = JSON.parse(readFileSync(COMMITTED_OPENAPI_PATH, "utf8")) as Document): Promise<OpenApiValidator> {
     // strict: false lets ajv ignore what is OpenAPI and not JSON Schema (discriminator, example): the

@@ -33,6 +33,13 @@ export interface TestAppOptions {
   databasePort?: number;
 }
 
+/** The apps started and not closed yet: each file must close its own (see file-leaks.ts). */
+const openApps = new Set<TestApp>();
+
+export function openTestApps(): TestApp[] {
+  return [...openApps];
+}
+
 /** The real application on a fresh database and its own Redis key prefix, listening on a free port. */
 export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const database = await createTestDatabase();
@@ -56,7 +63,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
   const traffic =
     config.app.role === "worker"
       ? { violations: [] as string[], settled: () => Promise.resolve() }
-      : validateServerTraffic(app.getHttpServer(), await OpenApiValidator.load());
+      : validateServerTraffic(app.getHttpServer(), await OpenApiValidator.committed());
   await app.listen(0, "127.0.0.1");
   const { port } = app.getHttpServer().address() as AddressInfo;
   const organizations = app.get(OrganizationsService);
@@ -67,7 +74,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     const { webhookSecret } = await onboarding.createOrganization(ticketeerId, `Organization ${ticketeerId}`);
     return { ticketeerId, webhookSecret, ...(await organizations.issueKey(ticketeerId, "test")) };
   };
-  return {
+  const testApp: TestApp = {
     app,
     config,
     baseUrl,
@@ -79,6 +86,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     },
     openApiViolations: traffic.violations,
     close: async () => {
+      openApps.delete(testApp);
       await app.close();
       await Promise.race([traffic.settled(), new Promise((resolve) => setTimeout(resolve, 5_000))]);
       await database.drop();
@@ -88,6 +96,8 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
       }
     },
   };
+  openApps.add(testApp);
+  return testApp;
 }
 
 function viaPort(url: string, port: number): string {

@@ -1,4 +1,4 @@
-import { Logger } from "@nestjs/common";
+import { ConsoleLogger, Logger } from "@nestjs/common";
 import fc from "fast-check";
 import { getAddress, Wallet } from "ethers";
 import { Counter, Gauge, Histogram } from "prom-client";
@@ -157,6 +157,8 @@ afterEach(() => {
 
 afterAll(async () => {
   vi.useRealTimers();
+  // Nest's logger is the process's: the next file of this worker logs as a fresh process would.
+  Logger.overrideLogger(new ConsoleLogger());
   await ledger?.close();
 });
 
