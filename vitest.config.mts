@@ -49,9 +49,10 @@ export default defineConfig({
     globalSetup: ["test/support/tls-global-setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    // End-to-end files each boot the app on a database of their own; two at a time suit two cores
-    // (a global limit, shared by the projects below).
-    maxWorkers: 2,
+    // End-to-end files each boot the app on a database of their own, and mostly wait on blocks, nodes
+    // and processes: three at a time keep two cores busy without starving the timing they test (a
+    // global limit, shared by the projects below).
+    maxWorkers: 3,
     // A worker runs its files one after the other in one module graph, instead of importing Nest,
     // TypeORM, ethers and Bull again for each file (seconds per file). What a file starts it stops
     // (file-leaks.ts checks the apps and processes); nothing may hang on module state between files.
