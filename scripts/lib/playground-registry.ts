@@ -48,12 +48,12 @@ export function parseRecords(raw: unknown, defaultLedger: string): RegistryRecor
   return { chainId: file.chainId, registries: { [defaultLedger]: { address, codeHash, deployedAt } } };
 }
 
-const ARTIFACT = join(ROOT, "artifacts", "contracts", "TicketRegistry.sol", "TicketRegistry.json");
+const ARTIFACT = join(ROOT, "contracts", "artifacts", "src", "TicketRegistry.sol", "TicketRegistry.json");
 const URIS = new Interface(["function baseURI() view returns (string)", "function contractURI() view returns (string)"]);
 
 /** SHA-256 of the compiled TicketRegistry's runtime code (the artifact npm start compiles first). */
 export function compiledCodeHash(): string {
-  if (!existsSync(ARTIFACT)) throw new Error(`${ARTIFACT} is missing: compile first (npx hardhat compile)`);
+  if (!existsSync(ARTIFACT)) throw new Error(`${ARTIFACT} is missing: compile first (npm run compile)`);
   const { deployedBytecode } = JSON.parse(readFileSync(ARTIFACT, "utf8")) as { deployedBytecode: string };
   return createHash("sha256").update(deployedBytecode).digest("hex");
 }

@@ -1,10 +1,11 @@
 import { spawn } from "node:child_process";
+import { join } from "node:path";
 
-import { HARDHAT_CLI, ROOT } from "./paths";
+import { CONTRACTS_ROOT, HARDHAT_CLI } from "./paths";
 
 /** Arguments of `node` that run a Hardhat node on hostname:port (loopback unless told otherwise). */
 export function hardhatNodeArgs(port: number, hostname = "127.0.0.1"): string[] {
-  return [HARDHAT_CLI, "node", "--hostname", hostname, "--port", String(port)];
+  return [HARDHAT_CLI, "--config", join(CONTRACTS_ROOT, "hardhat.config.ts"), "node", "--hostname", hostname, "--port", String(port)];
 }
 
 export interface HardhatRunOptions {
@@ -18,7 +19,7 @@ export interface HardhatRunOptions {
 /** Runs a Hardhat command (`compile`, `run scripts/deploy.ts`, a task) to its end. */
 export function runHardhat(args: string[], options: HardhatRunOptions = {}): Promise<void> {
   const child = spawn(process.execPath, [HARDHAT_CLI, ...args], {
-    cwd: ROOT,
+    cwd: CONTRACTS_ROOT,
     stdio: ["ignore", options.output === "inherit" ? "inherit" : "ignore", "inherit"],
     env: options.env ?? process.env,
     timeout: options.timeoutMs,

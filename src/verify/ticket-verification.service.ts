@@ -2,7 +2,7 @@ import { Injectable } from "@nestjs/common";
 import { AbiCoder, getAddress, keccak256, type Log, ZeroAddress } from "ethers";
 
 import { type TicketRegistry, TicketRegistry__factory } from "../../typechain-types";
-import type { TicketSoldEvent } from "../../typechain-types/contracts/TicketRegistry";
+import type { TicketSoldEvent } from "../../typechain-types/TicketRegistry";
 import { ChainClient } from "../chain/chain-client";
 import type { AppConfig } from "../config/app-config";
 import { InjectConfig } from "../config/config.module";

@@ -1,6 +1,6 @@
 import type { JsonRpcProvider } from "ethers";
 
-import type { TicketRegistryInterface } from "../../../typechain-types/contracts/TicketRegistry";
+import type { TicketRegistryInterface } from "../../../typechain-types/TicketRegistry";
 import { type BatchAction, batchItemSubjects, type RegistryItemFailure } from "../../registry";
 import type { HolderChange } from "../token-holders";
 import { fetchReceipt, readBatchOutcome } from "../writer/receipts/mined-receipt";

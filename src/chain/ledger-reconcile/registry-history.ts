@@ -1,6 +1,6 @@
 import type { JsonRpcProvider, Log } from "ethers";
 
-import type { TicketRegistryInterface } from "../../../typechain-types/contracts/TicketRegistry";
+import type { TicketRegistryInterface } from "../../../typechain-types/TicketRegistry";
 
 import { splitTokenId } from "../../registry";
 
