@@ -1,6 +1,7 @@
 // @ts-check
 /**
- * ESLint for the whole repository: src, test, scripts, bench, docker and hardhat.config.ts.
+ * ESLint for the whole repository: src, test, scripts, bench, docker and the contract workspace (contracts/,
+ * checked against its own tsconfig).
  *
  * TypeScript is linted with type information (typescript-eslint's project service: every file is
  * checked against the tsconfig.json nearest to it, so bench/ uses bench/tsconfig.json) at the
@@ -19,7 +20,7 @@ import globals from "globals";
 import tseslint from "typescript-eslint";
 
 /** Test code: vitest specs (in test/ and next to the code in src/), their support files, the Hardhat contract tests. */
-const TEST_FILES = ["test/**/*.ts", "**/*.spec.ts", "**/*.e2e-spec.ts"];
+const TEST_FILES = ["test/**/*.ts", "contracts/test/**/*.ts", "**/*.spec.ts", "**/*.e2e-spec.ts"];
 
 export default defineConfig(
   // Generated, installed or local output: never linted. (client/src/schema.ts: openapi-typescript's output,
@@ -32,6 +33,9 @@ export default defineConfig(
     "artifacts/",
     "cache/",
     "typechain-types/",
+    "contracts/artifacts/",
+    "contracts/cache/",
+    "contracts/types/",
     "coverage/",
     "deployments/",
     "client/src/schema.ts",
@@ -99,7 +103,7 @@ export default defineConfig(
   },
 
   {
-    files: ["test/contracts/**/*.ts"],
+    files: ["contracts/test/**/*.ts"],
     rules: {
       // The Hardhat contract tests use chai, whose property assertions (`expect(x).to.be.true`) are
       // expressions by design.

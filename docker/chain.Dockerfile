@@ -15,7 +15,7 @@ RUN npm ci --no-audit --no-fund
 # The whole project: the entrypoint loads docker/ and the stack library in scripts/stack, the deploy
 # script and the contracts (test/ops/docker-compose.spec.ts checks .dockerignore leaves none of them out).
 COPY --chown=node:node . .
-RUN npx hardhat compile
+RUN npm run compile
 
 EXPOSE 8545
 # node runs as PID 1 and handles SIGTERM itself.

@@ -6,7 +6,7 @@
 # Their output, kept apart, follows Vitest's; the run fails when any of the three does.
 set -u
 npm run -s test:setup || exit 1
-npx hardhat compile --quiet || exit 1
+npm run -s compile -- --quiet || exit 1
 
 logs="$(mktemp -d)"
 trap 'rm -rf "$logs"' EXIT
