@@ -26,6 +26,7 @@ const FIXTURE: Record<string, string[]> = {
   "scripts/start.ts": ["./lib/playground", "./stack/ports"],
   "bench/stack/stack.ts": ["../../scripts/stack/ports", "../../src/app"],
   "docker/chain-node.ts": ["../scripts/stack/ports"],
+  "contracts/scripts/deploy.ts": ["../../src/app"],
 
   // Wrong ones.
   "bench/probe.ts": ["../test/support/fixture"],
@@ -33,13 +34,14 @@ const FIXTURE: Record<string, string[]> = {
   "scripts/probe.ts": ["../test/support/fixture"],
   "docker/probe.ts": ["../test/support/fixture"],
   "scripts/stack/probe.ts": ["../../src/app", "../lib/playground", "../../bench/stack/stack"],
+  "bench/contract-probe.ts": ["../contracts/scripts/deploy"],
 };
 
 describe("import rules outside src (.dependency-cruiser.tooling.cjs)", () => {
   let fixture: string;
 
   beforeAll(() => {
-    fixture = writeImportFixture(FIXTURE, CONFIGS, ["src", "test", ...ROOTS]);
+    fixture = writeImportFixture(FIXTURE, CONFIGS, ["src", "test", "contracts", ...ROOTS]);
   });
 
   afterAll(() => {
@@ -56,6 +58,7 @@ describe("import rules outside src (.dependency-cruiser.tooling.cjs)", () => {
         "stack-library-stands-alone: scripts/stack/probe.ts -> src/app.ts",
         "stack-library-stands-alone: scripts/stack/probe.ts -> scripts/lib/playground.ts",
         "stack-library-stands-alone: scripts/stack/probe.ts -> bench/stack/stack.ts",
+        "tooling-not-into-contract-workspace: bench/contract-probe.ts -> contracts/scripts/deploy.ts",
       ].sort(),
     );
   });
