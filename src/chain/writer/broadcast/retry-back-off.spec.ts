@@ -35,7 +35,7 @@ describe("RetryBackOff", () => {
     expect(sut.mayRetry(refused)).toBe(true);
   });
 
-  it("keeps a nonce the node refused to the writer from going out again until the watcher has taken the refusal to answer it", () => {
+  it("keeps the bytes the node refused to the writer from going out again until the watcher has answered the refusal, which it takes once", () => {
     const sut = new RetryBackOff(loadConfig({}));
     const refused = signed(7n);
     sut.refusedToWriter(refused, { accepted: false, refusal: "replacement transaction underpriced" });
@@ -43,8 +43,13 @@ describe("RetryBackOff", () => {
     expect(sut.mayRetry(refused)).toBe(false);
     expect(sut.mayRetry(signed(8n))).toBe(true);
     expect(sut.takeUnanswered(refused)).toEqual({ accepted: false, refusal: "replacement transaction underpriced" });
+    // While the answer (a replacement being signed, say) is under way, a flush or another pass that
+    // read the nonce unsent must not send the refused bytes beside it.
+    expect(sut.mayRetry(refused)).toBe(false);
     expect(sut.takeUnanswered(refused)).toBeNull();
+    sut.answered(refused);
     expect(sut.mayRetry(refused)).toBe(true);
+    expect(sut.takeUnanswered(refused)).toBeNull();
   });
 
   it("holds every nonce of a refused signer until its clock allows, and lets them go at once when cleared", () => {

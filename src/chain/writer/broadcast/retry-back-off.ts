@@ -25,22 +25,39 @@ export class RetryBackOff {
   /**
    * By nonce, with the bytes refused: a replacement at the same nonce (the answer to an earlier
    * refusal, made before this one was taken) is not those bytes, and is neither held nor answered
-   * with their refusal. One entry per nonce at most: a later refusal at the nonce replaces it.
+   * with their refusal. One entry per nonce at most: a later refusal at the nonce replaces it. An
+   * entry stays while its answer is under way (`answering`): the answer (a replacement signed,
+   * nonces taken back) takes node and database round trips, and the refused bytes sent beside it
+   * would be mined instead of the answer.
    */
-  private readonly unanswered = new Map<string, { hash: string; result: BroadcastResult }>();
+  private readonly unanswered = new Map<string, { hash: string; result: BroadcastResult; answering: boolean }>();
 
   constructor(@InjectConfig() private readonly config: AppConfig) {}
 
   /** The writer's refusal of a batch it just signed: the watcher answers it. */
   refusedToWriter(tx: SignedTransaction, result: BroadcastResult): void {
-    this.unanswered.set(keyOf(tx), { hash: tx.hash, result });
+    this.unanswered.set(keyOf(tx), { hash: tx.hash, result, answering: false });
   }
 
-  /** A refusal the writer met for these bytes and nobody answered yet (taken: it is answered once; one of other bytes at the nonce is dropped). */
+  /**
+   * A refusal the writer met for these bytes and nobody took yet: taken once, and the bytes stay held
+   * until `answered`. One of other bytes at the nonce is dropped.
+   */
   takeUnanswered(tx: SignedTransaction): BroadcastResult | null {
     const entry = this.unanswered.get(keyOf(tx));
-    this.unanswered.delete(keyOf(tx));
-    return entry && entry.hash === tx.hash ? entry.result : null;
+    if (!entry) return null;
+    if (entry.hash !== tx.hash) {
+      this.unanswered.delete(keyOf(tx));
+      return null;
+    }
+    if (entry.answering) return null;
+    entry.answering = true;
+    return entry.result;
+  }
+
+  /** The refusal taken for these bytes is answered (or its answer failed): they follow the signer's clock again. */
+  answered(tx: SignedTransaction): void {
+    if (this.unanswered.get(keyOf(tx))?.hash === tx.hash) this.unanswered.delete(keyOf(tx));
   }
 
   /**

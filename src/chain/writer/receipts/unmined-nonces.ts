@@ -65,7 +65,13 @@ export class UnminedNonces {
     }
     // Refused to the writer: answered now, instead of sending the same bytes again.
     const unanswered = latest.status === "signed" ? this.backOff.takeUnanswered(latest) : null;
-    if (unanswered) return this.refusals.respond(provider, slot, latest, unanswered);
+    if (unanswered) {
+      try {
+        return await this.refusals.respond(provider, slot, latest, unanswered);
+      } finally {
+        this.backOff.answered(latest);
+      }
+    }
     // Refused before: tried again only once its back-off has passed.
     if (!this.backOff.mayRetry(latest)) return;
     if (latest.status === "signed") return this.resender.sendOrphaned(provider, slot, latest);
