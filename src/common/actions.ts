@@ -9,7 +9,7 @@
  * are derived from here; adding an action starts with a row (docs/architecture/adding-an-action.md).
  *
  * Gas: upper bounds of one item inside a batch, above the worst cases `npm run gas` measures
- * (gas-snapshot.json): a sale 7,600, a resale of a ticket far from others about 27,000, a claim to a
+ * (contracts/gas-snapshot.json): a sale 7,600, a resale of a ticket far from others about 27,000, a claim to a
  * new wallet 51,600, an event with 255-character strings 133,400.
  *
  * The rows' order is the order of the kinds in the OpenAPI document.
