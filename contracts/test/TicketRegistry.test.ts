@@ -3,23 +3,9 @@ import { expect } from "chai";
 import { AbiCoder, keccak256, sha256, toUtf8Bytes, ZeroAddress } from "ethers";
 import { ethers } from "hardhat";
 
-import {
-  encodeBatch,
-  eventKeyOf,
-  RegistryItemFailure as Failure,
-  ticketHashOf,
-  ticketeerKeyOf,
-  tokenIdOf,
-} from "../../src/registry";
+import { encodeBatch, eventKeyOf, RegistryItemFailure as Failure, ticketHashOf, ticketeerKeyOf, tokenIdOf } from "../../src/registry";
 import { decodeRecords, itemFailures, registryLogs } from "./support/logs";
-import {
-  deployRegistryFixture,
-  registerEventItem,
-  registryWithTicketsFixture,
-  sampleDetails,
-  soldItem,
-  TICKETEER_ID,
-} from "./support/registry-fixture";
+import { deployRegistryFixture, registerEventItem, registryWithTicketsFixture, sampleDetails, soldItem, TICKETEER_ID } from "./support/registry-fixture";
 
 const DETAILS_TUPLE = "tuple(string,string,string,string,int32,int32,uint64,uint64,string)";
 
@@ -147,9 +133,7 @@ describe("TicketRegistry", () => {
       await expect(execute([{ action: "updateEvent", eventIndex: 1n, details }]))
         .to.emit(registry, "EventUpdated")
         .withArgs(1n, eventKeyOf(TICKETEER_ID, "event-1"), detailsTuple(details));
-      expect((await registry.eventRecord(1n)).detailsHash).to.equal(
-        keccak256(AbiCoder.defaultAbiCoder().encode([DETAILS_TUPLE], [detailsTuple(details)])),
-      );
+      expect((await registry.eventRecord(1n)).detailsHash).to.equal(keccak256(AbiCoder.defaultAbiCoder().encode([DETAILS_TUPLE], [detailsTuple(details)])));
       const tx = await execute([{ action: "updateEvent", eventIndex: 9n, details }]);
       expect(await itemFailures(registry, tx)).to.deep.equal([{ index: 0, subject: 9n, reason: Failure.EventUnknown }]);
     });
@@ -170,7 +154,9 @@ describe("TicketRegistry", () => {
       const custody = await registry.custodyAddress(1n);
       const tx = execute([registerEventItem(1n, "e"), soldItem(tokenId, "ticket-A", "12.5", 1_700_000_123n)]);
       await expect(tx).to.emit(registry, "Transfer").withArgs(ZeroAddress, custody, tokenId);
-      await expect(tx).to.emit(registry, "TicketSold").withArgs(tokenId, sha256(toUtf8Bytes("ticket-A")), 12_500_000n, 1_700_000_123n);
+      await expect(tx)
+        .to.emit(registry, "TicketSold")
+        .withArgs(tokenId, sha256(toUtf8Bytes("ticket-A")), 12_500_000n, 1_700_000_123n);
 
       expect(await registry.ownerOf(tokenId)).to.equal(custody);
       expect(await registry.balanceOf(custody)).to.equal(1n);
@@ -206,7 +192,9 @@ describe("TicketRegistry", () => {
         { index: 3, subject: tokenIdOf(1n, 10n), reason: Failure.PriceNotRepresentable },
         { index: 4, subject: tokenIdOf(1n, 11n), reason: Failure.PriceNotRepresentable },
       ]);
-      await expect(tx).to.emit(registry, "TicketSold").withArgs(tokenIdOf(1n, 12n), ticketHashOf("fits"), (1n << 96n) - 1n, 1_800_000_000n);
+      await expect(tx)
+        .to.emit(registry, "TicketSold")
+        .withArgs(tokenIdOf(1n, 12n), ticketHashOf("fits"), (1n << 96n) - 1n, 1_800_000_000n);
       await expect(registry.ownerOf(tokenIdOf(1n, 10n))).to.be.revertedWithCustomError(registry, "ERC721NonexistentToken");
       expect((await registry.eventRecord(1n)).ticketsSold).to.equal(5n);
     });
@@ -452,8 +440,12 @@ describe("TicketRegistry", () => {
     it("reverts a malformed batch as a whole", async () => {
       const { registry, asOperator, tokenIds } = await loadFixture(fourTickets);
       const scan = encodeBatch([{ action: "checkedIn", tokenId: tokenIds[0], orderTime: 1n }]);
-      await expect(asOperator.execute(scan.slice(0, -2))).to.be.revertedWithCustomError(registry, "TicketRegistryMalformedBatch").withArgs(0n);
-      await expect(asOperator.execute(scan + "09")).to.be.revertedWithCustomError(registry, "TicketRegistryMalformedBatch").withArgs(25n);
+      await expect(asOperator.execute(scan.slice(0, -2)))
+        .to.be.revertedWithCustomError(registry, "TicketRegistryMalformedBatch")
+        .withArgs(0n);
+      await expect(asOperator.execute(scan + "09"))
+        .to.be.revertedWithCustomError(registry, "TicketRegistryMalformedBatch")
+        .withArgs(25n);
       const register = encodeBatch([registerEventItem(2n, "e2")]);
       await expect(asOperator.execute(register.slice(0, -4))).to.be.revertedWithCustomError(registry, "TicketRegistryMalformedBatch");
       expect((await registry.ticket(tokenIds[0])).checkedIn).to.equal(false);
@@ -475,13 +467,11 @@ describe("TicketRegistry", () => {
         await expect(registry.connect(signer).transferFrom(custody, alice.address, tokenIds[0]))
           .to.be.revertedWithCustomError(registry, "TicketRegistryTicketInCustody")
           .withArgs(tokenIds[0]);
-        await expect(
-          registry.connect(signer)["safeTransferFrom(address,address,uint256)"](holder, alice.address, tokenIds[1]),
-        ).to.be.revertedWithCustomError(registry, "TicketRegistryTicketInCustody");
-        await expect(registry.connect(signer).approve(alice.address, tokenIds[0])).to.be.revertedWithCustomError(
+        await expect(registry.connect(signer)["safeTransferFrom(address,address,uint256)"](holder, alice.address, tokenIds[1])).to.be.revertedWithCustomError(
           registry,
           "TicketRegistryTicketInCustody",
         );
+        await expect(registry.connect(signer).approve(alice.address, tokenIds[0])).to.be.revertedWithCustomError(registry, "TicketRegistryTicketInCustody");
       }
       expect(await registry.isApprovedForAll(custody, operator.address)).to.equal(false);
     });
@@ -545,9 +535,7 @@ describe("TicketRegistry", () => {
 
     it("lets an operator approved for all transfer and approve", async () => {
       const { registry, tokenId, alice, bob, outsider } = await loadFixture(claimedByAlice);
-      await expect(registry.connect(alice).setApprovalForAll(bob.address, true))
-        .to.emit(registry, "ApprovalForAll")
-        .withArgs(alice.address, bob.address, true);
+      await expect(registry.connect(alice).setApprovalForAll(bob.address, true)).to.emit(registry, "ApprovalForAll").withArgs(alice.address, bob.address, true);
       await registry.connect(bob).approve(outsider.address, tokenId);
       expect(await registry.getApproved(tokenId)).to.equal(outsider.address);
       await registry.connect(bob).transferFrom(alice.address, bob.address, tokenId);

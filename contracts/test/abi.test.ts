@@ -26,7 +26,11 @@ describe("TicketRegistry ABI", () => {
   });
 
   it("compares what the compiler may reorder, and nothing less", () => {
-    const committed = JSON.parse(readFileSync(COMMITTED_ABI, "utf8")) as { type: string; name?: string; inputs?: { name: string; type: string; internalType?: string }[] }[];
+    const committed = JSON.parse(readFileSync(COMMITTED_ABI, "utf8")) as {
+      type: string;
+      name?: string;
+      inputs?: { name: string; type: string; internalType?: string }[];
+    }[];
     expect(sortedAbi([...committed].reverse())).to.deep.equal(committed);
     const renamed = structuredClone(committed);
     const setBaseURI = renamed.find((entry) => entry.name === "setBaseURI");

@@ -20,8 +20,7 @@ async function nineEvents() {
   return base;
 }
 
-const asPending = (items: RegistryBatchItem[]): PendingAction[] =>
-  items.map((item, i) => ({ id: `a${i}`, seq: BigInt(i), acceptedAt: new Date(), item }));
+const asPending = (items: RegistryBatchItem[]): PendingAction[] => items.map((item, i) => ({ id: `a${i}`, seq: BigInt(i), acceptedAt: new Date(), item }));
 
 /** Item `i` of a batch that visits the events in turn: event (i mod `events`) + 1, and a serial that moves on every round. */
 function inTurn(count: number, events: number, item: (tokenId: bigint) => RegistryBatchItem): RegistryBatchItem[] {
@@ -35,8 +34,16 @@ function inTurn(count: number, events: number, item: (tokenId: bigint) => Regist
  */
 describe("TicketRegistry batches within the writer's planned gas", () => {
   const cases: { name: string; items: () => RegistryBatchItem[]; signals: number }[] = [
-    { name: "check-ins alternating between two events", items: () => inTurn(120, 2, (tokenId) => ({ action: "checkedIn", tokenId, orderTime: 1n })), signals: 2 },
-    { name: "invalidations taking four events in turn", items: () => inTurn(120, 4, (tokenId) => ({ action: "invalidated", tokenId, orderTime: 1n })), signals: 4 },
+    {
+      name: "check-ins alternating between two events",
+      items: () => inTurn(120, 2, (tokenId) => ({ action: "checkedIn", tokenId, orderTime: 1n })),
+      signals: 2,
+    },
+    {
+      name: "invalidations taking four events in turn",
+      items: () => inTurn(120, 4, (tokenId) => ({ action: "invalidated", tokenId, orderTime: 1n })),
+      signals: 4,
+    },
     { name: "check-ins taking eight events in turn", items: () => inTurn(120, 8, (tokenId) => ({ action: "checkedIn", tokenId, orderTime: 1n })), signals: 8 },
     {
       // The registry keeps eight events apart: a ninth in turn makes every item signal (its costliest case, priced by the plan).
@@ -49,7 +56,11 @@ describe("TicketRegistry batches within the writer's planned gas", () => {
       items: () => inTurn(90, 3, (tokenId) => soldItem(tokenId + 100n, `late-${tokenId}`)),
       signals: 3,
     },
-    { name: "resales alternating between two events", items: () => inTurn(60, 2, (tokenId) => ({ action: "resold", tokenId, price: "5", orderTime: 1n })), signals: 2 },
+    {
+      name: "resales alternating between two events",
+      items: () => inTurn(60, 2, (tokenId) => ({ action: "resold", tokenId, price: "5", orderTime: 1n })),
+      signals: 2,
+    },
   ];
 
   for (const { name, items, signals } of cases) {

@@ -44,7 +44,12 @@ describe("TicketRegistry metadata", () => {
   describe("ERC-4906 signals of batches", () => {
     it("signals a run of sales once, from its lowest to its highest token, across flag words", async () => {
       const { registry, execute } = await loadFixture(twoEvents);
-      const tx = await execute(sales(1n, Array.from({ length: 100 }, (_, i) => i + 1)));
+      const tx = await execute(
+        sales(
+          1n,
+          Array.from({ length: 100 }, (_, i) => i + 1),
+        ),
+      );
       expect(await metadataSignals(registry, tx)).to.deep.equal([[tokenIdOf(1n, 1n), tokenIdOf(1n, 100n)]]);
     });
 

@@ -1,14 +1,6 @@
 import { ethers } from "hardhat";
 
-import {
-  encodeBatch,
-  eventKeyOf,
-  ticketHashOf,
-  ticketeerKeyOf,
-  tokenIdOf,
-  type RegistryBatchItem,
-  type RegistryEventDetails,
-} from "../../../src/registry";
+import { encodeBatch, eventKeyOf, ticketHashOf, ticketeerKeyOf, tokenIdOf, type RegistryBatchItem, type RegistryEventDetails } from "../../../src/registry";
 import type { TicketRegistry } from "../../../typechain-types";
 
 export const TICKETEER_ID = "ticketeer-1";
@@ -47,10 +39,7 @@ export async function registryWithTicketsFixture(count = 4) {
   const base = await deployRegistryFixture();
   const eventIndex = 1n;
   const tokenIds = Array.from({ length: count }, (_, i) => tokenIdOf(eventIndex, BigInt(i + 1)));
-  await base.execute([
-    registerEventItem(eventIndex, "event-1"),
-    ...tokenIds.map((tokenId, i) => soldItem(tokenId, `ticket-${i + 1}`)),
-  ]);
+  await base.execute([registerEventItem(eventIndex, "event-1"), ...tokenIds.map((tokenId, i) => soldItem(tokenId, `ticket-${i + 1}`))]);
   return { ...base, eventIndex, tokenIds };
 }
 
