@@ -4,10 +4,10 @@ import hre from "hardhat";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
-import { sortedAbi } from "../../scripts/lib/contract-snapshots";
+import { sortedAbi } from "../scripts/contract-snapshots.js";
 
-const CONTRACT = "contracts/TicketRegistry.sol:TicketRegistry";
-const COMMITTED_ABI = join(__dirname, "fixtures", "TicketRegistry.abi.json");
+const CONTRACT = "src/TicketRegistry.sol:TicketRegistry";
+const COMMITTED_ABI = join(import.meta.dirname, "fixtures", "TicketRegistry.abi.json");
 
 /** One line per function, event and error, with parameter names, indexed flags and mutability. */
 function signatures(abi: InterfaceAbi): string[] {
