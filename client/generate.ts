@@ -33,8 +33,8 @@ export async function generateSchema(documentJson: string = readFileSync(OPENAPI
   return HEADER + astToString(ast);
 }
 
-/** The registry's ABI the service is built against, committed beside the contract tests (test/contracts/abi.test.ts keeps it true). */
-export const ABI_SOURCE_PATH = join(__dirname, "..", "test", "contracts", "fixtures", "TicketRegistry.abi.json");
+/** The registry's ABI the service is built against, committed beside the contract tests (contracts/test/abi.test.ts keeps it true). */
+export const ABI_SOURCE_PATH = join(__dirname, "..", "contracts", "test", "fixtures", "TicketRegistry.abi.json");
 
 /** The ABI as the package exports it: compared with a fresh generation by client/src/abi.spec.ts. */
 export const ABI_PATH = join(__dirname, "src", "abi.ts");
@@ -46,7 +46,7 @@ export const ABI_PATH = join(__dirname, "src", "abi.ts");
 export function generateAbi(abiJson: string = readFileSync(ABI_SOURCE_PATH, "utf8")): string {
   const abi = JSON.stringify(JSON.parse(abiJson), null, 2);
   return [
-    "// Generated from test/contracts/fixtures/TicketRegistry.abi.json. Do not edit by hand: regenerate with",
+    "// Generated from contracts/test/fixtures/TicketRegistry.abi.json. Do not edit by hand: regenerate with",
     "// `npm run client`; client/src/abi.spec.ts fails while this file and the committed ABI disagree.",
     "",
     "/** The TicketRegistry contract's ABI (ERC-721 with ERC-4906 and ERC-7572, plus the registry's own reads and events). */",

@@ -1,4 +1,4 @@
-// Generated from test/contracts/fixtures/TicketRegistry.abi.json. Do not edit by hand: regenerate with
+// Generated from contracts/test/fixtures/TicketRegistry.abi.json. Do not edit by hand: regenerate with
 // `npm run client`; client/src/abi.spec.ts fails while this file and the committed ABI disagree.
 
 /** The TicketRegistry contract's ABI (ERC-721 with ERC-4906 and ERC-7572, plus the registry's own reads and events). */
