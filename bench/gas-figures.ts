@@ -1,6 +1,31 @@
-import { GAS_TARGETS, measureGas, TICKET_ACTIONS, type TicketAction } from "../scripts/gas/measure-gas";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+import { runHardhat } from "../scripts/stack/hardhat";
 import { type Figure, ratioOf } from "./figures";
-import { measureReferenceGas, type ReferenceGas } from "./reference-gas";
+
+type TicketAction = "sold" | "resold" | "scanned" | "invalidated" | "claimed";
+
+/** Gas per ticket of the reference contracts at a batch of 100 (contracts/scripts/reference-gas.ts says how each is measured). */
+interface ReferenceGas {
+  ozSoldToHolders: number;
+  ozSoldToCustody: number;
+  erc721aSoldToHolders: number;
+  erc721aSoldToCustody: number;
+  bitmapScanned: number;
+  bitmapInvalidated: number;
+  ozClaimed: number;
+  erc721aClaimed: number;
+}
+
+/** The JSON contracts/scripts/gas-figures.ts writes: what it measured, and the targets of contracts/scripts/gas/measure-gas.ts. */
+interface MeasuredGas {
+  actions: TicketAction[];
+  targets: Record<TicketAction | "registerEvent", number>;
+  snapshot: Record<TicketAction, Record<"1" | "10" | "100", number>> & { registerEvent: number };
+  reference: ReferenceGas;
+}
 
 /** The gas goals per ticket at a batch of 100 we aim for. */
 export const GAS_GOALS: Partial<Record<TicketAction, number>> = { sold: 7_000, scanned: 1_500, invalidated: 1_500, claimed: 50_000 };
@@ -27,17 +52,29 @@ function limitOf(action: TicketAction, reference: ReferenceGas): { limit: number
 }
 
 /**
+ * Runs contracts/scripts/gas-figures.ts in the contract workspace (Hardhat 3 is ESM and loads only there)
+ * and reads the figures it writes.
+ */
+async function measureInWorkspace(): Promise<MeasuredGas> {
+  const dir = mkdtempSync(join(tmpdir(), "gas-figures-"));
+  const file = join(dir, "gas-figures.json");
+  try {
+    await runHardhat(["run", "scripts/gas-figures.ts"], { env: { ...process.env, GAS_FIGURES_FILE: file } });
+    return JSON.parse(readFileSync(file, "utf8")) as MeasuredGas;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
  * Gas per ticket of every action at a batch of 100, and of registering an event, measured as
  * `npm run gas` measures them (on Hardhat's in-process network) without rewriting gas-snapshot.json;
- * beside them, in the same Hardhat run, the reference contracts of contracts/bench (OpenZeppelin's
+ * beside them, in the same Hardhat run, the reference contracts of contracts/src/bench (OpenZeppelin's
  * ERC721 and ERC721A with the same sale record) as limits, and our goals.
  */
 export async function measureGasFigures(): Promise<Figure[]> {
-  // Loaded only here: importing Hardhat builds its runtime from hardhat.config.ts.
-  const { default: hre } = await import("hardhat");
-  const snapshot = await measureGas(hre);
-  const reference = await measureReferenceGas(hre);
-  const perTicket = TICKET_ACTIONS.map((action): Figure => {
+  const { actions, targets, snapshot, reference } = await measureInWorkspace();
+  const perTicket = actions.map((action): Figure => {
     const value = snapshot[action]["100"];
     const limit = limitOf(action, reference);
     const goal = GAS_GOALS[action];
@@ -45,7 +82,7 @@ export async function measureGasFigures(): Promise<Figure[]> {
       name: `Gas per ticket, ${action}, batch of 100`,
       value,
       unit: "gas/ticket",
-      target: GAS_TARGETS[action],
+      target: targets[action],
       better: "lower",
       ...(limit ? { ...limit, ratio: ratioOf(value, limit.limit) } : {}),
       ...(goal ? { goal } : {}),
@@ -55,7 +92,7 @@ export async function measureGasFigures(): Promise<Figure[]> {
     name: "Gas to register an event (all fields, 255-character strings)",
     value: snapshot.registerEvent,
     unit: "gas",
-    target: GAS_TARGETS.registerEvent,
+    target: targets.registerEvent,
     better: "lower",
   };
   const figures = [...perTicket, registerEvent];
@@ -70,7 +107,7 @@ export async function measureGasFigures(): Promise<Figure[]> {
       "ours / limit": ratio ?? "",
     })),
   );
-  console.log("Reference contracts (contracts/bench/ReferenceTickets.sol), gas per ticket at a batch of 100, beside ours:");
+  console.log("Reference contracts (contracts/src/bench/ReferenceTickets.sol), gas per ticket at a batch of 100, beside ours:");
   const rows: [string, number, TicketAction][] = [
     ["OpenZeppelin ERC721, sold to distinct holders", reference.ozSoldToHolders, "sold"],
     ["OpenZeppelin ERC721, sold to custody", reference.ozSoldToCustody, "sold"],

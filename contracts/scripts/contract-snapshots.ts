@@ -1,4 +1,7 @@
-import type { HardhatRuntimeEnvironment } from "hardhat/types";
+import { readFile } from "node:fs/promises";
+
+import type { ArtifactManager } from "hardhat/types/artifacts";
+import type { SolidityBuildInfoOutput } from "hardhat/types/solidity";
 
 /**
  * The registry's snapshots: its ABI and its storage layout in forms that change only when the contract's
@@ -42,11 +45,13 @@ interface SolcStorageLayout {
  * type (bytes)`, the members of a struct, or of the struct a mapping holds, indented below it), without the AST ids and type ids that change
  * with any edit of the source: what a redeployment or an upgrade path must keep.
  */
-export async function storageLayoutLines(hre: HardhatRuntimeEnvironment, contract: string): Promise<string[]> {
-  const [source, name] = contract.split(":");
-  const buildInfo = await hre.artifacts.getBuildInfo(contract);
-  if (!buildInfo) throw new Error(`no build info for ${contract}: compile first`);
-  const layout = (buildInfo.output.contracts[source][name] as { storageLayout?: SolcStorageLayout }).storageLayout;
+export async function storageLayoutLines(artifacts: ArtifactManager, contract: string): Promise<string[]> {
+  const { contractName, inputSourceName, buildInfoId } = await artifacts.readArtifact(contract);
+  const outputPath = buildInfoId === undefined ? undefined : await artifacts.getBuildInfoOutputPath(buildInfoId);
+  if (inputSourceName === undefined || outputPath === undefined) throw new Error(`no build info for ${contract}: build first`);
+  // The compiler's output names sources by their input source names (`project/src/…`), not by the fully qualified name's.
+  const { output } = JSON.parse(await readFile(outputPath, "utf8")) as SolidityBuildInfoOutput;
+  const layout = (output.contracts?.[inputSourceName]?.[contractName] as { storageLayout?: SolcStorageLayout } | undefined)?.storageLayout;
   if (!layout) throw new Error(`the compiler reported no storage layout for ${contract} (outputSelection in hardhat.config.ts)`);
   return describe(layout.storage, layout.types ?? {}, "");
 }

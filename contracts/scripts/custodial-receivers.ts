@@ -10,25 +10,24 @@
  * SAMPLES random addresses (default 2^30) and counts those in the space with the TypeScript mirror
  * (src/registry/registry-custody.ts), then asks the contract itself: every address found must be
  * refused by transferFrom (ERC721InvalidReceiver) and 1,000 others accepted (both as eth_call, so the
- * token stays put). Run with `npx hardhat run bench/custodial-receivers.ts`; SAMPLES=… to change the count.
+ * token stays put). SAMPLES=… changes the count.
  */
 import { randomBytes } from "node:crypto";
 
 import { getAddress, hexlify } from "ethers";
-import hre from "hardhat";
+import { network } from "hardhat";
 
-import { custodyMaskOf, encodeBatch, eventKeyOf, inCustodialSpace, ticketHashOf, ticketeerKeyOf, tokenIdOf } from "../src/registry";
-import type { TicketRegistry } from "../typechain-types";
+import { custodyMaskOf, encodeBatch, eventKeyOf, inCustodialSpace, ticketHashOf, ticketeerKeyOf, tokenIdOf } from "./registry.js";
+import type { TicketRegistry } from "../types/index.js";
 
 const SAMPLES = Number(process.env.SAMPLES ?? 2 ** 30);
 const ADDRESSES_PER_DRAW = 65_536;
 const ACCEPTED_CHECKS = 1_000;
 
 async function claimedToken(): Promise<{ registry: TicketRegistry; holder: string; tokenId: bigint; mask: bigint }> {
-  const [admin, holder] = await hre.ethers.getSigners();
-  const registry = (await (
-    await hre.ethers.getContractFactory("TicketRegistry")
-  ).deploy(admin.address, "Ticket Registry", "TICKET", "", "")) as unknown as TicketRegistry;
+  const { ethers } = await network.create();
+  const [admin, holder] = await ethers.getSigners();
+  const registry = await ethers.deployContract("TicketRegistry", [admin.address, "Ticket Registry", "TICKET", "", ""]);
   await (await registry.grantRole(await registry.OPERATOR_ROLE(), admin.address)).wait();
   const tokenId = tokenIdOf(1n, 1n);
   const details = { name: "", currency: "EUR", shopUrl: "", imageUrl: "", latitude: 0, longitude: 0, startTime: 0n, endTime: 0n, organizer: "" };
@@ -42,7 +41,7 @@ async function claimedToken(): Promise<{ registry: TicketRegistry; holder: strin
       ]),
     )
   ).wait();
-  const { chainId } = await hre.ethers.provider.getNetwork();
+  const { chainId } = await ethers.provider.getNetwork();
   return { registry: registry.connect(holder), holder: holder.address, tokenId, mask: custodyMaskOf(chainId, await registry.getAddress()) };
 }
 

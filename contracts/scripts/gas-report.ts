@@ -1,11 +1,11 @@
-import hre from "hardhat";
+import { network } from "hardhat";
 
-import { GAS_SNAPSHOT_PATH, writeGasSnapshot } from "./gas/gas-snapshot-file";
-import { BATCH_SIZES, GAS_TARGETS, measureGas, TICKET_ACTIONS } from "./gas/measure-gas";
+import { GAS_SNAPSHOT_PATH, writeGasSnapshot } from "./gas/gas-snapshot-file.js";
+import { BATCH_SIZES, GAS_TARGETS, measureGas, TICKET_ACTIONS } from "./gas/measure-gas.js";
 
 /** Prints gas per ticket of every action and writes the snapshot that the gas test holds changes to. */
 async function main(): Promise<void> {
-  const snapshot = await measureGas(hre);
+  const snapshot = await measureGas(await network.create());
   const rows = TICKET_ACTIONS.map((action) => ({
     action,
     ...Object.fromEntries(BATCH_SIZES.map((size) => [`batch ${size}`, snapshot[action][`${size}`]])),

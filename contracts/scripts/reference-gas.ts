@@ -1,10 +1,11 @@
-import type { HardhatRuntimeEnvironment } from "hardhat/types";
-import { type Contract, dataSlice, getAddress, id } from "ethers";
+import { type ContractTransactionResponse, dataSlice, getAddress, id } from "ethers";
+import type { NetworkConnection } from "hardhat/types/network";
 
-import { registryPriceOf, ticketHashOf, tokenIdOf } from "../src/registry";
+import { registryPriceOf, ticketHashOf, tokenIdOf } from "./registry.js";
+import { isolated } from "./gas/measure-gas.js";
 
 /**
- * Gas per ticket of the reference contracts (contracts/bench/ReferenceTickets.sol: OpenZeppelin's
+ * Gas per ticket of the reference contracts (src/bench/ReferenceTickets.sol: OpenZeppelin's
  * ERC721 and ERC721A with TicketRegistry's sale record) in batches of 100, measured as
  * scripts/gas/measure-gas.ts measures TicketRegistry: the batch transaction's gasUsed (21,000 base
  * included) divided by the tickets, each measurement from the same chain state, claims to distinct
@@ -31,9 +32,10 @@ export interface ReferenceGas {
 
 const ORDER_TIME = 1_750_000_000n;
 
-export async function measureReferenceGas(hre: HardhatRuntimeEnvironment): Promise<ReferenceGas> {
-  const oz = (await (await hre.ethers.getContractFactory("ReferenceOZTickets")).deploy()) as unknown as Contract;
-  const erc721a = (await (await hre.ethers.getContractFactory("ReferenceERC721ATickets")).deploy()) as unknown as Contract;
+export async function measureReferenceGas(connection: NetworkConnection): Promise<ReferenceGas> {
+  const { ethers } = connection;
+  const oz = await ethers.deployContract("ReferenceOZTickets");
+  const erc721a = await ethers.deployContract("ReferenceERC721ATickets");
   await oz.waitForDeployment();
   await erc721a.waitForDeployment();
 
@@ -42,31 +44,23 @@ export async function measureReferenceGas(hre: HardhatRuntimeEnvironment): Promi
   const holderSales = tokenIds.map((tokenId, i) => ({ to: wallet("holder", i), tokenId, ...custodySales[i] }));
   const claimants = tokenIds.map((_, i) => wallet("claimant", i));
   const erc721aIds = tokenIds.map((_, i) => BigInt(i + 1));
-  const perTicket = async (send: () => Promise<{ wait: () => Promise<{ gasUsed: bigint; status: number | null } | null> }>) => {
+  const perTicket = async (send: () => Promise<ContractTransactionResponse>) => {
     const receipt = await (await send()).wait();
     if (!receipt || receipt.status !== 1) throw new Error("reference batch failed");
     return Math.round(Number(receipt.gasUsed) / REFERENCE_BATCH);
   };
-  const isolated = async (measure: () => Promise<number>) => {
-    const snapshotId = (await hre.network.provider.send("evm_snapshot")) as string;
-    try {
-      return await measure();
-    } finally {
-      await hre.network.provider.send("evm_revert", [snapshotId]);
-    }
-  };
-  const call = (contract: Contract, name: string, ...args: unknown[]) => contract.getFunction(name)(...args);
-  const ozCustody = () => call(oz, "sellToCustody", tokenIds[0], custodySales);
-  const erc721aCustody = () => call(erc721a, "sellToCustody", custodySales);
+  const measured = (measure: () => Promise<number>) => isolated(connection, measure);
+  const ozCustody = () => oz.sellToCustody(tokenIds[0], custodySales);
+  const erc721aCustody = () => erc721a.sellToCustody(custodySales);
   return {
-    ozSoldToHolders: await isolated(() => perTicket(() => call(oz, "sell", holderSales))),
-    ozSoldToCustody: await isolated(() => perTicket(ozCustody)),
-    erc721aSoldToHolders: await isolated(() => perTicket(() => call(erc721a, "sell", holderSales))),
-    erc721aSoldToCustody: await isolated(() => perTicket(erc721aCustody)),
-    bitmapScanned: await isolated(async () => (await perTicket(ozCustody), perTicket(() => call(oz, "checkIn", tokenIds, ORDER_TIME + 2n)))),
-    bitmapInvalidated: await isolated(async () => (await perTicket(ozCustody), perTicket(() => call(oz, "invalidate", tokenIds, ORDER_TIME + 2n)))),
-    ozClaimed: await isolated(async () => (await perTicket(ozCustody), perTicket(() => call(oz, "claim", tokenIds, claimants)))),
-    erc721aClaimed: await isolated(async () => (await perTicket(erc721aCustody), perTicket(() => call(erc721a, "claim", erc721aIds, claimants)))),
+    ozSoldToHolders: await measured(() => perTicket(() => oz.sell(holderSales))),
+    ozSoldToCustody: await measured(() => perTicket(ozCustody)),
+    erc721aSoldToHolders: await measured(() => perTicket(() => erc721a.sell(holderSales))),
+    erc721aSoldToCustody: await measured(() => perTicket(erc721aCustody)),
+    bitmapScanned: await measured(async () => (await perTicket(ozCustody), perTicket(() => oz.checkIn(tokenIds, ORDER_TIME + 2n)))),
+    bitmapInvalidated: await measured(async () => (await perTicket(ozCustody), perTicket(() => oz.invalidate(tokenIds, ORDER_TIME + 2n)))),
+    ozClaimed: await measured(async () => (await perTicket(ozCustody), perTicket(() => oz.claim(tokenIds, claimants)))),
+    erc721aClaimed: await measured(async () => (await perTicket(erc721aCustody), perTicket(() => erc721a.claim(erc721aIds, claimants)))),
   };
 }
 

@@ -1,25 +1,13 @@
-import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { expect } from "chai";
 import { AbiCoder, keccak256, sha256, toUtf8Bytes, ZeroAddress } from "ethers";
-import { ethers } from "hardhat";
+import { network } from "hardhat";
+import type { NetworkConnection } from "hardhat/types/network";
 
-import {
-  encodeBatch,
-  eventKeyOf,
-  RegistryItemFailure as Failure,
-  ticketHashOf,
-  ticketeerKeyOf,
-  tokenIdOf,
-} from "../../src/registry";
-import { decodeRecords, itemFailures, registryLogs } from "./support/logs";
-import {
-  deployRegistryFixture,
-  registerEventItem,
-  registryWithTicketsFixture,
-  sampleDetails,
-  soldItem,
-  TICKETEER_ID,
-} from "./support/registry-fixture";
+import { encodeBatch, eventKeyOf, RegistryItemFailure as Failure, ticketHashOf, ticketeerKeyOf, tokenIdOf } from "../scripts/registry.js";
+import { decodeRecords, itemFailures, registryLogs } from "./support/logs.js";
+import { deployRegistryFixture, registerEventItem, registryWithTicketsFixture, sampleDetails, soldItem, TICKETEER_ID } from "./support/registry-fixture.js";
+
+const { ethers, networkHelpers } = await network.create();
 
 const DETAILS_TUPLE = "tuple(string,string,string,string,int32,int32,uint64,uint64,string)";
 
@@ -37,14 +25,14 @@ function detailsTuple(details = sampleDetails) {
   ];
 }
 
-async function fourTickets() {
-  return registryWithTicketsFixture(4);
+async function fourTickets(connection: NetworkConnection) {
+  return registryWithTicketsFixture(connection, 4);
 }
 
 describe("TicketRegistry", () => {
   describe("roles", () => {
     it("lets only operators execute batches", async () => {
-      const { registry, outsider, admin } = await loadFixture(deployRegistryFixture);
+      const { registry, outsider, admin } = await networkHelpers.loadFixture(deployRegistryFixture);
       const batch = encodeBatch([registerEventItem(1n, "e")]);
       for (const signer of [outsider, admin]) {
         await expect(registry.connect(signer).execute(batch))
@@ -54,7 +42,7 @@ describe("TicketRegistry", () => {
     });
 
     it("lets only the admin pause, unpause, set the base URI and grant roles", async () => {
-      const { registry, operator, outsider } = await loadFixture(deployRegistryFixture);
+      const { registry, operator, outsider } = await networkHelpers.loadFixture(deployRegistryFixture);
       const adminRole = await registry.DEFAULT_ADMIN_ROLE();
       const operatorRole = await registry.OPERATOR_ROLE();
       const asOperator = registry.connect(operator);
@@ -69,7 +57,7 @@ describe("TicketRegistry", () => {
     });
 
     it("stops operator writes while paused and resumes after unpause", async () => {
-      const { registry, admin, execute } = await loadFixture(deployRegistryFixture);
+      const { registry, admin, execute } = await networkHelpers.loadFixture(deployRegistryFixture);
       await expect(registry.connect(admin).pause()).to.emit(registry, "Paused").withArgs(admin.address);
       await expect(execute([registerEventItem(1n, "e")])).to.be.revertedWithCustomError(registry, "EnforcedPause");
       await expect(registry.connect(admin).unpause()).to.emit(registry, "Unpaused").withArgs(admin.address);
@@ -77,7 +65,7 @@ describe("TicketRegistry", () => {
     });
 
     it("keeps claimed tokens transferable while paused", async () => {
-      const { registry, admin, execute, tokenIds, alice, bob } = await loadFixture(fourTickets);
+      const { registry, admin, execute, tokenIds, alice, bob } = await networkHelpers.loadFixture(fourTickets);
       await execute([
         { action: "checkedIn", tokenId: tokenIds[0], orderTime: 1n },
         { action: "claimed", tokenId: tokenIds[0], to: alice.address },
@@ -90,7 +78,7 @@ describe("TicketRegistry", () => {
 
   describe("events", () => {
     it("registers an event with its on-chain fields, ticketeer and custody address", async () => {
-      const { registry, execute } = await loadFixture(deployRegistryFixture);
+      const { registry, execute } = await networkHelpers.loadFixture(deployRegistryFixture);
       const eventKey = eventKeyOf(TICKETEER_ID, "event-1");
       const custody = await registry.custodyAddress(7n);
       await expect(execute([registerEventItem(7n, "event-1")]))
@@ -107,7 +95,7 @@ describe("TicketRegistry", () => {
     });
 
     it("refuses a taken or zero event index and a zero key as item failures", async () => {
-      const { registry, execute } = await loadFixture(deployRegistryFixture);
+      const { registry, execute } = await networkHelpers.loadFixture(deployRegistryFixture);
       await execute([registerEventItem(1n, "first")]);
       const tx = await execute([
         registerEventItem(1n, "second"),
@@ -126,7 +114,7 @@ describe("TicketRegistry", () => {
     });
 
     it("accepts event indexes up to 2^40 - 1: every custodial address shares the mask's top 24 bits", async () => {
-      const { registry, execute, alice } = await loadFixture(deployRegistryFixture);
+      const { registry, execute, alice } = await networkHelpers.loadFixture(deployRegistryFixture);
       const largest = (1n << 40n) - 1n;
       const tx = await execute([registerEventItem(largest, "largest"), registerEventItem(1n << 40n, "too-large")]);
       expect(await itemFailures(registry, tx)).to.deep.equal([{ index: 1, subject: 1n << 40n, reason: Failure.InvalidEventIndex }]);
@@ -141,21 +129,19 @@ describe("TicketRegistry", () => {
     });
 
     it("updates an event's details and refuses to update an unknown event", async () => {
-      const { registry, execute } = await loadFixture(deployRegistryFixture);
+      const { registry, execute } = await networkHelpers.loadFixture(deployRegistryFixture);
       await execute([registerEventItem(1n, "event-1")]);
       const details = { ...sampleDetails, imageUrl: "https://img.example.com/new.png", latitude: -33.8688, longitude: 151.2093 };
       await expect(execute([{ action: "updateEvent", eventIndex: 1n, details }]))
         .to.emit(registry, "EventUpdated")
         .withArgs(1n, eventKeyOf(TICKETEER_ID, "event-1"), detailsTuple(details));
-      expect((await registry.eventRecord(1n)).detailsHash).to.equal(
-        keccak256(AbiCoder.defaultAbiCoder().encode([DETAILS_TUPLE], [detailsTuple(details)])),
-      );
+      expect((await registry.eventRecord(1n)).detailsHash).to.equal(keccak256(AbiCoder.defaultAbiCoder().encode([DETAILS_TUPLE], [detailsTuple(details)])));
       const tx = await execute([{ action: "updateEvent", eventIndex: 9n, details }]);
       expect(await itemFailures(registry, tx)).to.deep.equal([{ index: 0, subject: 9n, reason: Failure.EventUnknown }]);
     });
 
     it("records 255-character UTF-8 fields exactly", async () => {
-      const { registry, execute } = await loadFixture(deployRegistryFixture);
+      const { registry, execute } = await networkHelpers.loadFixture(deployRegistryFixture);
       const details = { ...sampleDetails, name: "é".repeat(255), shopUrl: "https://s.example/" + "a".repeat(237) };
       await expect(execute([registerEventItem(1n, "e", details)]))
         .to.emit(registry, "EventRegistered")
@@ -165,12 +151,14 @@ describe("TicketRegistry", () => {
 
   describe("sold", () => {
     it("mints to the event's custody address with a sale record", async () => {
-      const { registry, execute } = await loadFixture(deployRegistryFixture);
+      const { registry, execute } = await networkHelpers.loadFixture(deployRegistryFixture);
       const tokenId = tokenIdOf(1n, 1n);
       const custody = await registry.custodyAddress(1n);
       const tx = execute([registerEventItem(1n, "e"), soldItem(tokenId, "ticket-A", "12.5", 1_700_000_123n)]);
       await expect(tx).to.emit(registry, "Transfer").withArgs(ZeroAddress, custody, tokenId);
-      await expect(tx).to.emit(registry, "TicketSold").withArgs(tokenId, sha256(toUtf8Bytes("ticket-A")), 12_500_000n, 1_700_000_123n);
+      await expect(tx)
+        .to.emit(registry, "TicketSold")
+        .withArgs(tokenId, sha256(toUtf8Bytes("ticket-A")), 12_500_000n, 1_700_000_123n);
 
       expect(await registry.ownerOf(tokenId)).to.equal(custody);
       expect(await registry.balanceOf(custody)).to.equal(1n);
@@ -184,13 +172,13 @@ describe("TicketRegistry", () => {
     });
 
     it("finds a sale by the SHA-256 of the ticket id", async () => {
-      const { registry, tokenIds } = await loadFixture(fourTickets);
+      const { registry, tokenIds } = await networkHelpers.loadFixture(fourTickets);
       const logs = await registry.queryFilter(registry.filters.TicketSold(undefined, ticketHashOf("ticket-3")));
       expect(logs.map((log) => log.args.tokenId)).to.deep.equal([tokenIds[2]]);
     });
 
     it("refuses unknown events, serial zero, a second mint and unrepresentable prices", async () => {
-      const { registry, execute, tokenIds } = await loadFixture(fourTickets);
+      const { registry, execute, tokenIds } = await networkHelpers.loadFixture(fourTickets);
       const tx = await execute([
         soldItem(tokenIdOf(2n, 1n), "x"),
         soldItem(1n << 64n, "y"),
@@ -206,13 +194,15 @@ describe("TicketRegistry", () => {
         { index: 3, subject: tokenIdOf(1n, 10n), reason: Failure.PriceNotRepresentable },
         { index: 4, subject: tokenIdOf(1n, 11n), reason: Failure.PriceNotRepresentable },
       ]);
-      await expect(tx).to.emit(registry, "TicketSold").withArgs(tokenIdOf(1n, 12n), ticketHashOf("fits"), (1n << 96n) - 1n, 1_800_000_000n);
+      await expect(tx)
+        .to.emit(registry, "TicketSold")
+        .withArgs(tokenIdOf(1n, 12n), ticketHashOf("fits"), (1n << 96n) - 1n, 1_800_000_000n);
       await expect(registry.ownerOf(tokenIdOf(1n, 10n))).to.be.revertedWithCustomError(registry, "ERC721NonexistentToken");
       expect((await registry.eventRecord(1n)).ticketsSold).to.equal(5n);
     });
 
     it("sells in the same batch as the event registration, in order", async () => {
-      const { registry, execute } = await loadFixture(deployRegistryFixture);
+      const { registry, execute } = await networkHelpers.loadFixture(deployRegistryFixture);
       const tx = await execute([soldItem(tokenIdOf(1n, 1n), "early"), registerEventItem(1n, "e"), soldItem(tokenIdOf(1n, 2n), "late")]);
       expect(await itemFailures(registry, tx)).to.deep.equal([{ index: 0, subject: tokenIdOf(1n, 1n), reason: Failure.EventUnknown }]);
       expect(await registry.ownerOf(tokenIdOf(1n, 2n))).to.equal(await registry.custodyAddress(1n));
@@ -221,7 +211,7 @@ describe("TicketRegistry", () => {
 
   describe("resold", () => {
     it("moves the token to a fresh keyless holder on every resale", async () => {
-      const { registry, execute, tokenIds } = await loadFixture(fourTickets);
+      const { registry, execute, tokenIds } = await networkHelpers.loadFixture(fourTickets);
       const [tokenId] = tokenIds;
       const custody = await registry.custodyAddress(1n);
       const first = await registry.holderAddress(tokenId, 1);
@@ -248,7 +238,7 @@ describe("TicketRegistry", () => {
     });
 
     it("refuses unknown, checked-in, invalidated and claimed tickets and bad prices", async () => {
-      const { registry, execute, tokenIds, alice } = await loadFixture(fourTickets);
+      const { registry, execute, tokenIds, alice } = await networkHelpers.loadFixture(fourTickets);
       const [checkedIn, invalidated, claimed, fresh] = tokenIds;
       await execute([
         { action: "checkedIn", tokenId: checkedIn, orderTime: 1n },
@@ -279,7 +269,7 @@ describe("TicketRegistry", () => {
 
   describe("check-in", () => {
     it("sets the flag one-way, records each scan and accepts a repeated scan", async () => {
-      const { registry, execute, tokenIds } = await loadFixture(fourTickets);
+      const { registry, execute, tokenIds } = await networkHelpers.loadFixture(fourTickets);
       const tx = await execute([
         { action: "checkedIn", tokenId: tokenIds[0], orderTime: 100n },
         { action: "checkedIn", tokenId: tokenIds[1], orderTime: 101n },
@@ -297,7 +287,7 @@ describe("TicketRegistry", () => {
     });
 
     it("refuses unknown and invalidated tickets and leaves them out of the record", async () => {
-      const { registry, execute, tokenIds } = await loadFixture(fourTickets);
+      const { registry, execute, tokenIds } = await networkHelpers.loadFixture(fourTickets);
       await execute([{ action: "invalidated", tokenId: tokenIds[1], orderTime: 1n }]);
       const tx = await execute([
         { action: "checkedIn", tokenId: tokenIdOf(1n, 50n), orderTime: 2n },
@@ -316,7 +306,7 @@ describe("TicketRegistry", () => {
 
   describe("invalidated", () => {
     it("sets the invalid flag and refuses checked-in, already invalid and unknown tickets", async () => {
-      const { registry, execute, tokenIds } = await loadFixture(fourTickets);
+      const { registry, execute, tokenIds } = await networkHelpers.loadFixture(fourTickets);
       await execute([{ action: "checkedIn", tokenId: tokenIds[0], orderTime: 1n }]);
       const tx = await execute([
         { action: "invalidated", tokenId: tokenIds[0], orderTime: 2n },
@@ -338,7 +328,7 @@ describe("TicketRegistry", () => {
 
   describe("claimed", () => {
     it("withdraws a checked-in ticket to the wallet, from custody or from its resale holder", async () => {
-      const { registry, execute, tokenIds, alice, bob } = await loadFixture(fourTickets);
+      const { registry, execute, tokenIds, alice, bob } = await networkHelpers.loadFixture(fourTickets);
       const [fromCustody, fromHolder] = tokenIds;
       const custody = await registry.custodyAddress(1n);
       const holder = await registry.holderAddress(fromHolder, 1);
@@ -362,7 +352,7 @@ describe("TicketRegistry", () => {
     });
 
     it("refuses tickets not checked in, invalidated or already claimed, and keyless or empty receivers", async () => {
-      const { registry, execute, tokenIds, alice } = await loadFixture(fourTickets);
+      const { registry, execute, tokenIds, alice } = await networkHelpers.loadFixture(fourTickets);
       const [notCheckedIn, invalidated, claimed, checkedIn] = tokenIds;
       await execute([
         { action: "invalidated", tokenId: invalidated, orderTime: 1n },
@@ -390,7 +380,7 @@ describe("TicketRegistry", () => {
     });
 
     it("leaves a claimed ticket scannable again but out of the operators' reach", async () => {
-      const { registry, execute, tokenIds, alice } = await loadFixture(fourTickets);
+      const { registry, execute, tokenIds, alice } = await networkHelpers.loadFixture(fourTickets);
       await execute([
         { action: "checkedIn", tokenId: tokenIds[0], orderTime: 1n },
         { action: "claimed", tokenId: tokenIds[0], to: alice.address },
@@ -407,7 +397,7 @@ describe("TicketRegistry", () => {
 
   describe("batches", () => {
     it("applies a mixed batch in the order given and reports only the bad item", async () => {
-      const { registry, execute, alice } = await loadFixture(deployRegistryFixture);
+      const { registry, execute, alice } = await networkHelpers.loadFixture(deployRegistryFixture);
       const tokenId = tokenIdOf(1n, 1n);
       const custody = await registry.custodyAddress(1n);
       const tx = await execute([
@@ -434,7 +424,7 @@ describe("TicketRegistry", () => {
     });
 
     it("keeps separate record runs in order when check-ins are interrupted", async () => {
-      const { registry, execute, tokenIds } = await loadFixture(fourTickets);
+      const { registry, execute, tokenIds } = await networkHelpers.loadFixture(fourTickets);
       const tx = await execute([
         { action: "checkedIn", tokenId: tokenIds[0], orderTime: 1n },
         { action: "invalidated", tokenId: tokenIds[1], orderTime: 2n },
@@ -450,24 +440,28 @@ describe("TicketRegistry", () => {
     });
 
     it("reverts a malformed batch as a whole", async () => {
-      const { registry, asOperator, tokenIds } = await loadFixture(fourTickets);
+      const { registry, asOperator, tokenIds } = await networkHelpers.loadFixture(fourTickets);
       const scan = encodeBatch([{ action: "checkedIn", tokenId: tokenIds[0], orderTime: 1n }]);
-      await expect(asOperator.execute(scan.slice(0, -2))).to.be.revertedWithCustomError(registry, "TicketRegistryMalformedBatch").withArgs(0n);
-      await expect(asOperator.execute(scan + "09")).to.be.revertedWithCustomError(registry, "TicketRegistryMalformedBatch").withArgs(25n);
+      await expect(asOperator.execute(scan.slice(0, -2)))
+        .to.be.revertedWithCustomError(registry, "TicketRegistryMalformedBatch")
+        .withArgs(0n);
+      await expect(asOperator.execute(scan + "09"))
+        .to.be.revertedWithCustomError(registry, "TicketRegistryMalformedBatch")
+        .withArgs(25n);
       const register = encodeBatch([registerEventItem(2n, "e2")]);
       await expect(asOperator.execute(register.slice(0, -4))).to.be.revertedWithCustomError(registry, "TicketRegistryMalformedBatch");
       expect((await registry.ticket(tokenIds[0])).checkedIn).to.equal(false);
     });
 
     it("accepts an empty batch", async () => {
-      const { asOperator } = await loadFixture(deployRegistryFixture);
-      await expect(asOperator.execute("0x")).not.to.be.reverted;
+      const { asOperator } = await networkHelpers.loadFixture(deployRegistryFixture);
+      await expect(asOperator.execute("0x")).not.to.revert(ethers);
     });
   });
 
   describe("custody", () => {
     it("refuses transfers and approvals of tokens in custody", async () => {
-      const { registry, execute, tokenIds, operator, alice } = await loadFixture(fourTickets);
+      const { registry, execute, tokenIds, operator, alice } = await networkHelpers.loadFixture(fourTickets);
       await execute([{ action: "resold", tokenId: tokenIds[1], price: "1", orderTime: 1n }]);
       const custody = await registry.custodyAddress(1n);
       const holder = await registry.holderAddress(tokenIds[1], 1);
@@ -475,19 +469,17 @@ describe("TicketRegistry", () => {
         await expect(registry.connect(signer).transferFrom(custody, alice.address, tokenIds[0]))
           .to.be.revertedWithCustomError(registry, "TicketRegistryTicketInCustody")
           .withArgs(tokenIds[0]);
-        await expect(
-          registry.connect(signer)["safeTransferFrom(address,address,uint256)"](holder, alice.address, tokenIds[1]),
-        ).to.be.revertedWithCustomError(registry, "TicketRegistryTicketInCustody");
-        await expect(registry.connect(signer).approve(alice.address, tokenIds[0])).to.be.revertedWithCustomError(
+        await expect(registry.connect(signer)["safeTransferFrom(address,address,uint256)"](holder, alice.address, tokenIds[1])).to.be.revertedWithCustomError(
           registry,
           "TicketRegistryTicketInCustody",
         );
+        await expect(registry.connect(signer).approve(alice.address, tokenIds[0])).to.be.revertedWithCustomError(registry, "TicketRegistryTicketInCustody");
       }
       expect(await registry.isApprovedForAll(custody, operator.address)).to.equal(false);
     });
 
     it("refuses wallet transfers into custodial addresses", async () => {
-      const { registry, execute, tokenIds, alice } = await loadFixture(fourTickets);
+      const { registry, execute, tokenIds, alice } = await networkHelpers.loadFixture(fourTickets);
       await execute([
         { action: "checkedIn", tokenId: tokenIds[0], orderTime: 1n },
         { action: "claimed", tokenId: tokenIds[0], to: alice.address },
@@ -499,7 +491,7 @@ describe("TicketRegistry", () => {
     });
 
     it("tells custodial addresses from wallets", async () => {
-      const { registry, tokenIds, alice } = await loadFixture(fourTickets);
+      const { registry, tokenIds, alice } = await networkHelpers.loadFixture(fourTickets);
       expect(await registry.isCustodial(await registry.custodyAddress(1n))).to.equal(true);
       expect(await registry.isCustodial(await registry.holderAddress(tokenIds[0], 5))).to.equal(true);
       expect(await registry.isCustodial(await registry.custodyAddress(2n))).to.equal(false);
@@ -509,8 +501,8 @@ describe("TicketRegistry", () => {
   });
 
   describe("ERC-721", () => {
-    async function claimedByAlice() {
-      const base = await registryWithTicketsFixture(2);
+    async function claimedByAlice(connection: NetworkConnection) {
+      const base = await registryWithTicketsFixture(connection, 2);
       await base.execute([
         { action: "checkedIn", tokenId: base.tokenIds[0], orderTime: 1n },
         { action: "claimed", tokenId: base.tokenIds[0], to: base.alice.address },
@@ -519,7 +511,7 @@ describe("TicketRegistry", () => {
     }
 
     it("transfers a claimed token like any ERC-721 token", async () => {
-      const { registry, tokenId, alice, bob } = await loadFixture(claimedByAlice);
+      const { registry, tokenId, alice, bob } = await networkHelpers.loadFixture(claimedByAlice);
       await expect(registry.connect(alice).transferFrom(alice.address, bob.address, tokenId))
         .to.emit(registry, "Transfer")
         .withArgs(alice.address, bob.address, tokenId);
@@ -529,7 +521,7 @@ describe("TicketRegistry", () => {
     });
 
     it("lets an approved account transfer once and clears the approval", async () => {
-      const { registry, tokenId, alice, bob, outsider } = await loadFixture(claimedByAlice);
+      const { registry, tokenId, alice, bob, outsider } = await networkHelpers.loadFixture(claimedByAlice);
       await expect(registry.connect(bob).transferFrom(alice.address, bob.address, tokenId))
         .to.be.revertedWithCustomError(registry, "ERC721InsufficientApproval")
         .withArgs(bob.address, tokenId);
@@ -544,10 +536,8 @@ describe("TicketRegistry", () => {
     });
 
     it("lets an operator approved for all transfer and approve", async () => {
-      const { registry, tokenId, alice, bob, outsider } = await loadFixture(claimedByAlice);
-      await expect(registry.connect(alice).setApprovalForAll(bob.address, true))
-        .to.emit(registry, "ApprovalForAll")
-        .withArgs(alice.address, bob.address, true);
+      const { registry, tokenId, alice, bob, outsider } = await networkHelpers.loadFixture(claimedByAlice);
+      await expect(registry.connect(alice).setApprovalForAll(bob.address, true)).to.emit(registry, "ApprovalForAll").withArgs(alice.address, bob.address, true);
       await registry.connect(bob).approve(outsider.address, tokenId);
       expect(await registry.getApproved(tokenId)).to.equal(outsider.address);
       await registry.connect(bob).transferFrom(alice.address, bob.address, tokenId);
@@ -556,7 +546,7 @@ describe("TicketRegistry", () => {
     });
 
     it("refuses wrong owners, zero receivers and strangers' approvals", async () => {
-      const { registry, tokenId, alice, bob } = await loadFixture(claimedByAlice);
+      const { registry, tokenId, alice, bob } = await networkHelpers.loadFixture(claimedByAlice);
       await expect(registry.connect(alice).transferFrom(bob.address, alice.address, tokenId))
         .to.be.revertedWithCustomError(registry, "ERC721IncorrectOwner")
         .withArgs(bob.address, tokenId, alice.address);
@@ -568,7 +558,7 @@ describe("TicketRegistry", () => {
     });
 
     it("checks receivers of safe transfers", async () => {
-      const { registry, tokenId, alice } = await loadFixture(claimedByAlice);
+      const { registry, tokenId, alice } = await networkHelpers.loadFixture(claimedByAlice);
       const factory = await ethers.getContractFactory("ERC721ReceiverMock");
       const rejecting = await factory.deploy(false);
       const accepting = await factory.deploy(true);
@@ -583,7 +573,7 @@ describe("TicketRegistry", () => {
     });
 
     it("serves token URIs from the base URI and announces base URI changes", async () => {
-      const { registry, admin, tokenId } = await loadFixture(claimedByAlice);
+      const { registry, admin, tokenId } = await networkHelpers.loadFixture(claimedByAlice);
       expect(await registry.name()).to.equal("Ticket Registry");
       expect(await registry.symbol()).to.equal("TICKET");
       expect(await registry.tokenURI(tokenId)).to.equal(`https://tickets.example.com/tokens/${tokenId}`);
@@ -599,7 +589,7 @@ describe("TicketRegistry", () => {
     });
 
     it("declares its interfaces through ERC-165", async () => {
-      const { registry } = await loadFixture(deployRegistryFixture);
+      const { registry } = await networkHelpers.loadFixture(deployRegistryFixture);
       for (const id of ["0x01ffc9a7", "0x80ac58cd", "0x5b5e139f", "0x49064906", "0x7965db0b"]) {
         expect(await registry.supportsInterface(id), id).to.equal(true);
       }

@@ -4,10 +4,10 @@ import hre from "hardhat";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
-import { sortedAbi } from "../../scripts/lib/contract-snapshots";
+import { sortedAbi } from "../scripts/contract-snapshots.js";
 
-const CONTRACT = "contracts/TicketRegistry.sol:TicketRegistry";
-const COMMITTED_ABI = join(__dirname, "fixtures", "TicketRegistry.abi.json");
+const CONTRACT = "src/TicketRegistry.sol:TicketRegistry";
+const COMMITTED_ABI = join(import.meta.dirname, "fixtures", "TicketRegistry.abi.json");
 
 /** One line per function, event and error, with parameter names, indexed flags and mutability. */
 function signatures(abi: InterfaceAbi): string[] {
@@ -26,7 +26,11 @@ describe("TicketRegistry ABI", () => {
   });
 
   it("compares what the compiler may reorder, and nothing less", () => {
-    const committed = JSON.parse(readFileSync(COMMITTED_ABI, "utf8")) as { type: string; name?: string; inputs?: { name: string; type: string; internalType?: string }[] }[];
+    const committed = JSON.parse(readFileSync(COMMITTED_ABI, "utf8")) as {
+      type: string;
+      name?: string;
+      inputs?: { name: string; type: string; internalType?: string }[];
+    }[];
     expect(sortedAbi([...committed].reverse())).to.deep.equal(committed);
     const renamed = structuredClone(committed);
     const setBaseURI = renamed.find((entry) => entry.name === "setBaseURI");

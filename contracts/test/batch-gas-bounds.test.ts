@@ -1,18 +1,24 @@
-import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
-import { expect } from "chai";
+// First: the writer's modules below are the service's CommonJS TypeScript.
+import "../scripts/service-require.js";
 
-import { planBatch } from "../../src/chain/writer/sending/batch-plan";
-import type { PendingAction } from "../../src/chain/writer/sending/pending-action";
-import { encodeBatch, type RegistryBatchItem, tokenIdOf } from "../../src/registry";
-import { registryLogs } from "./support/logs";
-import { deployRegistryFixture, registerEventItem, soldItem } from "./support/registry-fixture";
+import { expect } from "chai";
+import { network } from "hardhat";
+import type { NetworkConnection } from "hardhat/types/network";
+
+import { planBatch } from "../../src/chain/writer/sending/batch-plan.js";
+import type { PendingAction } from "../../src/chain/writer/sending/pending-action.js";
+import { encodeBatch, type RegistryBatchItem, tokenIdOf } from "../scripts/registry.js";
+import { registryLogs } from "./support/logs.js";
+import { deployRegistryFixture, registerEventItem, soldItem } from "./support/registry-fixture.js";
+
+const { networkHelpers } = await network.create();
 
 const EVENTS = 9;
 const TICKETS = 70;
 
 /** Nine events, each with 70 tickets sold (two flag words apiece). */
-async function nineEvents() {
-  const base = await deployRegistryFixture();
+async function nineEvents(connection: NetworkConnection) {
+  const base = await deployRegistryFixture(connection);
   for (let event = 1n; event <= BigInt(EVENTS); event++) {
     const sales = Array.from({ length: TICKETS }, (_, i) => soldItem(tokenIdOf(event, BigInt(i + 1)), `ticket-${event}-${i}`));
     await base.execute([registerEventItem(event, `event-${event}`), ...sales]);
@@ -20,8 +26,7 @@ async function nineEvents() {
   return base;
 }
 
-const asPending = (items: RegistryBatchItem[]): PendingAction[] =>
-  items.map((item, i) => ({ id: `a${i}`, seq: BigInt(i), acceptedAt: new Date(), item }));
+const asPending = (items: RegistryBatchItem[]): PendingAction[] => items.map((item, i) => ({ id: `a${i}`, seq: BigInt(i), acceptedAt: new Date(), item }));
 
 /** Item `i` of a batch that visits the events in turn: event (i mod `events`) + 1, and a serial that moves on every round. */
 function inTurn(count: number, events: number, item: (tokenId: bigint) => RegistryBatchItem): RegistryBatchItem[] {
@@ -35,8 +40,16 @@ function inTurn(count: number, events: number, item: (tokenId: bigint) => Regist
  */
 describe("TicketRegistry batches within the writer's planned gas", () => {
   const cases: { name: string; items: () => RegistryBatchItem[]; signals: number }[] = [
-    { name: "check-ins alternating between two events", items: () => inTurn(120, 2, (tokenId) => ({ action: "checkedIn", tokenId, orderTime: 1n })), signals: 2 },
-    { name: "invalidations taking four events in turn", items: () => inTurn(120, 4, (tokenId) => ({ action: "invalidated", tokenId, orderTime: 1n })), signals: 4 },
+    {
+      name: "check-ins alternating between two events",
+      items: () => inTurn(120, 2, (tokenId) => ({ action: "checkedIn", tokenId, orderTime: 1n })),
+      signals: 2,
+    },
+    {
+      name: "invalidations taking four events in turn",
+      items: () => inTurn(120, 4, (tokenId) => ({ action: "invalidated", tokenId, orderTime: 1n })),
+      signals: 4,
+    },
     { name: "check-ins taking eight events in turn", items: () => inTurn(120, 8, (tokenId) => ({ action: "checkedIn", tokenId, orderTime: 1n })), signals: 8 },
     {
       // The registry keeps eight events apart: a ninth in turn makes every item signal (its costliest case, priced by the plan).
@@ -49,12 +62,16 @@ describe("TicketRegistry batches within the writer's planned gas", () => {
       items: () => inTurn(90, 3, (tokenId) => soldItem(tokenId + 100n, `late-${tokenId}`)),
       signals: 3,
     },
-    { name: "resales alternating between two events", items: () => inTurn(60, 2, (tokenId) => ({ action: "resold", tokenId, price: "5", orderTime: 1n })), signals: 2 },
+    {
+      name: "resales alternating between two events",
+      items: () => inTurn(60, 2, (tokenId) => ({ action: "resold", tokenId, price: "5", orderTime: 1n })),
+      signals: 2,
+    },
   ];
 
   for (const { name, items, signals } of cases) {
     it(`fits ${name}`, async () => {
-      const { registry, asOperator } = await loadFixture(nineEvents);
+      const { registry, asOperator } = await networkHelpers.loadFixture(nineEvents);
       const batch = items();
       const plan = planBatch(asPending(batch), { gas: 15_000_000, bytes: 126_976 });
       expect(plan.actions).to.have.length(batch.length);
@@ -69,7 +86,7 @@ describe("TicketRegistry batches within the writer's planned gas", () => {
   }
 
   it("signals each event of an alternating batch over exactly the tokens it changed", async () => {
-    const { registry, asOperator } = await loadFixture(nineEvents);
+    const { registry, asOperator } = await networkHelpers.loadFixture(nineEvents);
     const batch = inTurn(8, 2, (tokenId) => ({ action: "checkedIn", tokenId, orderTime: 1n }));
     const logs = await registryLogs(registry, await asOperator.execute(encodeBatch(batch)));
     const ranges = logs.filter((log) => log.name === "BatchMetadataUpdate").map((log) => [log.args[0] as bigint, log.args[1] as bigint]);

@@ -1,15 +1,18 @@
-import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { expect } from "chai";
+import { network } from "hardhat";
+import type { NetworkConnection } from "hardhat/types/network";
 
-import { RegistryItemFailure as Failure, tokenIdOf } from "../../src/registry";
-import { itemFailures } from "./support/logs";
-import { registerEventItem, registryWithTicketsFixture, soldItem } from "./support/registry-fixture";
+import { RegistryItemFailure as Failure, tokenIdOf } from "../scripts/registry.js";
+import { itemFailures } from "./support/logs.js";
+import { registerEventItem, registryWithTicketsFixture, soldItem } from "./support/registry-fixture.js";
+
+const { networkHelpers } = await network.create();
 
 const MAX_EVENT_INDEX = (1n << 40n) - 1n;
 
 /** Event 1 with four tickets sold, the first checked in and claimed by alice. */
-async function claimedByAlice() {
-  const base = await registryWithTicketsFixture(4);
+async function claimedByAlice(connection: NetworkConnection) {
+  const base = await registryWithTicketsFixture(connection, 4);
   const tokenId = base.tokenIds[0];
   await base.execute([
     { action: "checkedIn", tokenId, orderTime: 1n },
@@ -25,7 +28,7 @@ async function claimedByAlice() {
  */
 describe("TicketRegistry receivers: a claimed token never lands in custody", () => {
   it("refuses the custody address of an event not registered yet, and stays consistent once it is", async () => {
-    const { registry, execute, tokenId, alice } = await loadFixture(claimedByAlice);
+    const { registry, execute, tokenId, alice } = await networkHelpers.loadFixture(claimedByAlice);
     const custody = await registry.custodyAddress(2n);
     await expect(registry.connect(alice).transferFrom(alice.address, custody, tokenId))
       .to.be.revertedWithCustomError(registry, "ERC721InvalidReceiver")
@@ -38,7 +41,7 @@ describe("TicketRegistry receivers: a claimed token never lands in custody", () 
   });
 
   it("refuses the custody address of every event index the registry can have, 0 and 2^40 - 1 included", async () => {
-    const { registry, tokenId, alice } = await loadFixture(claimedByAlice);
+    const { registry, tokenId, alice } = await networkHelpers.loadFixture(claimedByAlice);
     for (const eventIndex of [0n, 1n, 3n, 123_456_789n, MAX_EVENT_INDEX]) {
       const custody = await registry.custodyAddress(eventIndex);
       await expect(registry.connect(alice).transferFrom(alice.address, custody, tokenId), `event index ${eventIndex}`)
@@ -48,7 +51,7 @@ describe("TicketRegistry receivers: a claimed token never lands in custody", () 
   });
 
   it("refuses holder addresses of resales that have not happened, of any ticket of any event", async () => {
-    const { registry, tokenIds, tokenId, alice } = await loadFixture(claimedByAlice);
+    const { registry, tokenIds, tokenId, alice } = await networkHelpers.loadFixture(claimedByAlice);
     const safeTransfer = registry.connect(alice)["safeTransferFrom(address,address,uint256)"];
     for (const holder of [
       await registry.holderAddress(tokenIds[1], 1),
@@ -64,7 +67,7 @@ describe("TicketRegistry receivers: a claimed token never lands in custody", () 
   });
 
   it("refuses the same receivers for a claim, as an item failure", async () => {
-    const { registry, execute, tokenIds } = await loadFixture(claimedByAlice);
+    const { registry, execute, tokenIds } = await networkHelpers.loadFixture(claimedByAlice);
     const futureCustody = await registry.custodyAddress(5n);
     const futureHolder = await registry.holderAddress(tokenIds[3], 2);
     await execute([
@@ -83,7 +86,7 @@ describe("TicketRegistry receivers: a claimed token never lands in custody", () 
   });
 
   it("takes an address just outside the custodial space as a wallet", async () => {
-    const { registry, tokenId, alice } = await loadFixture(claimedByAlice);
+    const { registry, tokenId, alice } = await networkHelpers.loadFixture(claimedByAlice);
     // The address scheme's index 2^40: its top 24 bits differ from every custodial address's.
     const outside = await registry.custodyAddress(MAX_EVENT_INDEX + 1n);
     await registry.connect(alice).transferFrom(alice.address, outside, tokenId);

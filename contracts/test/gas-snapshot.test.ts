@@ -1,15 +1,15 @@
 import { expect } from "chai";
-import hre from "hardhat";
+import { network } from "hardhat";
 
-import { GAS_TOLERANCE, gasRegressions, overBaseline, readGasSnapshot } from "../../scripts/gas/gas-snapshot-file";
-import { type GasSnapshot, measureGas } from "../../scripts/gas/measure-gas";
+import { GAS_TOLERANCE, gasRegressions, overBaseline, readGasSnapshot } from "../scripts/gas/gas-snapshot-file.js";
+import { type GasSnapshot, measureGas } from "../scripts/gas/measure-gas.js";
 
 describe("gas snapshot", () => {
   let measured: GasSnapshot;
 
   before(async function () {
     this.timeout(120_000);
-    measured = await measureGas(hre);
+    measured = await measureGas(await network.create());
   });
 
   it(`holds every figure within ${GAS_TOLERANCE * 100}% of the committed gas-snapshot.json`, () => {

@@ -1,12 +1,14 @@
-import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { expect } from "chai";
 import type { ContractTransactionResponse } from "ethers";
-import { ethers } from "hardhat";
+import { network } from "hardhat";
+import type { NetworkConnection } from "hardhat/types/network";
 
-import { RegistryItemFailure as Failure, type RegistryBatchItem, tokenIdOf } from "../../src/registry";
-import type { TicketRegistry } from "../../typechain-types";
-import { itemFailures, registryLogs } from "./support/logs";
-import { deployRegistryFixture, registerEventItem, registryWithTicketsFixture, sampleDetails, soldItem } from "./support/registry-fixture";
+import { RegistryItemFailure as Failure, type RegistryBatchItem, tokenIdOf } from "../scripts/registry.js";
+import type { TicketRegistry } from "../types/index.js";
+import { itemFailures, registryLogs } from "./support/logs.js";
+import { deployRegistryFixture, registerEventItem, registryWithTicketsFixture, sampleDetails, soldItem } from "./support/registry-fixture.js";
+
+const { ethers, networkHelpers } = await network.create();
 
 const LAST_SERIAL = (1n << 64n) - 1n;
 
@@ -25,15 +27,15 @@ async function metadataSignals(registry: TicketRegistry, tx: ContractTransaction
 const sales = (eventIndex: bigint, serials: number[]): RegistryBatchItem[] =>
   serials.map((serial) => soldItem(tokenIdOf(eventIndex, BigInt(serial)), `ticket-${eventIndex}-${serial}`));
 
-async function twoEvents() {
-  const base = await deployRegistryFixture();
+async function twoEvents(connection: NetworkConnection) {
+  const base = await deployRegistryFixture(connection);
   await base.execute([registerEventItem(1n, "event-1"), registerEventItem(2n, "event-2")]);
   return base;
 }
 
 /** Event 1 with serials 1..200 sold, and event 2 with serials 1..4. */
-async function soldTickets() {
-  const base = await twoEvents();
+async function soldTickets(connection: NetworkConnection) {
+  const base = await twoEvents(connection);
   const serials = Array.from({ length: 200 }, (_, i) => i + 1);
   await base.execute([...sales(1n, serials.slice(0, 100))]);
   await base.execute([...sales(1n, serials.slice(100)), ...sales(2n, [1, 2, 3, 4])]);
@@ -43,19 +45,24 @@ async function soldTickets() {
 describe("TicketRegistry metadata", () => {
   describe("ERC-4906 signals of batches", () => {
     it("signals a run of sales once, from its lowest to its highest token, across flag words", async () => {
-      const { registry, execute } = await loadFixture(twoEvents);
-      const tx = await execute(sales(1n, Array.from({ length: 100 }, (_, i) => i + 1)));
+      const { registry, execute } = await networkHelpers.loadFixture(twoEvents);
+      const tx = await execute(
+        sales(
+          1n,
+          Array.from({ length: 100 }, (_, i) => i + 1),
+        ),
+      );
       expect(await metadataSignals(registry, tx)).to.deep.equal([[tokenIdOf(1n, 1n), tokenIdOf(1n, 100n)]]);
     });
 
     it("takes the lowest and the highest token whatever their order in the batch", async () => {
-      const { registry, execute } = await loadFixture(twoEvents);
+      const { registry, execute } = await networkHelpers.loadFixture(twoEvents);
       const tx = await execute(sales(1n, [70, 3, 130, 64, 5]));
       expect(await metadataSignals(registry, tx)).to.deep.equal([[tokenIdOf(1n, 3n), tokenIdOf(1n, 130n)]]);
     });
 
     it("signals each event of a batch once, never once per ticket, across runs and however its items alternate", async () => {
-      const { registry, execute } = await loadFixture(soldTickets);
+      const { registry, execute } = await networkHelpers.loadFixture(soldTickets);
       const tx = await execute([
         { action: "checkedIn", tokenId: tokenIdOf(1n, 10n), orderTime: 1n },
         { action: "checkedIn", tokenId: tokenIdOf(1n, 11n), orderTime: 1n },
@@ -72,7 +79,7 @@ describe("TicketRegistry metadata", () => {
     });
 
     it("keeps the events it parked during a run of check-ins through the runs after it (the run's record buffer is freed)", async () => {
-      const { registry, execute } = await loadFixture(soldTickets);
+      const { registry, execute } = await networkHelpers.loadFixture(soldTickets);
       await execute([registerEventItem(3n, "event-3")]);
       const invalidations = Array.from({ length: 12 }, (_, i) => ({ action: "invalidated" as const, tokenId: tokenIdOf(1n, 150n + BigInt(i)), orderTime: 1n }));
       const tx = await execute([
@@ -95,7 +102,7 @@ describe("TicketRegistry metadata", () => {
     });
 
     it("signals resales and claims over the tokens they moved", async () => {
-      const { registry, execute, alice } = await loadFixture(soldTickets);
+      const { registry, execute, alice } = await networkHelpers.loadFixture(soldTickets);
       const resold = await execute([
         { action: "resold", tokenId: tokenIdOf(1n, 40n), price: "30", orderTime: 1n },
         { action: "resold", tokenId: tokenIdOf(1n, 12n), price: "30", orderTime: 1n },
@@ -110,7 +117,7 @@ describe("TicketRegistry metadata", () => {
     });
 
     it("leaves out items that change nothing: a repeated check-in, a refused item", async () => {
-      const { registry, execute } = await loadFixture(soldTickets);
+      const { registry, execute } = await networkHelpers.loadFixture(soldTickets);
       await execute([{ action: "checkedIn", tokenId: tokenIdOf(1n, 5n), orderTime: 1n }]);
       const tx = await execute([
         { action: "checkedIn", tokenId: tokenIdOf(1n, 5n), orderTime: 2n },
@@ -122,13 +129,13 @@ describe("TicketRegistry metadata", () => {
     });
 
     it("signals an event update over every token the event can have", async () => {
-      const { registry, execute } = await loadFixture(soldTickets);
+      const { registry, execute } = await networkHelpers.loadFixture(soldTickets);
       const tx = await execute([{ action: "updateEvent", eventIndex: 2n, details: { ...sampleDetails, name: "Moved indoors" } }]);
       expect(await metadataSignals(registry, tx)).to.deep.equal([[tokenIdOf(2n, 1n), tokenIdOf(2n, LAST_SERIAL)]]);
     });
 
     it("keeps a batch's flags right when one ticket is sold, checked in and claimed in it", async () => {
-      const { registry, execute, alice } = await loadFixture(twoEvents);
+      const { registry, execute, alice } = await networkHelpers.loadFixture(twoEvents);
       const tokenId = tokenIdOf(1n, 65n);
       const tx = await execute([
         ...sales(1n, [65, 1]),
@@ -147,7 +154,7 @@ describe("TicketRegistry metadata", () => {
   });
 
   it("refuses a resale of a ticket invalidated earlier in the same batch, whose flags are not stored yet", async () => {
-    const { registry, execute } = await loadFixture(soldTickets);
+    const { registry, execute } = await networkHelpers.loadFixture(soldTickets);
     const tokenId = tokenIdOf(1n, 9n);
     const tx = await execute([
       { action: "invalidated", tokenId, orderTime: 1n },
@@ -163,7 +170,7 @@ describe("TicketRegistry metadata", () => {
 
   describe("contractURI (ERC-7572)", () => {
     it("serves the URI it was deployed with and lets only the admin change it", async () => {
-      const { registry, admin, operator } = await loadFixture(deployRegistryFixture);
+      const { registry, admin, operator } = await networkHelpers.loadFixture(deployRegistryFixture);
       expect(await registry.contractURI()).to.equal("https://tickets.example.com/tokens/collection");
       await expect(registry.connect(admin).setContractURI("ipfs://collection.json")).to.emit(registry, "ContractURIUpdated").withArgs();
       expect(await registry.contractURI()).to.equal("ipfs://collection.json");
@@ -175,7 +182,7 @@ describe("TicketRegistry metadata", () => {
 
   describe("tickets", () => {
     it("answers many tokens in one call, as ticket does, with a zero holder for a token never minted", async () => {
-      const { registry, execute, tokenIds, alice } = await loadFixture(registryWithTicketsFixture);
+      const { registry, execute, tokenIds, alice } = await networkHelpers.loadFixture(registryWithTicketsFixture);
       await execute([
         { action: "checkedIn", tokenId: tokenIds[1], orderTime: 1n },
         { action: "claimed", tokenId: tokenIds[1], to: alice.address },

@@ -1,11 +1,13 @@
-import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { expect } from "chai";
 import { AbiCoder, getAddress, keccak256, toBeHex } from "ethers";
-import { ethers } from "hardhat";
+import { network } from "hardhat";
+import type { NetworkConnection } from "hardhat/types/network";
 
-import { RegistryItemFailure as Failure, tokenIdOf, type RegistryBatchItem } from "../../src/registry";
-import { itemFailures } from "./support/logs";
-import { deployRegistryFixture, registerEventItem, soldItem } from "./support/registry-fixture";
+import { RegistryItemFailure as Failure, tokenIdOf, type RegistryBatchItem } from "../scripts/registry.js";
+import { itemFailures } from "./support/logs.js";
+import { deployRegistryFixture, registerEventItem, soldItem } from "./support/registry-fixture.js";
+
+const { ethers, networkHelpers } = await network.create();
 
 /**
  * The per-ticket state TicketFlags lays out, observed through the registry's views: four flag bits per
@@ -27,8 +29,8 @@ function expectedState(i: number): Expected {
   return { checkedIn: flags === 1 || flags === 3, invalidated: flags === 2, claimed: flags === 3, resales: i % 3 };
 }
 
-async function fullFlagWord() {
-  const base = await deployRegistryFixture();
+async function fullFlagWord(connection: NetworkConnection) {
+  const base = await deployRegistryFixture(connection);
   const tokenIds = Array.from({ length: WORD_TICKETS }, (_, i) => tokenIdOf(EVENT, FIRST_SERIAL + BigInt(i)));
   await base.execute([registerEventItem(EVENT, "packed"), ...tokenIds.map((tokenId, i) => soldItem(tokenId, `packed-${i}`))]);
 
@@ -49,7 +51,7 @@ async function fullFlagWord() {
 
 describe("TicketRegistry packed ticket state (TicketFlags)", () => {
   it("keeps the flags and resale count of each of the 64 tickets of a flag word apart", async () => {
-    const { registry, tokenIds, alice } = await loadFixture(fullFlagWord);
+    const { registry, tokenIds, alice } = await networkHelpers.loadFixture(fullFlagWord);
     expect(new Set(tokenIds.map((tokenId) => tokenId >> 6n)).size, "one flag word").to.equal(1);
     expect(new Set(tokenIds.map((tokenId) => tokenId >> 3n)).size, "eight resale words").to.equal(8);
 
@@ -64,7 +66,7 @@ describe("TicketRegistry packed ticket state (TicketFlags)", () => {
   });
 
   it("counts custodial balances from the custody counters and the resale counters", async () => {
-    const { registry, tokenIds, alice } = await loadFixture(fullFlagWord);
+    const { registry, tokenIds, alice } = await networkHelpers.loadFixture(fullFlagWord);
     const states = tokenIds.map((_, i) => expectedState(i));
     const inCustody = states.filter((state) => state.resales === 0 && !state.claimed).length;
     const custody = await registry.custodyAddress(EVENT);
@@ -84,7 +86,7 @@ describe("TicketRegistry packed ticket state (TicketFlags)", () => {
   });
 
   it("keeps neighbours on either side of a word boundary apart", async () => {
-    const { registry, execute } = await loadFixture(deployRegistryFixture);
+    const { registry, execute } = await networkHelpers.loadFixture(deployRegistryFixture);
     const [last7, first8, last63, first64] = [7n, 8n, 63n, 64n].map((serial) => tokenIdOf(EVENT, serial));
     expect(last7 >> 3n).to.not.equal(first8 >> 3n);
     expect(last63 >> 6n).to.not.equal(first64 >> 6n);
@@ -105,7 +107,7 @@ describe("TicketRegistry packed ticket state (TicketFlags)", () => {
   });
 
   it("keeps sales of one run apart across events and flag words, and counts each event's", async () => {
-    const { registry, execute } = await loadFixture(deployRegistryFixture);
+    const { registry, execute } = await networkHelpers.loadFixture(deployRegistryFixture);
     await execute([registerEventItem(EVENT, "run-1"), registerEventItem(2n, "run-2")]);
     const [s62, s63, s64, s65] = [62n, 63n, 64n, 65n].map((serial) => tokenIdOf(EVENT, serial));
     const other = tokenIdOf(2n, 1n);
@@ -137,7 +139,7 @@ describe("TicketRegistry packed ticket state (TicketFlags)", () => {
   });
 
   it("keeps the flags a run of check-ins or invalidations set when it leaves a flag word and comes back", async () => {
-    const { registry, execute } = await loadFixture(deployRegistryFixture);
+    const { registry, execute } = await networkHelpers.loadFixture(deployRegistryFixture);
     const [s62, s63, s64, s65] = [62n, 63n, 64n, 65n].map((serial) => tokenIdOf(EVENT, serial));
     await execute([registerEventItem(EVENT, "records"), ...[s62, s63, s64, s65].map((tokenId) => soldItem(tokenId, `r-${tokenId}`))]);
     const checkIns = await execute([
@@ -169,7 +171,7 @@ describe("TicketRegistry packed ticket state (TicketFlags)", () => {
   });
 
   it("derives custodial addresses from the documented mask, so that they can be computed off chain", async () => {
-    const { registry, execute } = await loadFixture(deployRegistryFixture);
+    const { registry, execute } = await networkHelpers.loadFixture(deployRegistryFixture);
     await execute([registerEventItem(EVENT, "addresses")]);
     const { chainId } = await ethers.provider.getNetwork();
     const encoded = AbiCoder.defaultAbiCoder().encode(["uint256", "address", "string"], [chainId, await registry.getAddress(), "TicketRegistry.custody"]);

@@ -1,9 +1,9 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-import type { GasSnapshot } from "./measure-gas";
+import type { GasSnapshot } from "./measure-gas.js";
 
-export const GAS_SNAPSHOT_PATH = join(__dirname, "..", "..", "gas-snapshot.json");
+export const GAS_SNAPSHOT_PATH = join(import.meta.dirname, "..", "..", "gas-snapshot.json");
 
 /** A change may cost up to this much more gas before the committed snapshot must be updated. */
 export const GAS_TOLERANCE = 0.02;

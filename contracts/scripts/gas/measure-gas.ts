@@ -1,8 +1,8 @@
-import type { HardhatRuntimeEnvironment } from "hardhat/types";
 import { dataSlice, getAddress, id } from "ethers";
+import type { NetworkConnection } from "hardhat/types/network";
 
-import { encodeBatch, eventKeyOf, ticketHashOf, ticketeerKeyOf, tokenIdOf, type RegistryBatchItem, type RegistryEventDetails } from "../../src/registry";
-import type { TicketRegistry } from "../../typechain-types";
+import { encodeBatch, eventKeyOf, ticketHashOf, ticketeerKeyOf, tokenIdOf, type RegistryBatchItem, type RegistryEventDetails } from "../registry.js";
+import type { TicketRegistry } from "../../types/index.js";
 
 export const BATCH_SIZES = [1, 10, 100] as const;
 export const TICKET_ACTIONS = ["sold", "resold", "scanned", "invalidated", "claimed"] as const;
@@ -41,23 +41,22 @@ const EVENT_INDEX = 1n;
  * the number of tickets. The tickets of a batch are consecutive serials of one event, as a sale and
  * the later actions on its tickets are; claims go to distinct wallets that held nothing before.
  */
-export async function measureGas(hre: HardhatRuntimeEnvironment): Promise<GasSnapshot> {
-  const registry = await deployForMeasuring(hre);
+export async function measureGas(connection: NetworkConnection): Promise<GasSnapshot> {
+  const registry = await deployForMeasuring(connection);
   const snapshot = {} as GasSnapshot;
   for (const action of TICKET_ACTIONS) {
     snapshot[action] = {} as GasSnapshot[TicketAction];
     for (const size of BATCH_SIZES) {
-      snapshot[action][`${size}`] = await isolated(hre, () => gasPerTicket(registry, action, size));
+      snapshot[action][`${size}`] = await isolated(connection, () => gasPerTicket(registry, action, size));
     }
   }
-  snapshot.registerEvent = await isolated(hre, () => gasUsed(registry, [registerEvent(EVENT_INDEX + 1n, "measured-event")]));
+  snapshot.registerEvent = await isolated(connection, () => gasUsed(registry, [registerEvent(EVENT_INDEX + 1n, "measured-event")]));
   return snapshot;
 }
 
-async function deployForMeasuring(hre: HardhatRuntimeEnvironment): Promise<TicketRegistry> {
-  const [admin] = await hre.ethers.getSigners();
-  const factory = await hre.ethers.getContractFactory("TicketRegistry");
-  const registry = (await factory.deploy(admin.address, "Ticket Registry", "TICKET", "", "")) as unknown as TicketRegistry;
+async function deployForMeasuring({ ethers }: NetworkConnection): Promise<TicketRegistry> {
+  const [admin] = await ethers.getSigners();
+  const registry = await ethers.deployContract("TicketRegistry", [admin.address, "Ticket Registry", "TICKET", "", ""]);
   await registry.grantRole(await registry.OPERATOR_ROLE(), admin.address);
   await (await registry.execute(encodeBatch([registerEvent(EVENT_INDEX, "event")]))).wait();
   return registry;
@@ -119,11 +118,11 @@ async function gasUsed(registry: TicketRegistry, items: RegistryBatchItem[]): Pr
 }
 
 /** Runs `measure` from the same chain state every time. */
-async function isolated<T>(hre: HardhatRuntimeEnvironment, measure: () => Promise<T>): Promise<T> {
-  const snapshotId = (await hre.network.provider.send("evm_snapshot")) as string;
+export async function isolated<T>({ networkHelpers }: NetworkConnection, measure: () => Promise<T>): Promise<T> {
+  const snapshot = await networkHelpers.takeSnapshot();
   try {
     return await measure();
   } finally {
-    await hre.network.provider.send("evm_revert", [snapshotId]);
+    await snapshot.restore();
   }
 }

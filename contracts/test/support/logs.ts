@@ -1,6 +1,6 @@
 import type { ContractTransactionResponse, LogDescription } from "ethers";
 
-import type { TicketRegistry } from "../../../typechain-types";
+import type { TicketRegistry } from "../../types/index.js";
 
 /** The registry's logs of a transaction, decoded, in order. */
 export async function registryLogs(registry: TicketRegistry, tx: ContractTransactionResponse): Promise<LogDescription[]> {

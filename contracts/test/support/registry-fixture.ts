@@ -1,15 +1,6 @@
-import { ethers } from "hardhat";
+import type { NetworkConnection } from "hardhat/types/network";
 
-import {
-  encodeBatch,
-  eventKeyOf,
-  ticketHashOf,
-  ticketeerKeyOf,
-  tokenIdOf,
-  type RegistryBatchItem,
-  type RegistryEventDetails,
-} from "../../../src/registry";
-import type { TicketRegistry } from "../../../typechain-types";
+import { encodeBatch, eventKeyOf, ticketHashOf, ticketeerKeyOf, tokenIdOf, type RegistryBatchItem, type RegistryEventDetails } from "../../scripts/registry.js";
 
 export const TICKETEER_ID = "ticketeer-1";
 
@@ -25,16 +16,15 @@ export const sampleDetails: RegistryEventDetails = {
   organizer: "Example Tickets B.V.",
 };
 
-export async function deployRegistryFixture() {
+export async function deployRegistryFixture({ ethers }: NetworkConnection) {
   const [admin, operator, outsider, alice, bob] = await ethers.getSigners();
-  const factory = await ethers.getContractFactory("TicketRegistry");
-  const registry = (await factory.deploy(
+  const registry = await ethers.deployContract("TicketRegistry", [
     admin.address,
     "Ticket Registry",
     "TICKET",
     "https://tickets.example.com/tokens/",
     "https://tickets.example.com/tokens/collection",
-  )) as unknown as TicketRegistry;
+  ]);
   await registry.waitForDeployment();
   await registry.connect(admin).grantRole(await registry.OPERATOR_ROLE(), operator.address);
   const asOperator = registry.connect(operator);
@@ -43,14 +33,11 @@ export async function deployRegistryFixture() {
 }
 
 /** An event registered at index 1 with tickets 1..n sold (tokenIds returned in serial order). */
-export async function registryWithTicketsFixture(count = 4) {
-  const base = await deployRegistryFixture();
+export async function registryWithTicketsFixture(connection: NetworkConnection, count = 4) {
+  const base = await deployRegistryFixture(connection);
   const eventIndex = 1n;
   const tokenIds = Array.from({ length: count }, (_, i) => tokenIdOf(eventIndex, BigInt(i + 1)));
-  await base.execute([
-    registerEventItem(eventIndex, "event-1"),
-    ...tokenIds.map((tokenId, i) => soldItem(tokenId, `ticket-${i + 1}`)),
-  ]);
+  await base.execute([registerEventItem(eventIndex, "event-1"), ...tokenIds.map((tokenId, i) => soldItem(tokenId, `ticket-${i + 1}`))]);
   return { ...base, eventIndex, tokenIds };
 }
 

@@ -1,0 +1,36 @@
+import { writeFileSync } from "node:fs";
+
+import { network } from "hardhat";
+
+import { GAS_TARGETS, type GasSnapshot, measureGas, TICKET_ACTIONS } from "./gas/measure-gas.js";
+import { measureReferenceGas, type ReferenceGas } from "./reference-gas.js";
+
+/** What a run measures, as JSON: the registry's figures, the reference contracts' beside them, and the targets they are held to. */
+export interface GasFigures {
+  actions: typeof TICKET_ACTIONS;
+  targets: typeof GAS_TARGETS;
+  snapshot: GasSnapshot;
+  reference: ReferenceGas;
+}
+
+/**
+ * The gas figures of `npm run bench` (bench/gas-figures.ts), measured as `npm run gas` measures them
+ * without rewriting gas-snapshot.json, and the reference contracts in the same run. The benchmark runs
+ * in the service's CommonJS process, which cannot load Hardhat: it runs this script through
+ * `hardhat run` and reads the JSON from the file GAS_FIGURES_FILE names (stdout without it).
+ */
+async function main(): Promise<void> {
+  const connection = await network.create();
+  const snapshot = await measureGas(connection);
+  const reference = await measureReferenceGas(connection);
+  const figures: GasFigures = { actions: TICKET_ACTIONS, targets: GAS_TARGETS, snapshot, reference };
+  const json = `${JSON.stringify(figures, null, 2)}\n`;
+  const file = process.env.GAS_FIGURES_FILE;
+  if (file) writeFileSync(file, json);
+  else process.stdout.write(json);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
