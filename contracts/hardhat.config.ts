@@ -16,6 +16,18 @@ const SOLC_VERSION = "0.8.37";
 const require = createRequire(import.meta.url);
 const SOLC_PATH = require.resolve("solc/soljson.js");
 
+const COMPILER = {
+  version: SOLC_VERSION,
+  path: SOLC_PATH,
+  settings: {
+    optimizer: { enabled: true, runs: 10_000 },
+    evmVersion: "cancun",
+    viaIR: true,
+    // The storage layout too, for its snapshot (test/storage-layout.test.ts).
+    outputSelection: { "*": { "*": ["storageLayout"] } },
+  },
+};
+
 /** Remote networks exist only when their RPC URL is set; the deployer key never lives in the repo. */
 function remoteNetwork(rpcUrlVariable: string): Record<string, NetworkUserConfig> {
   const url = process.env[rpcUrlVariable];
@@ -42,15 +54,10 @@ export default defineConfig({
   plugins: [hardhatToolboxMochaEthers, serviceTypings],
   tasks: registryTasks,
   solidity: {
-    version: SOLC_VERSION,
-    path: SOLC_PATH,
-    settings: {
-      optimizer: { enabled: true, runs: 10_000 },
-      evmVersion: "cancun",
-      viaIR: true,
-      // The storage layout too, for its snapshot (test/storage-layout.test.ts).
-      outputSelection: { "*": { "*": ["storageLayout"] } },
-    },
+    // The production profile, the one `hardhat verify` (and registry:verify) builds the sources it submits
+    // with, compiles as the default one does: left out, it would take only the version from the default and
+    // Hardhat's own optimizer settings, and the explorers would rebuild other bytecode.
+    profiles: { default: COMPILER, production: COMPILER },
   },
   paths: {
     sources: "src",

@@ -109,10 +109,10 @@ async function readBuild(): Promise<Build> {
   const buildInfoPath = buildInfoId === undefined ? undefined : await hre.artifacts.getBuildInfoPath(buildInfoId);
   if (buildInfoId === undefined || buildInfoPath === undefined) throw new UsageError(`No build info for ${CONTRACT}: compile first`);
   const buildInfo = JSON.parse(await readFile(buildInfoPath, "utf8")) as SolidityBuildInfo;
-  const { abi } = await hre.artifacts.readArtifact(CONTRACT);
+  const { abi }: { abi: readonly unknown[] } = await hre.artifacts.readArtifact(CONTRACT);
   // The output selection says what the build wrote, not how the bytecode was made.
   const { outputSelection: _written, ...compilerSettings } = buildInfo.input.settings;
-  return { compilerVersion: buildInfo.solcLongVersion, compilerSettings, buildInfoId, contract: CONTRACT, git: gitState(), abi: [...abi] as unknown[] };
+  return { compilerVersion: buildInfo.solcLongVersion, compilerSettings, buildInfoId, contract: CONTRACT, git: gitState(), abi: [...abi] };
 }
 
 /** The checked-out commit and whether anything differs from it; null where the sources are not a git checkout. */

@@ -35,10 +35,18 @@ export default reportingUsageErrors(async ({ force }: { force: boolean }, hre) =
     try {
       await verifyContract({ address: record.address, constructorArgs, contract: record.contract, creationTxHash: record.txHash, provider, force }, hre);
     } catch (error) {
-      failures.push(`  ${label}: ${error instanceof Error ? error.message : String(error)}`);
+      failures.push(`  ${label}: ${indented(error instanceof Error ? error.message : String(error))}`);
     }
   }
   if (failures.length > 0) {
     throw new UsageError(`The registry ${record.address} on ${networkName} was not verified:\n${failures.join("\n")}`);
   }
 });
+
+/** A multi-line message laid under its explorer's name. */
+function indented(message: string): string {
+  return message
+    .split("\n")
+    .map((line, index) => (index === 0 ? line : `    ${line.trimStart()}`))
+    .join("\n");
+}
