@@ -272,7 +272,7 @@ describe("the chain image", () => {
     const copyManifests = position((keyword, args) => keyword === "COPY" && /\bpackage-lock\.json\b/.test(args));
     const install = position((keyword, args) => keyword === "RUN" && /\bnpm ci\b/.test(args));
     const copyProject = position((keyword, args) => keyword === "COPY" && /(^|\s)\.\s+\.\/?$/.test(args));
-    const compile = position((keyword, args) => keyword === "RUN" && /\bhardhat compile\b/.test(args));
+    const compile = position((keyword, args) => keyword === "RUN" && /\bnpm run compile\b/.test(args));
     expect([copyManifests < install, install < copyProject, copyProject < compile]).toEqual([true, true, true]);
   });
 
