@@ -1,6 +1,6 @@
 /**
  * The compose stack's chain: a Hardhat JSON-RPC node with the registry deployed into it by
- * `scripts/deploy.ts`, the way ops deploy it anywhere else. `docker/chain-entrypoint.ts` runs it in
+ * `contracts/scripts/deploy.ts`, the way ops deploy it anywhere else. `docker/chain-entrypoint.ts` runs it in
  * the chain container; the compose test runs it on a free port to prove what the stack gets.
  *
  * Environment (everything else, REGISTRY_OPERATORS included, goes to the deploy script as is):
@@ -81,12 +81,13 @@ async function deploy(env: Env, url: string, log: "inherit" | "ignore"): Promise
   const deployEnv: Env = { ...env, LOCALHOST_RPC_URL: url };
   // A deployer key in the environment would make Hardhat sign with it instead of the node's account #0.
   delete deployEnv.DEPLOYER_PRIVATE_KEY;
+  // Run in contracts/ (runHardhat's working directory); a relative DEPLOYMENTS_DIR is still taken from the root.
   await runHardhat(["run", "scripts/deploy.ts", "--network", "localhost"], {
     env: deployEnv,
     output: log === "inherit" ? "inherit" : "errors",
     timeoutMs: DEPLOY_TIMEOUT_MS,
   }).catch((error: unknown) => {
-    throw new ChainNodeError(`scripts/deploy.ts failed: ${error instanceof Error ? error.message : String(error)}`);
+    throw new ChainNodeError(`contracts/scripts/deploy.ts failed: ${error instanceof Error ? error.message : String(error)}`);
   });
 }
 

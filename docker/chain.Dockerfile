@@ -1,5 +1,5 @@
 # A local Hardhat JSON-RPC node (chainId 31337) with the TicketRegistry deployed into it at start by
-# scripts/deploy.ts (see docker/chain-node.ts). The chain lives in memory: every start is a fresh
+# contracts/scripts/deploy.ts (see docker/chain-node.ts). The chain lives in memory: every start is a fresh
 # chain, and the deployment lands at the same address each time.
 FROM node:24-bookworm-slim
 

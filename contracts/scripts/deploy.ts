@@ -1,7 +1,8 @@
 /**
  * Deploys TicketRegistry and records it in <DEPLOYMENTS_DIR>/<network>.json.
  *
- *   npx hardhat run scripts/deploy.ts --network <name>
+ *   npm run deploy -- --network <name>                    (from the repository's root)
+ *   npx hardhat run scripts/deploy.ts --network <name>   (inside contracts/)
  *
  * Environment (hardhat run takes no arguments):
  *   REGISTRY_ADMIN      holder of DEFAULT_ADMIN_ROLE (default: the deployer)
@@ -13,17 +14,23 @@
  *   REGISTRY_BASE_URI   tokenURI prefix, instead of the one PUBLIC_BASE_URL gives (default "")
  *   REGISTRY_CONTRACT_URI  collection metadata URI (ERC-7572), instead of the one PUBLIC_BASE_URL gives (default "")
  *   REGISTRY_OPERATORS  comma-separated addresses granted OPERATOR_ROLE right after the deployment
- *   DEPLOYMENTS_DIR     where the record is written (default "deployments")
+ *   DEPLOYMENTS_DIR     where the record is written (default "deployments"; a relative path is taken from
+ *                       the repository's root, where operators and the service read it)
  */
 import { execFileSync } from "node:child_process";
+import { readFile } from "node:fs/promises";
 
+import type { HardhatEthersSigner } from "@nomicfoundation/hardhat-ethers/types";
 import hre from "hardhat";
-import type { HardhatEthersSigner } from "@nomicfoundation/hardhat-ethers/signers";
-import { TicketRegistry__factory, type TicketRegistry } from "../typechain-types";
-import { collectionUri, publicBaseUrlProblem, tokenBaseUri } from "../src/common/public-urls";
-import { type DeploymentRecord, parseAddress, parseAddressList, UsageError, writeDeployment } from "./lib/deployment";
+import type { SolidityBuildInfo } from "hardhat/types/solidity";
 
-const CONTRACT = "contracts/TicketRegistry.sol:TicketRegistry";
+import { type DeploymentRecord, parseAddress, parseAddressList, REPOSITORY_ROOT, UsageError, writeDeployment } from "../../scripts/lib/deployment.js";
+import { collectionUri, publicBaseUrlProblem, tokenBaseUri } from "../../src/common/public-urls.js";
+import type { TicketRegistry } from "../types/index.js";
+
+const CONTRACT = "src/TicketRegistry.sol:TicketRegistry";
+
+const { ethers, networkName } = await hre.network.getOrCreate();
 
 interface DeployParams {
   admin: string;
@@ -64,11 +71,11 @@ function readPublicBaseUrl(value: string | undefined): string | null {
 /** Operators are granted by the admin, so its key must be at hand; checked before anything is sent. */
 async function findAdminSigner(params: DeployParams): Promise<HardhatEthersSigner | undefined> {
   if (params.operators.length === 0) return undefined;
-  const signers = await hre.ethers.getSigners();
+  const signers = await ethers.getSigners();
   const admin = signers.find((signer) => signer.address.toLowerCase() === params.admin.toLowerCase());
   if (!admin) {
     throw new UsageError(
-      `REGISTRY_OPERATORS needs the admin ${params.admin} to sign the grants, but network "${hre.network.name}" ` +
+      `REGISTRY_OPERATORS needs the admin ${params.admin} to sign the grants, but network "${networkName}" ` +
         "has no account for it: deploy without REGISTRY_OPERATORS and grant them from the admin " +
         "with registry:grant-operator",
     );
@@ -77,7 +84,8 @@ async function findAdminSigner(params: DeployParams): Promise<HardhatEthersSigne
 }
 
 async function deployRegistry(deployer: HardhatEthersSigner, params: DeployParams): Promise<Deployed> {
-  const registry = await new TicketRegistry__factory(deployer).deploy(params.admin, params.name, params.symbol, params.baseURI, params.contractURI);
+  const factory = await ethers.getContractFactory("TicketRegistry", deployer);
+  const registry = await factory.deploy(params.admin, params.name, params.symbol, params.baseURI, params.contractURI);
   const tx = registry.deploymentTransaction();
   const receipt = await tx?.wait();
   if (!tx || !receipt) throw new Error("The deployment transaction has no receipt");
@@ -97,17 +105,19 @@ type Build = Pick<DeploymentRecord, "compilerVersion" | "compilerSettings" | "bu
 
 /** Read before deploying, so that a missing build cannot leave a deployed contract unrecorded. */
 async function readBuild(): Promise<Build> {
-  const buildInfo = await hre.artifacts.getBuildInfo(CONTRACT);
-  if (!buildInfo) throw new UsageError(`No build info for ${CONTRACT}: compile first`);
-  const { abi } = await hre.artifacts.readArtifact(CONTRACT);
+  const buildInfoId = await hre.artifacts.getBuildInfoId(CONTRACT);
+  const buildInfoPath = buildInfoId === undefined ? undefined : await hre.artifacts.getBuildInfoPath(buildInfoId);
+  if (buildInfoId === undefined || buildInfoPath === undefined) throw new UsageError(`No build info for ${CONTRACT}: compile first`);
+  const buildInfo = JSON.parse(await readFile(buildInfoPath, "utf8")) as SolidityBuildInfo;
+  const { abi }: { abi: readonly unknown[] } = await hre.artifacts.readArtifact(CONTRACT);
   // The output selection says what the build wrote, not how the bytecode was made.
   const { outputSelection: _written, ...compilerSettings } = buildInfo.input.settings;
-  return { compilerVersion: buildInfo.solcLongVersion, compilerSettings, buildInfoId: buildInfo.id, contract: CONTRACT, git: gitState(), abi };
+  return { compilerVersion: buildInfo.solcLongVersion, compilerSettings, buildInfoId, contract: CONTRACT, git: gitState(), abi: [...abi] };
 }
 
 /** The checked-out commit and whether anything differs from it; null where the sources are not a git checkout. */
 function gitState(): DeploymentRecord["git"] {
-  const git = (...args: string[]) => execFileSync("git", args, { cwd: hre.config.paths.root, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+  const git = (...args: string[]) => execFileSync("git", args, { cwd: REPOSITORY_ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
   try {
     return { commit: git("rev-parse", "HEAD"), dirty: git("status", "--porcelain") !== "" };
   } catch {
@@ -116,9 +126,9 @@ function gitState(): DeploymentRecord["git"] {
 }
 
 async function buildRecord(deployer: string, params: DeployParams, build: Build, deployed: Deployed): Promise<DeploymentRecord> {
-  const { chainId } = await hre.ethers.provider.getNetwork();
+  const { chainId } = await ethers.provider.getNetwork();
   return {
-    network: hre.network.name,
+    network: networkName,
     chainId: Number(chainId),
     address: deployed.address,
     blockNumber: deployed.blockNumber,
@@ -141,23 +151,24 @@ async function buildRecord(deployer: string, params: DeployParams, build: Build,
 }
 
 async function main(): Promise<void> {
-  const [deployer] = await hre.ethers.getSigners();
-  if (!deployer) throw new UsageError(`Network "${hre.network.name}" has no account to deploy from`);
+  const [deployer] = await ethers.getSigners();
+  if (!deployer) throw new UsageError(`Network "${networkName}" has no account to deploy from`);
   const params = readParams(deployer.address);
   const adminSigner = await findAdminSigner(params);
   const build = await readBuild();
 
-  console.log(`Deploying TicketRegistry "${params.name}" (${params.symbol}) to ${hre.network.name} from ${deployer.address}`);
+  console.log(`Deploying TicketRegistry "${params.name}" (${params.symbol}) to ${networkName} from ${deployer.address}`);
   const deployed = await deployRegistry(deployer, params);
   console.log(`  deployed at ${deployed.address} in block ${deployed.blockNumber} (tx ${deployed.txHash})`);
   if (adminSigner) await grantOperators(deployed.registry, adminSigner, params.operators);
 
-  const file = writeDeployment(hre.config.paths.root, await buildRecord(deployer.address, params, build, deployed));
+  const file = writeDeployment(REPOSITORY_ROOT, await buildRecord(deployer.address, params, build, deployed));
   console.log(`  admin ${params.admin}, ${params.operators.length} operator(s), base URI "${params.baseURI}", contract URI "${params.contractURI}"`);
   console.log(`  recorded in ${file}`);
 }
 
-main().catch((error: unknown) => {
+// Awaited, so that `hardhat run` ends only after the deployment; a usage error prints its message alone.
+await main().catch((error: unknown) => {
   console.error(error instanceof UsageError ? error.message : error);
   process.exitCode = 1;
 });

@@ -1,121 +1,19 @@
 import { expect } from "chai";
-import { type ChildProcess, execFile, spawn } from "node:child_process";
 import * as fs from "node:fs";
-import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { Contract, JsonRpcProvider, Wallet, ZeroHash, getAddress, id } from "ethers";
 import hre from "hardhat";
+import type { SolidityBuildInfo } from "hardhat/types/solidity";
 
-const ROOT = hre.config.paths.root;
-const CONTRACT = "contracts/TicketRegistry.sol:TicketRegistry";
-const CHILD_TIMEOUT_MS = 90_000;
-/** Hardhat's command line, run with this Node directly: through npx, each of the dozen runs would start npm first. */
-const HARDHAT_CLI = require.resolve("hardhat/internal/cli/cli.js");
+import { childEnv, describeRun, expectSuccess, freePort, HardhatNode, runHardhat, type RunResult } from "./support/hardhat-cli.js";
 
-interface RunResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+const CONTRACT = "src/TicketRegistry.sol:TicketRegistry";
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** The caller's environment without anything that would redirect the children to another chain or key. */
-function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const name of Object.keys(env)) {
-    if (/^(REGISTRY_|HARDHAT_NETWORK$|DEPLOYER_PRIVATE_KEY$|DEPLOYMENTS_DIR$)/.test(name)) delete env[name];
-  }
-  return { ...env, ...extra };
-}
-
-function runHardhat(args: string[], env: NodeJS.ProcessEnv): Promise<RunResult> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [HARDHAT_CLI, ...args], { cwd: ROOT, env, timeout: CHILD_TIMEOUT_MS }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-function describeRun(result: RunResult): string {
-  return `exit ${result.code}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`;
-}
-
-function expectSuccess(result: RunResult): void {
-  expect(result.code, describeRun(result)).to.equal(0);
-}
-
-class HardhatNode {
-  private output = "";
-
-  private constructor(
-    private readonly child: ChildProcess,
-    readonly url: string,
-  ) {
-    child.stdout?.on("data", (chunk: Buffer) => (this.output += chunk.toString()));
-    child.stderr?.on("data", (chunk: Buffer) => (this.output += chunk.toString()));
-  }
-
-  static async start(port: number, env: NodeJS.ProcessEnv): Promise<HardhatNode> {
-    // Its own process group, so that stopping it also stops anything the node starts.
-    const child = spawn(process.execPath, [HARDHAT_CLI, "node", "--port", String(port)], {
-      cwd: ROOT,
-      env,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    const node = new HardhatNode(child, `http://127.0.0.1:${port}`);
-    await node.waitUntilAnswering(60_000);
-    return node;
-  }
-
-  private async waitUntilAnswering(timeoutMs: number): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      if (this.child.exitCode !== null) {
-        throw new Error(`hardhat node exited with ${this.child.exitCode}:\n${this.output}`);
-      }
-      if (await this.answersChainId()) return;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    await this.stop();
-    throw new Error(`hardhat node did not answer on ${this.url} within ${timeoutMs} ms:\n${this.output}`);
-  }
-
-  private async answersChainId(): Promise<boolean> {
-    try {
-      const response = await fetch(this.url, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }),
-      });
-      const body = (await response.json()) as { result?: string };
-      return typeof body.result === "string";
-    } catch {
-      return false;
-    }
-  }
-
-  async stop(): Promise<void> {
-    const { child } = this;
-    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
-    const exited = new Promise((resolve) => child.once("exit", resolve));
-    process.kill(-child.pid, "SIGTERM");
-    const timer = setTimeout(() => child.pid !== undefined && process.kill(-child.pid, "SIGKILL"), 5_000);
-    await exited;
-    clearTimeout(timer);
-  }
+async function readBuildInfo(contract: string): Promise<SolidityBuildInfo | undefined> {
+  const buildInfoId = await hre.artifacts.getBuildInfoId(contract);
+  const buildInfoPath = buildInfoId === undefined ? undefined : await hre.artifacts.getBuildInfoPath(buildInfoId);
+  return buildInfoPath === undefined ? undefined : (JSON.parse(fs.readFileSync(buildInfoPath, "utf8")) as SolidityBuildInfo);
 }
 
 describe("scripts/deploy.ts and the registry tasks against a Hardhat node", function () {
@@ -166,7 +64,7 @@ describe("scripts/deploy.ts and the registry tasks against a Hardhat node", func
   describe("deploy", function () {
     it("records every field of the deployment", async function () {
       const artifact = await hre.artifacts.readArtifact(CONTRACT);
-      const buildInfo = await hre.artifacts.getBuildInfo(CONTRACT);
+      const buildInfo = await readBuildInfo(CONTRACT);
 
       expect(Object.keys(record).sort()).to.deep.equal(
         [
@@ -202,7 +100,7 @@ describe("scripts/deploy.ts and the registry tasks against a Hardhat node", func
       expect(record.baseURI).to.equal(baseURI);
       expect(record.contractURI).to.equal(contractURI);
       // The configured compiler (hardhat.config.ts pins one), not a version copied into this test.
-      const [{ version: solcVersion }] = hre.config.solidity.compilers;
+      const [{ version: solcVersion }] = hre.config.solidity.profiles.default.compilers;
       expect(record.compilerVersion).to.match(new RegExp(`^${solcVersion.replaceAll(".", "\\.")}\\+commit\\.[0-9a-f]{8}$`));
       expect(record.compilerVersion).to.equal(buildInfo?.solcLongVersion);
       // What a verifier needs to rebuild the bytecode: the settings, and the build info with the exact sources.

@@ -2,14 +2,21 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { getAddress } from "ethers";
 
-// Loaded by hardhat.config.ts through the tasks: importing "hardhat" here would load the config again.
+// Loaded by the contract workspace's deploy script and tasks (ESM, through Hardhat's TypeScript loader) as
+// well as by the service's tooling: plain Node and ethers only, nothing of Hardhat.
+
+/**
+ * The repository's root, where `deployments/` is: the deploy script and the tasks run in contracts/, but
+ * operators and the service read the records here, and a relative DEPLOYMENTS_DIR is taken from here.
+ */
+export const REPOSITORY_ROOT = path.resolve(__dirname, "..", "..");
 
 /** A failure the user can fix from its message alone, so it is reported without a stack trace. */
 export class UsageError extends Error {
   override name = "UsageError";
 }
 
-/** What `scripts/deploy.ts` records about one deployment, one file per network. */
+/** What `contracts/scripts/deploy.ts` records about one deployment, one file per network. */
 export interface DeploymentRecord {
   network: string;
   chainId: number;
@@ -26,9 +33,9 @@ export interface DeploymentRecord {
   compilerVersion: string;
   /** The solc settings the bytecode was compiled with (optimizer, EVM version, viaIR...): what a verifier must use. */
   compilerSettings: Record<string, unknown>;
-  /** The Hardhat build info holding the exact sources and settings: artifacts/build-info/<id>.json. */
+  /** The Hardhat build info holding the exact sources and settings: contracts/artifacts/build-info/<id>.json. */
   buildInfoId: string;
-  /** `contracts/TicketRegistry.sol:TicketRegistry`: the fully qualified name a verifier asks for. */
+  /** `src/TicketRegistry.sol:TicketRegistry`: the fully qualified name a verifier asks for. */
   contract: string;
   /** The commit of the sources deployed, and whether the working tree had changes (null outside a git checkout). */
   git: { commit: string; dirty: boolean } | null;

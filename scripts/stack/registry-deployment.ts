@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { runHardhat } from "./hardhat";
 
 /**
- * Deploys the registry with scripts/deploy.ts (as ops deploy it) on the node at `rpcUrl`, the
+ * Deploys the registry with contracts/scripts/deploy.ts (as ops deploy it) on the node at `rpcUrl`, the
  * `operators` granted, its tokenURI and contractURI at the service's `publicBaseUrl` when given; its
  * address.
  */
@@ -16,7 +16,7 @@ export async function deployRegistry(rpcUrl: string, operators: string[], public
       env: {
         ...process.env,
         LOCALHOST_RPC_URL: rpcUrl,
-        // scripts/deploy.ts takes REGISTRY_OPERATORS as a comma-separated list.
+        // The deploy script takes REGISTRY_OPERATORS as a comma-separated list.
         REGISTRY_OPERATORS: operators.join(","),
         DEPLOYMENTS_DIR: deployments,
         ...(publicBaseUrl ? { PUBLIC_BASE_URL: publicBaseUrl } : {}),

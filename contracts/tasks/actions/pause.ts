@@ -1,0 +1,13 @@
+import { confirm, connectRegistry, reportingUsageErrors, requireAdmin } from "./registry.js";
+
+export default reportingUsageErrors(async ({ registry: registryArg }: { registry?: string }, hre) => {
+  const connected = await connectRegistry(hre, registryArg);
+  const { registry, address } = connected;
+  if (await registry.paused()) {
+    console.log(`Registry ${address} is already paused; nothing sent`);
+    return;
+  }
+  await requireAdmin(connected);
+  const result = await confirm(await registry.pause());
+  console.log(`Paused registry ${address} (${result})`);
+});
