@@ -4,7 +4,7 @@ import { randomInt, randomUUID } from "node:crypto";
  * A generator of time-ordered UUIDs (RFC 9562 version 7) reading `clock`, with its own ordering
  * state: ids it gave out never sort after later ones, even when the clock steps back.
  */
-export function uuidv7Generator(clock: () => number = Date.now): () => string {
+export function uuidv7Generator(clock: () => number = () => Date.now()): () => string {
   let lastMs = 0;
   let counter = 0;
   return () => {

@@ -1,6 +1,6 @@
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 
-import { uuidv7 } from "../../../common/uuid-v7";
+import { uuidv7Generator } from "../../../common/uuid-v7";
 import { loadConfig } from "../../../config/app-config";
 import { fundsChanges, fundsNeeded, type SignerFunds } from "./signer-funds";
 import { uuidv7Floor } from "./signer-usage.store";
@@ -49,19 +49,17 @@ describe("fundsChanges", () => {
 });
 
 describe("uuidv7Floor", () => {
-  afterEach(() => {
-    vi.useRealTimers();
-  });
-
   it("sorts before every UUIDv7 made at or after its millisecond and after those made before", () => {
-    // Ahead of any id made so far: uuidv7 never goes back in time.
-    const ms = Date.now() + 60_000;
-    vi.useFakeTimers({ now: ms - 1 });
-    const before = uuidv7();
-    vi.setSystemTime(ms);
-    const at = uuidv7();
-    vi.setSystemTime(ms + 1);
-    const after = uuidv7();
+    // A generator of its own, on a clock of its own: the shared one never goes back in time, and a
+    // fake clock ahead of the real one would leave it there for the specs after this one.
+    const ms = 2_000_000_000_000;
+    let now = ms - 1;
+    const next = uuidv7Generator(() => now);
+    const before = next();
+    now = ms;
+    const at = next();
+    now = ms + 1;
+    const after = next();
     const floor = uuidv7Floor(ms);
     expect([after, at, floor, before].sort()).toEqual([before, floor, at, after]);
     expect(floor).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7000-8000-000000000000$/);
