@@ -133,4 +133,15 @@ describe("BatchSender", () => {
     expect(sent).toEqual([0n, 1n]);
     expect(await sut.hasRoom(sending)).toBe(false);
   });
+
+  it("leaves a held batch signed when the process stops, instead of holding the stop", async () => {
+    const { sut, sending, sent } = nodeWithBlocks(10_000_000n, 15_000_000n);
+    sut.poolHold = { pollMs: 5, maxMs: 60_000 };
+    for (let i = 0; i < 3; i++) await sut.send(sending, PLAN);
+    await until(() => sent.length === 2);
+
+    sut.beforeApplicationShutdown();
+    await sut.settled(sending);
+    expect(sent).toEqual([0n, 1n]);
+  });
 });

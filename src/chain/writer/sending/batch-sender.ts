@@ -1,4 +1,4 @@
-import { Injectable } from "@nestjs/common";
+import { type BeforeApplicationShutdown, Injectable } from "@nestjs/common";
 import type { JsonRpcProvider } from "ethers";
 
 import type { AppConfig } from "../../../config/app-config";
@@ -51,11 +51,11 @@ export interface PoolHold {
  * watcher sends again only seconds later. Gas limits are estimates above the gas used, so the
  * last transaction let through may or may not fit the next block; none follows it in the pool.
  * Held, the batch is signed and committed already and goes out as soon as a block is mined. Held
- * longer than `poolHold.maxMs` (a chain that mines nothing), the flush stops sending: the batch
- * stays signed, and the next flush, or the watcher, sends it (see UnsentNonces).
+ * longer than `poolHold.maxMs` (a chain that mines nothing), or when the process stops, the flush
+ * stops sending: the batch stays signed, and the next flush, or the watcher, sends it (see UnsentNonces).
  */
 @Injectable()
-export class BatchSender {
+export class BatchSender implements BeforeApplicationShutdown {
   constructor(
     private readonly store: SendingStore,
     private readonly chain: ChainClient,
@@ -67,6 +67,12 @@ export class BatchSender {
 
   /** Overridden by tests only. */
   poolHold: PoolHold = { pollMs: 100, maxMs: 10_000 };
+  /** Set at shutdown: a held batch is left signed for the next start instead of keeping the flush (and the stop) waiting. */
+  private stopping = false;
+
+  beforeApplicationShutdown(): void {
+    this.stopping = true;
+  }
 
   start(provider: JsonRpcProvider, wallet: ChainSigner, chainId: bigint, fees: Fees, blockGasLimit: bigint): FlushSending {
     return { wallet, provider, chainId, fees, blockGasLimit, previous: Promise.resolve(), refused: false, ordered: false, failure: undefined };
@@ -130,7 +136,7 @@ export class BatchSender {
     const heldUntil = Date.now() + this.poolHold.maxMs;
     for (;;) {
       if (await this.transactions.poolHasRoom(sending.provider, sending.wallet.address, sending.blockGasLimit)) return true;
-      if (Date.now() >= heldUntil) return false;
+      if (this.stopping || Date.now() >= heldUntil) return false;
       await new Promise((resolve) => setTimeout(resolve, this.poolHold.pollMs));
     }
   }
