@@ -1,9 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
 
+import type { JsonRpcProvider } from "ethers";
 import { Client } from "pg";
 
 import { CHAIN_NODE_KINDS, type ChainNodeKind } from "../scripts/stack/chain-node";
+import { loadConfig } from "../src/config/app-config";
 import { generateTestTls, writeTestTls } from "../scripts/stack/local-tls";
 import { startBenchServer } from "./bench-server";
 import { startCallbackSink } from "./callback-sink";
@@ -27,6 +29,8 @@ const PER_REQUEST = 5_000;
 const TARGET_TICKETS_PER_SECOND = 1_000;
 /** The goal: end to end at least 0.8 of the node's own capacity for the same batches. */
 const CAPACITY_RATIO_GOAL = 0.8;
+/** The goal of the writer's share of each block's gas while a backlog waits (Anvil): this much of the configured block share. */
+const BLOCK_FILL_GOAL = 0.8;
 /** Far beyond any healthy run: a stalled pipeline fails the benchmark instead of hanging it. */
 const DEADLINE_MS = 600_000;
 
@@ -93,6 +97,7 @@ async function runOnNode(node: ChainNodeKind): Promise<Figure> {
     const started = performance.now();
     for (let offset = 0; offset < TICKETS; offset += PER_REQUEST) await post("/stream", soldActions(eventId, offset, PER_REQUEST));
     const accepted = performance.now();
+    const blockAtAccepted = await chain.provider.getBlockNumber();
     await waitForConfirmed(db, TICKETS + 1);
     const confirmed = performance.now();
     await waitForDelivered(db, TICKETS + 1);
@@ -113,6 +118,7 @@ async function runOnNode(node: ChainNodeKind): Promise<Figure> {
     ]);
     console.log("Batches the writer sent (sales only):");
     console.table(await batches(db, Date.now() - (performance.now() - started)));
+    if (node === "anvil") await printBlockFill(db, chain.provider, blockAtAccepted);
     const onChain = await chain.registry.eventRecord(1n);
     console.log(`On chain: ${onChain.ticketsSold} tickets sold in event 1 (expected ${TICKETS})`);
     if (onChain.ticketsSold !== BigInt(TICKETS)) throw new Error(`the registry counts ${onChain.ticketsSold} tickets sold, not ${TICKETS}`);
@@ -181,8 +187,17 @@ async function waitForDelivered(db: Client, count: number): Promise<void> {
 }
 
 async function batches(db: Client, startedAtMs: number) {
-  const { rows } = await db.query<{ nonce: string; item_count: number; gas_used: string; created_at: Date; updated_at: Date }>(
-    `SELECT nonce, item_count, gas_used, created_at, updated_at FROM chain_transactions WHERE status = 'confirmed' AND item_count > 1 ORDER BY nonce`,
+  const { rows } = await db.query<{
+    nonce: string;
+    item_count: number;
+    gas_used: string;
+    block_number: string;
+    created_at: Date;
+    broadcast_at: Date | null;
+    updated_at: Date;
+  }>(
+    `SELECT nonce, item_count, gas_used, block_number, created_at, broadcast_at, updated_at FROM chain_transactions
+      WHERE status = 'confirmed' AND item_count > 1 ORDER BY nonce`,
   );
   const at = (date: Date) => ((date.getTime() - startedAtMs) / 1000).toFixed(2);
   return rows.map((row) => ({
@@ -190,9 +205,53 @@ async function batches(db: Client, startedAtMs: number) {
     tickets: row.item_count,
     "gas used": Number(row.gas_used),
     "gas per ticket": Math.round(Number(row.gas_used) / row.item_count),
+    block: Number(row.block_number),
     "signed at s": at(row.created_at),
+    "sent at s": row.broadcast_at ? at(row.broadcast_at) : "",
     "confirmed at s": at(row.updated_at),
   }));
+}
+
+/**
+ * The writer's share of each block's gas while a backlog waited: the blocks mined after every sale
+ * was accepted, up to the one before the last block that carried sales (sales were still waiting
+ * for each of them), a block that carried none counting as 0. Its goal is BLOCK_FILL_GOAL of the
+ * share the configuration allows a batch (BLOCK_GAS_SHARE_PERCENT), the same for the mean.
+ */
+async function printBlockFill(db: Client, provider: JsonRpcProvider, blockAtAccepted: number): Promise<void> {
+  const { rows } = await db.query<{ block_number: string; gas: string; batches: number }>(
+    `SELECT block_number, sum(gas_used)::text AS gas, count(*)::int AS batches FROM chain_transactions
+      WHERE status = 'confirmed' AND item_count > 1 GROUP BY block_number ORDER BY block_number`,
+  );
+  const byBlock = new Map(rows.map((row) => [Number(row.block_number), { gas: BigInt(row.gas), batches: row.batches }]));
+  const last = Math.max(...byBlock.keys());
+  const share = loadConfig({ BLOCK_GAS_SHARE_PERCENT: process.env.BLOCK_GAS_SHARE_PERCENT }).chain.writer.blockGasShare;
+  const goal = BLOCK_FILL_GOAL * share;
+  const blocks = [];
+  for (let number = blockAtAccepted + 1; number < last; number++) {
+    const block = await provider.getBlock(number);
+    if (!block) continue;
+    const writer = byBlock.get(number) ?? { gas: 0n, batches: 0 };
+    blocks.push({
+      block: number,
+      batches: writer.batches,
+      "writer's gas": Number(writer.gas),
+      "block gas limit": Number(block.gasLimit),
+      fill: Number(writer.gas) / Number(block.gasLimit),
+    });
+  }
+  console.log(`The writer's share of each block's gas while sales waited (blocks after the last acceptance, before the last block with sales):`);
+  if (blocks.length === 0) {
+    console.log("  none: every sale was mined within a block of its acceptance");
+    return;
+  }
+  console.table(
+    blocks.map((row) => ({ ...row, fill: `${(row.fill * 100).toFixed(1)}%`, goal: `≥ ${(goal * 100).toFixed(0)}%`, met: row.fill >= goal ? "yes" : "NO" })),
+  );
+  const mean = blocks.reduce((sum, row) => sum + row.fill, 0) / blocks.length;
+  console.log(
+    `  mean ${(mean * 100).toFixed(1)}% of the block's gas (goal ≥ ${BLOCK_FILL_GOAL} of the configured block share of ${share * 100}%: ≥ ${(goal * 100).toFixed(0)}%): ${mean >= goal ? "met" : "NOT met"}`,
+  );
 }
 
 const USAGE = "options: --node hardhat|anvil (default: both, one after the other)";

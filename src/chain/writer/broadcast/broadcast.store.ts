@@ -38,6 +38,20 @@ export class BroadcastStore {
     return rows.length > 0;
   }
 
+  /**
+   * The gas limits of the signer's nonces from `fromNonce` on that went out (broadcast, or seen
+   * mined at a block the node may since have dropped): what the node holds for it in its pool when
+   * `fromNonce` is its count of the signer's mined transactions. A nonce counts once (its largest attempt).
+   */
+  async gasSentFrom(signer: string, fromNonce: bigint): Promise<bigint> {
+    const [row] = await this.dataSource.query<{ gas: string | null }[]>(
+      `SELECT sum(gas)::text AS gas FROM (
+         SELECT max(gas_limit) AS gas FROM chain_transactions WHERE signer = $1 AND nonce >= $2 AND status IN ('broadcast', 'mined') GROUP BY nonce) sent`,
+      [signer, fromNonce.toString()],
+    );
+    return BigInt(row.gas ?? 0);
+  }
+
   async markBroadcast(id: string): Promise<void> {
     await this.dataSource.query(
       `UPDATE chain_transactions SET status = 'broadcast', broadcast_at = now(), updated_at = now() WHERE id = $1 AND status = 'signed'`,

@@ -26,6 +26,15 @@ export class TransactionSender {
     return this.order.mayBroadcast(provider, tx);
   }
 
+  /**
+   * Whether the signer's transactions sent and not yet mined (by the node's count of its mined
+   * ones) hold less than `blockGasLimit` gas: room for another in the node's pool (see BatchSender).
+   */
+  async poolHasRoom(provider: JsonRpcProvider, signer: string, blockGasLimit: bigint): Promise<boolean> {
+    const mined = BigInt(await provider.getTransactionCount(signer, "latest"));
+    return (await this.store.gasSentFrom(signer, mined)) < blockGasLimit;
+  }
+
   /** Sends the bytes (see broadcastRaw); an attempt the node accepted is marked broadcast. */
   async send(provider: JsonRpcProvider, tx: SignedTransaction): Promise<BroadcastResult> {
     const result = await broadcastRaw(provider, tx, this.logger, this.observer);

@@ -8,6 +8,7 @@ import { confirmedThrough } from "../../confirmed-block";
 import type { OpenTransaction } from "../signed-transaction";
 import { logClosed } from "../transaction-log";
 import { WriterMetrics } from "../writer-metrics";
+import { BlockHashes } from "./block-hashes";
 import { type MinedReceipt, readBatchOutcome } from "./mined-receipt";
 import { ReceiptsStore } from "./receipts.store";
 import { TransactionFinalizer } from "./transaction-finalizer";
@@ -35,14 +36,19 @@ export class Confirmations {
   }
 
   /** True when the attempt was finalized now; false while its block is not deep enough, or no longer canonical. */
-  async onMined(provider: JsonRpcProvider, attempt: OpenTransaction, receipt: MinedReceipt, confirmedThrough: number): Promise<boolean> {
+  async onMined(
+    provider: JsonRpcProvider,
+    attempt: OpenTransaction,
+    receipt: MinedReceipt,
+    confirmedThrough: number,
+    blocks: BlockHashes = new BlockHashes(provider),
+  ): Promise<boolean> {
     if (receipt.blockNumber > confirmedThrough) {
       if (attempt.status !== "mined") await this.store.markMined(attempt.id, receipt.blockNumber, receipt.blockHash);
       return false;
     }
     // Deep enough (or finalized): finalize only if the block is still the canonical one at that height.
-    const block = await provider.getBlock(receipt.blockNumber);
-    if (block?.hash !== receipt.blockHash) return false;
+    if ((await blocks.at(receipt.blockNumber)) !== receipt.blockHash) return false;
     const outcome = receipt.status === 1 ? readBatchOutcome(this.chain.registry, this.chain.registryAddress, receipt) : null;
     const closed = await this.finalizer.finalize(attempt, receipt, outcome, await this.chain.chainId(), this.chain.registryAddress);
     if (closed) {

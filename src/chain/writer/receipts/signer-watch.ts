@@ -8,7 +8,8 @@ import type { OpenTransaction } from "../signed-transaction";
 import type { SignerSlot } from "../signer-slot";
 import { Confirmations } from "./confirmations";
 import { LostTransactions } from "./lost-transactions";
-import { fetchReceipt } from "./mined-receipt";
+import { BlockHashes } from "./block-hashes";
+import { fetchReceipt, type MinedReceipt } from "./mined-receipt";
 import { UnminedNonces } from "./unmined-nonces";
 
 type NonceState = "finalized" | "mined" | "unmined" | "taken";
@@ -39,13 +40,20 @@ export class SignerWatch {
     }
     await this.lost.resend(provider, slot.wallet, open[0].nonce);
     const confirmedThrough = await this.confirmations.confirmedThrough(provider);
+    // Every open attempt's receipt is asked for at once: the node answers the later ones while the
+    // earlier nonces are finalized in the database, in nonce order. A pass that stops early leaves
+    // some unread; their failures must not end the process.
+    const receipts = new Map(open.map((attempt) => [attempt.hash, fetchReceipt(provider, attempt.hash)]));
+    for (const receipt of receipts.values()) receipt.catch(() => undefined);
+    // Several batches are mined in one block: its hash is read once a pass.
+    const blocks = new BlockHashes(provider);
     // The signer's transactions counted at the confirmed depth: a nonce below it is used, by us or another.
     let confirmedCount: Promise<number> | undefined;
     const countConfirmed = () => (confirmedCount ??= provider.getTransactionCount(signer, confirmedThrough));
     let finalized = false;
     let oldestUnmined: OpenTransaction[] | undefined;
     for (const attempts of groupByNonce(open)) {
-      const state = await this.watchNonce(provider, slot, attempts, confirmedThrough, countConfirmed);
+      const state = await this.watchNonce(provider, slot, attempts, { confirmedThrough, countConfirmed, receipts, blocks });
       // Given up as taken, with the later nonces the node did not hold: what this pass read of them is stale.
       if (state === "taken") break;
       finalized = state === "finalized" || finalized;
@@ -56,20 +64,24 @@ export class SignerWatch {
   }
 
   /** Where the nonce stands after this look: finalized now, mined (not yet deep enough), unmined, or given up as taken by another transaction. */
-  private async watchNonce(
-    provider: JsonRpcProvider,
-    slot: SignerSlot,
-    attempts: OpenTransaction[],
-    confirmedThrough: number,
-    countConfirmed: () => Promise<number>,
-  ): Promise<NonceState> {
-    const receipts = await Promise.all(attempts.map((attempt) => fetchReceipt(provider, attempt.hash)));
+  private async watchNonce(provider: JsonRpcProvider, slot: SignerSlot, attempts: OpenTransaction[], pass: PassReads): Promise<NonceState> {
+    const receipts = await Promise.all(attempts.map((attempt) => pass.receipts.get(attempt.hash) ?? fetchReceipt(provider, attempt.hash)));
     const minedAt = receipts.findIndex((receipt) => receipt !== null);
-    if (minedAt < 0) return this.unmined.look(provider, slot, attempts, countConfirmed);
+    if (minedAt < 0) return this.unmined.look(provider, slot, attempts, pass.countConfirmed);
     this.unmined.forget(attempts);
     const receipt = receipts[minedAt];
-    return receipt && (await this.confirmations.onMined(provider, attempts[minedAt], receipt, confirmedThrough)) ? "finalized" : "mined";
+    return receipt && (await this.confirmations.onMined(provider, attempts[minedAt], receipt, pass.confirmedThrough, pass.blocks)) ? "finalized" : "mined";
   }
+}
+
+/** What one pass reads of the node once for all its nonces. */
+interface PassReads {
+  confirmedThrough: number;
+  /** The signer's transactions counted at the confirmed depth, read when first needed. */
+  countConfirmed: () => Promise<number>;
+  /** Each open attempt's receipt (null: not mined), asked for when the pass began. */
+  receipts: Map<string, Promise<MinedReceipt | null>>;
+  blocks: BlockHashes;
 }
 
 function groupByNonce(transactions: OpenTransaction[]): OpenTransaction[][] {

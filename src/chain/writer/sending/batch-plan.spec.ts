@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 
 import { encodedItemBytes } from "../../../registry";
-import { planBatch as sut, TRANSACTION_OVERHEAD_BYTES } from "./batch-plan";
+import { planBatch as sut, TRANSACTION_OVERHEAD_BYTES, type UnencodableItem } from "./batch-plan";
 import { BATCH_BASE_GAS } from "./item-gas";
 import { EVENT_SWITCH_GAS, SIGNAL_GAS } from "./metadata-signals";
 import type { PendingAction } from "./pending-action";
@@ -53,6 +53,32 @@ const largestEvent = (seq: number): PendingAction => ({
 });
 
 describe("planBatch", () => {
+  it("leaves out an item the codec refuses, in the middle of the batch, and plans the rest in order from the bytes it encoded once", () => {
+    // A token id wider than 16 bytes: the codec refuses it.
+    const refused = sale(2, 1n << 130n);
+    const waiting = [sale(1, 1n), refused, sale(3, 3n), sale(4, 4n)];
+    const unencodable: UnencodableItem[] = [];
+
+    const plan = sut(waiting, gasOnly(1_000_000), unencodable);
+
+    expect(plan.actions.map((a) => a.id)).toEqual(["s1", "s3", "s4"]);
+    expect(plan.full).toBe(false);
+    expect(unencodable.map(({ action }) => action.id)).toEqual(["s2"]);
+    expect(unencodable[0].reason).toMatch(/does not fit in 16 bytes/);
+    expect(plan.actions.every((action) => action.encoded?.length === 2 + 2 * encodedItemBytes(action.item))).toBe(true);
+  });
+
+  it("encodes only the actions it reaches: those after a full batch wait unencoded for a later read", () => {
+    const waiting = [sale(1, 1n), sale(2, 2n), sale(3, 3n)];
+    const oneSale = sut([sale(9, 9n)], gasOnly(10_000_000)).gasLimit;
+
+    const plan = sut(waiting, gasOnly(oneSale));
+
+    expect(plan.actions.map((a) => a.id)).toEqual(["s1"]);
+    expect(plan.full).toBe(true);
+    expect(waiting[2].encoded).toBeUndefined();
+  });
+
   it("takes everything that fits, with the base cost in the gas limit", () => {
     const plan = sut([scan(1), scan(2)], gasOnly(1_000_000));
     expect(plan.actions.map((a) => a.id)).toEqual(["a1", "a2"]);

@@ -1,7 +1,6 @@
-import { encodedItemBytes } from "../../../registry";
 import { BATCH_BASE_GAS, itemGas, storageGas } from "./item-gas";
 import { MetadataSignals } from "./metadata-signals";
-import type { PendingAction } from "./pending-action";
+import { encodedItemOf, type PendingAction } from "./pending-action";
 
 /**
  * Bytes of a signed `execute(bytes)` transaction besides its items: the EIP-1559 envelope with its
@@ -31,23 +30,38 @@ export interface BatchPlan {
   tooLarge?: { action: PendingAction; reason: string };
 }
 
+/** An action the registry's codec refuses: it can never be sent. */
+export interface UnencodableItem {
+  action: PendingAction;
+  reason: string;
+}
+
 /**
  * The longest prefix of `waiting` (acceptance order is never broken) whose estimated gas fits the
- * gas budget and whose signed transaction fits the byte limit.
+ * gas budget and whose signed transaction fits the byte limit. Actions the codec refuses are left
+ * out of it and added to `unencodable` (they fail on their own); only the actions the plan reaches
+ * are encoded.
  */
-export function planBatch(waiting: readonly PendingAction[], limits: BatchLimits): BatchPlan {
+export function planBatch(waiting: readonly PendingAction[], limits: BatchLimits, unencodable: UnencodableItem[] = []): BatchPlan {
   let gas = BATCH_BASE_GAS;
   let bytes = TRANSACTION_OVERHEAD_BYTES;
   const actions: PendingAction[] = [];
   const touched = new Set<string>();
   const signals = new MetadataSignals();
   for (const action of waiting) {
+    let encoded: string;
+    try {
+      encoded = encodedItemOf(action);
+    } catch (error) {
+      unencodable.push({ action, reason: (error as Error).message });
+      continue;
+    }
     const storage = storageGas(action.item, touched);
-    const size = encodedItemBytes(action.item);
+    const size = (encoded.length - 2) / 2;
     const cost = itemGas(action.item) + storage.gas + signals.gasOf(action.item) + size * (limits.calldataGasPerByte ?? 0);
     if (gas + cost > limits.gas || bytes + size > limits.bytes) {
       if (actions.length === 0) return { actions, gasLimit: 0, full: true, tooLarge: { action, reason: tooLargeReason(gas + cost, bytes + size, limits) } };
-      break;
+      return { actions, gasLimit: gas, full: true };
     }
     gas += cost;
     bytes += size;
@@ -55,7 +69,7 @@ export function planBatch(waiting: readonly PendingAction[], limits: BatchLimits
     signals.take(action.item);
     actions.push(action);
   }
-  return { actions, gasLimit: gas, full: actions.length < waiting.length };
+  return { actions, gasLimit: gas, full: false };
 }
 
 function tooLargeReason(gas: number, bytes: number, limits: BatchLimits): string {

@@ -3,12 +3,10 @@ import type { JsonRpcProvider } from "ethers";
 
 import type { AppConfig } from "../../../config/app-config";
 import { InjectConfig } from "../../../config/config.module";
-import { encodeItem } from "../../../registry";
 import { LearnedLimits } from "../refusals/learned-limits";
 import type { SignerSlot } from "../signer-slot";
-import { type BatchLimits, type BatchPlan, planBatch } from "./batch-plan";
-import type { PendingAction } from "./pending-action";
-import { type UnencodableAction, SendingStore } from "./sending.store";
+import { type BatchLimits, type BatchPlan, planBatch, type UnencodableItem } from "./batch-plan";
+import { SendingStore } from "./sending.store";
 import { UnsendableActions } from "./unsendable-actions";
 
 /** How many waiting actions one look at the ledger reads: more than any batch can carry. */
@@ -18,6 +16,8 @@ const READ_LIMIT = 5_000;
 export interface FlushLimits {
   learned: BatchLimits;
   configured: BatchLimits;
+  /** The latest block's gas limit (unbounded when the node has no block to tell it). */
+  blockGasLimit: bigint;
 }
 
 /**
@@ -37,10 +37,15 @@ export class BatchReader {
 
   /** The limits of this flush: the configured ones, and the signer's as its node taught them. */
   async limitsOf(provider: JsonRpcProvider, signer: string): Promise<FlushLimits> {
-    const configured = { gas: await this.gasBudget(provider), bytes: this.config.chain.writer.txMaxBytes };
+    const block = await provider.getBlock("latest");
+    const configured = { gas: this.gasBudget(block?.gasLimit), bytes: this.config.chain.writer.txMaxBytes };
     const learned = this.learned.of(signer, configured);
     // A calldata price the node taught holds even for an item that goes alone.
-    return { learned, configured: { ...configured, calldataGasPerByte: learned.calldataGasPerByte } };
+    return {
+      learned,
+      configured: { ...configured, calldataGasPerByte: learned.calldataGasPerByte },
+      blockGasLimit: block?.gasLimit ?? BigInt(Number.MAX_SAFE_INTEGER),
+    };
   }
 
   /** The next batch of this shard, or null when nothing waits. Waits up to BATCH_MAX_WAIT_MS for a batch to fill. */
@@ -58,9 +63,13 @@ export class BatchReader {
   private async read(slot: SignerSlot, limits: FlushLimits): Promise<BatchPlan | null> {
     for (;;) {
       const waiting = await this.store.waitingActions(slot.shardCount, slot.shard, READ_LIMIT);
-      const encodable = await this.withoutUnencodable(waiting);
-      if (encodable.length === 0) return null;
-      const plan = planBatch(encodable, limits.learned);
+      if (waiting.length === 0) return null;
+      // An item the codec refuses can never be sent: it fails at once instead of blocking its shard.
+      const unencodable: UnencodableItem[] = [];
+      const plan = planBatch(waiting, limits.learned, unencodable);
+      await this.unsendable.fail(unencodable.map(({ action, reason }) => ({ id: action.id, reason })));
+      // Every action read was refused by the codec: read again.
+      if (plan.actions.length === 0 && !plan.tooLarge) continue;
       if (!plan.tooLarge) return plan;
       // Too large only for what a node taught (see LearnedLimits): it goes alone, and the node decides.
       const alone = planBatch([plan.tooLarge.action], limits.configured);
@@ -71,26 +80,9 @@ export class BatchReader {
     }
   }
 
-  /** An item the codec refuses can never be sent: it fails at once instead of blocking its shard. */
-  private async withoutUnencodable(actions: PendingAction[]): Promise<PendingAction[]> {
-    const refused: UnencodableAction[] = [];
-    const kept = actions.filter((action) => {
-      try {
-        encodeItem(action.item);
-        return true;
-      } catch (error) {
-        refused.push({ id: action.id, reason: (error as Error).message });
-        return false;
-      }
-    });
-    await this.unsendable.fail(refused);
-    return kept;
-  }
-
   /** The chain's per-transaction cap, and a share of the block so other traffic still fits. */
-  private async gasBudget(provider: JsonRpcProvider): Promise<number> {
-    const block = await provider.getBlock("latest");
-    const blockShare = block ? Number(block.gasLimit) * this.config.chain.writer.blockGasShare : Number.POSITIVE_INFINITY;
+  private gasBudget(blockGasLimit: bigint | undefined): number {
+    const blockShare = blockGasLimit !== undefined ? Number(blockGasLimit) * this.config.chain.writer.blockGasShare : Number.POSITIVE_INFINITY;
     return Math.floor(Math.min(this.config.chain.writer.txGasCap, blockShare));
   }
 }

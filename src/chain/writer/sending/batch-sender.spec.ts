@@ -44,9 +44,41 @@ function failingOrderCheck() {
     send: async (_: JsonRpcProvider, tx: SignedTransaction) => (sent.push(tx.nonce), { accepted: true, refusal: null }),
   } as unknown as TransactionSender;
   const sut = new BatchSender(store, chain, transactions, new RetryBackOff(config), new CrashPoints(config), config);
-  const sending = sut.start({} as JsonRpcProvider, { address: SIGNER } as ChainSigner, 31337n, FEES);
+  const sending = sut.start({} as JsonRpcProvider, { address: SIGNER } as ChainSigner, 31337n, FEES, 30_000_000n);
   return { sut, sending, sent };
 }
+
+/**
+ * A node that mines a block when told, and a ledger of what was sent: each batch has `gasLimit`
+ * gas, the block `blockGasLimit`. `sent` records the nonces that reached the node, in order.
+ */
+function nodeWithBlocks(gasLimit: bigint, blockGasLimit: bigint) {
+  const config = loadConfig({});
+  let nonce = 0n;
+  let minedCount = 0n;
+  const sent: bigint[] = [];
+  const store = {
+    commitNewTransaction: async () => ({ ...committed(nonce++), gasLimit }),
+    countNoncesInFlight: async () => sent.length - Number(minedCount),
+  } as unknown as SendingStore;
+  const transactions = {
+    inOrder: async () => true,
+    // The gas of what was sent and not yet mined, against the block's.
+    poolHasRoom: async () => gasLimit * BigInt(sent.filter((n) => n >= minedCount).length) < blockGasLimit,
+    send: async (_: JsonRpcProvider, tx: SignedTransaction) => (sent.push(tx.nonce), { accepted: true, refusal: null }),
+  } as unknown as TransactionSender;
+  const chain = { registryAddress: "0x5FbDB2315678afecb367f032d93F642f64180aa3" } as unknown as ChainClient;
+  const sut = new BatchSender(store, chain, transactions, new RetryBackOff(config), new CrashPoints(config), config);
+  sut.poolHold = { pollMs: 5, maxMs: 200 };
+  const sending = sut.start({} as JsonRpcProvider, { address: SIGNER } as ChainSigner, 31337n, FEES, blockGasLimit);
+  /** The node mines everything sent so far. */
+  const mine = () => (minedCount = BigInt(sent.length));
+  return { sut, sending, sent, mine };
+}
+
+const until = async (condition: () => boolean) => {
+  for (let i = 0; i < 200 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+};
 
 const unhandled: unknown[] = [];
 const recordUnhandled = (reason: unknown) => unhandled.push(reason);
@@ -78,5 +110,38 @@ describe("BatchSender", () => {
 
     await expect(sut.settled(sending)).rejects.toThrow("provider destroyed");
     expect(sent).toEqual([]);
+  });
+
+  it("sends no more than a block's gas while the node has not mined, then the rest once it has, in nonce order", async () => {
+    // Three batches of 10M gas sent: not yet a 25M block's worth, so a fourth waits, signed and committed, for the next block.
+    const { sut, sending, sent, mine } = nodeWithBlocks(10_000_000n, 25_000_000n);
+    for (let i = 0; i < 5; i++) await sut.send(sending, PLAN);
+    await until(() => sent.length === 3);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(sent).toEqual([0n, 1n, 2n]);
+
+    mine();
+    await sut.settled(sending);
+    expect(sent).toEqual([0n, 1n, 2n, 3n, 4n]);
+  });
+
+  it("stops sending when no block comes within the hold: the batch stays signed for the next flush, nothing after it goes out", async () => {
+    const { sut, sending, sent } = nodeWithBlocks(10_000_000n, 15_000_000n);
+    for (let i = 0; i < 4; i++) await sut.send(sending, PLAN);
+
+    await sut.settled(sending);
+    expect(sent).toEqual([0n, 1n]);
+    expect(await sut.hasRoom(sending)).toBe(false);
+  });
+
+  it("leaves a held batch signed when the process stops, instead of holding the stop", async () => {
+    const { sut, sending, sent } = nodeWithBlocks(10_000_000n, 15_000_000n);
+    sut.poolHold = { pollMs: 5, maxMs: 60_000 };
+    for (let i = 0; i < 3; i++) await sut.send(sending, PLAN);
+    await until(() => sent.length === 2);
+
+    sut.beforeApplicationShutdown();
+    await sut.settled(sending);
+    expect(sent).toEqual([0n, 1n]);
   });
 });

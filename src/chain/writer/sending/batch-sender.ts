@@ -1,9 +1,8 @@
-import { Injectable } from "@nestjs/common";
+import { type BeforeApplicationShutdown, Injectable } from "@nestjs/common";
 import type { JsonRpcProvider } from "ethers";
 
 import type { AppConfig } from "../../../config/app-config";
 import { InjectConfig } from "../../../config/config.module";
-import { encodeItem } from "../../../registry";
 import { ChainClient } from "../../chain-client";
 import type { ChainSigner } from "../../signers";
 import { RetryBackOff } from "../broadcast/retry-back-off";
@@ -13,6 +12,7 @@ import type { CarriedAction, SignedTransaction } from "../signed-transaction";
 import { signBatch } from "../transaction-signer";
 import type { BatchPlan } from "./batch-plan";
 import { CrashPoints } from "./crash-points";
+import { encodedItemOf } from "./pending-action";
 import { SendingStore } from "./sending.store";
 
 /** The broadcasts of one flush: the latest (each waits for the one before), and whether one was refused, held back or failed. */
@@ -21,6 +21,8 @@ export interface FlushSending {
   readonly provider: JsonRpcProvider;
   readonly chainId: bigint;
   readonly fees: Fees;
+  /** The chain's block gas limit when the flush began: the most the signer keeps in the node's pool (see BatchSender). */
+  readonly blockGasLimit: bigint;
   previous: Promise<void>;
   refused: boolean;
   /** Whether the earlier open nonces were seen mined or held by the node (checked before the flush's first broadcast). */
@@ -29,15 +31,31 @@ export interface FlushSending {
   failure?: Error;
 }
 
+/** How often a broadcast held for room in the next block looks again, and how long it is held at most. */
+export interface PoolHold {
+  pollMs: number;
+  maxMs: number;
+}
+
 /**
  * Signs a flush's batches and commits each with its actions before it is broadcast, takes the
  * signer's next nonce from the database, and broadcasts them one after the other while the next
  * batch is prepared. Each broadcast starts once the one before it has returned, so nonces reach the
  * node in order (an automining node refuses a nonce from the future); after a refusal nothing more
  * is signed: the receipt watcher answers it first.
+ *
+ * A broadcast also waits while the signer's transactions sent and not yet mined already hold a
+ * block's gas limit: a node mines no more than that per block, and one that finds a transaction
+ * too large for what is left of a block may drop the signer's next nonce from its pool (Anvil
+ * skips the one, then finds the next one's nonce too high and removes it), which the receipt
+ * watcher sends again only seconds later. Gas limits are estimates above the gas used, so the
+ * last transaction let through may or may not fit the next block; none follows it in the pool.
+ * Held, the batch is signed and committed already and goes out as soon as a block is mined. Held
+ * longer than `poolHold.maxMs` (a chain that mines nothing), or when the process stops, the flush
+ * stops sending: the batch stays signed, and the next flush, or the watcher, sends it (see UnsentNonces).
  */
 @Injectable()
-export class BatchSender {
+export class BatchSender implements BeforeApplicationShutdown {
   constructor(
     private readonly store: SendingStore,
     private readonly chain: ChainClient,
@@ -47,8 +65,17 @@ export class BatchSender {
     @InjectConfig() private readonly config: AppConfig,
   ) {}
 
-  start(provider: JsonRpcProvider, wallet: ChainSigner, chainId: bigint, fees: Fees): FlushSending {
-    return { wallet, provider, chainId, fees, previous: Promise.resolve(), refused: false, ordered: false, failure: undefined };
+  /** Overridden by tests only. */
+  poolHold: PoolHold = { pollMs: 100, maxMs: 10_000 };
+  /** Set at shutdown: a held batch is left signed for the next start instead of keeping the flush (and the stop) waiting. */
+  private stopping = false;
+
+  beforeApplicationShutdown(): void {
+    this.stopping = true;
+  }
+
+  start(provider: JsonRpcProvider, wallet: ChainSigner, chainId: bigint, fees: Fees, blockGasLimit: bigint): FlushSending {
+    return { wallet, provider, chainId, fees, blockGasLimit, previous: Promise.resolve(), refused: false, ordered: false, failure: undefined };
   }
 
   /** Whether another batch may be signed: nothing was refused, and fewer than MAX_IN_FLIGHT_PER_SIGNER nonces are in flight. */
@@ -61,7 +88,7 @@ export class BatchSender {
     const batch = {
       chainId: sending.chainId,
       registryAddress: this.chain.registryAddress,
-      items: plan.actions.map((action) => encodeItem(action.item)),
+      items: plan.actions.map(encodedItemOf),
       gasLimit: BigInt(plan.gasLimit),
     };
     const { wallet, fees } = sending;
@@ -92,11 +119,25 @@ export class BatchSender {
       return;
     }
     sending.ordered = true;
+    if (!(await this.roomInPool(sending))) {
+      sending.refused = true;
+      return;
+    }
     const result = await this.transactions.send(sending.provider, signed);
     if (!result.accepted) {
       sending.refused = true;
       this.backOff.refusedToWriter(signed, result);
     }
     this.crashPoints.reach("after-broadcast");
+  }
+
+  /** Waits while the signer's transactions in the node's pool hold a block's gas limit; false when held too long. */
+  private async roomInPool(sending: FlushSending): Promise<boolean> {
+    const heldUntil = Date.now() + this.poolHold.maxMs;
+    for (;;) {
+      if (await this.transactions.poolHasRoom(sending.provider, sending.wallet.address, sending.blockGasLimit)) return true;
+      if (this.stopping || Date.now() >= heldUntil) return false;
+      await new Promise((resolve) => setTimeout(resolve, this.poolHold.pollMs));
+    }
   }
 }

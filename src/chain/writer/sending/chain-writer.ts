@@ -62,7 +62,7 @@ export class ChainWriter {
     const limits = await this.batches.limitsOf(provider, slot.wallet.address);
     // Broadcasts run while the next batch is prepared (a node may answer only once it has mined);
     // the lock is held until every one of them has returned.
-    const sending = this.sender.start(provider, slot.wallet, await this.chain.chainId(), funds.fees);
+    const sending = this.sender.start(provider, slot.wallet, await this.chain.chainId(), funds.fees, limits.blockGasLimit);
     try {
       while (await this.sender.hasRoom(sending)) {
         const plan = await this.batches.next(slot, limits);

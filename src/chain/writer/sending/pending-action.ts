@@ -1,4 +1,4 @@
-import type { RegistryBatchItem } from "../../../registry";
+import { encodeItem, type RegistryBatchItem } from "../../../registry";
 
 /** A ledger row waiting for the chain, with its batch item decoded from the stored payload. */
 export interface PendingAction {
@@ -6,4 +6,16 @@ export interface PendingAction {
   seq: bigint;
   item: RegistryBatchItem;
   acceptedAt: Date;
+  /** The item's bytes once encoded (see encodedItemOf): the plan measures them and the batch carries the same. */
+  encoded?: string;
+}
+
+/**
+ * The action's item as the registry's codec encodes it, encoded once per read: a batch is planned
+ * from the bytes it then signs, and only the actions a plan reaches are encoded (a read holds more
+ * than a batch can carry). Throws when the codec refuses the item.
+ */
+export function encodedItemOf(action: PendingAction): string {
+  action.encoded ??= encodeItem(action.item);
+  return action.encoded;
 }
