@@ -56,6 +56,7 @@ interface ChainResult {
   workers: number;
   seconds: number;
   ticketsPerSecond: number;
+  acceptedIn: number;
   deliveredAt: number;
   batches: number;
   bySender: string;
@@ -92,8 +93,10 @@ async function main(options: ScaleOptions): Promise<void> {
       results.map((r) => ({
         signers: r.signers,
         workers: r.workers,
+        "all accepted in s": r.acceptedIn.toFixed(1),
         "all confirmed in s": r.seconds.toFixed(1),
         "tickets/s": Math.round(r.ticketsPerSecond),
+        "/ ceiling": (r.ticketsPerSecond / r.ceiling).toFixed(2),
         "last callback at s": r.deliveredAt.toFixed(1),
         "batches by process": r.bySender,
         "blocks with a batch": r.blocks,
@@ -239,6 +242,7 @@ async function runChain(signers: number, workers: number, tickets: number): Prom
     for (let offset = 0, request = 0; offset < tickets; offset += PER_REQUEST, request++) {
       await post("/stream", soldActions(eventIds[request % EVENTS], offset, Math.min(PER_REQUEST, tickets - offset)));
     }
+    const acceptedIn = (performance.now() - started) / 1000;
     await waitForConfirmed(db, EVENTS + tickets);
     const seconds = (performance.now() - started) / 1000;
     const usage = cpu.stop();
@@ -273,6 +277,7 @@ async function runChain(signers: number, workers: number, tickets: number): Prom
       workers,
       seconds,
       ticketsPerSecond: tickets / seconds,
+      acceptedIn,
       deliveredAt,
       batches: sent.reduce((sum, row) => sum + row.batches, 0),
       bySender: [...bySender.entries()].map(([sender, count]) => `${sender} ${count}`).join(", "),
