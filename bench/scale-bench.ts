@@ -107,6 +107,7 @@ async function main(options: ScaleOptions): Promise<void> {
         "api(s)": coresOf(r.cpu, "api"),
         "worker(s)": coresOf(r.cpu, "worker"),
         anvil: coresOf(r.cpu, "anvil"),
+        "other work": coresOf(r.cpu, "rest of the machine"),
         "machine busy": `${Math.round(r.cpu.machineBusy * 100)}%`,
       })),
     );
@@ -135,6 +136,7 @@ async function main(options: ScaleOptions): Promise<void> {
         "api(s)": coresOf(r.cpu, "api"),
         "worker(s)": coresOf(r.cpu, "worker"),
         anvil: coresOf(r.cpu, "anvil"),
+        "other work": coresOf(r.cpu, "rest of the machine"),
         "machine busy": `${Math.round(r.cpu.machineBusy * 100)}%`,
       })),
     );

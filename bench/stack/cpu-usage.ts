@@ -19,6 +19,8 @@ export interface CpuShare {
   seconds: number;
   /** Seconds of CPU per second of the sampled time: 1 is one core busy all the time. */
   cores: number;
+  /** For the rest of the machine: its largest users by command name, to tell whose work it was. */
+  detail?: string;
 }
 
 export interface CpuUsage {
@@ -30,6 +32,7 @@ export interface CpuUsage {
 }
 
 const CLOCK_TICKS_PER_SECOND = clockTicks();
+const REST = "rest of the machine";
 
 /**
  * The CPU each process group uses while a run measures, from /proc (Linux): `postgres` (the whole
@@ -40,7 +43,7 @@ const CLOCK_TICKS_PER_SECOND = clockTicks();
  */
 export class CpuSampler {
   private readonly first = new Map<string, number>();
-  private readonly last = new Map<string, { group: string; ticks: number }>();
+  private readonly last = new Map<string, { group: string; comm: string; ticks: number }>();
   private timer: NodeJS.Timeout | null = null;
   private startedAt = 0;
   private machineAtStart = machineTicks();
@@ -63,9 +66,21 @@ export class CpuSampler {
     const total = machine.total - this.machineAtStart.total;
     const idle = machine.idle - this.machineAtStart.idle;
     const byGroup = new Map<string, number>();
-    for (const [key, { group, ticks }] of this.last) byGroup.set(group, (byGroup.get(group) ?? 0) + ticks - (this.first.get(key) ?? 0));
+    const restByCommand = new Map<string, number>();
+    for (const [key, { group, comm, ticks }] of this.last) {
+      const used = ticks - (this.first.get(key) ?? 0);
+      byGroup.set(group, (byGroup.get(group) ?? 0) + used);
+      if (group === REST) restByCommand.set(comm, (restByCommand.get(comm) ?? 0) + used);
+    }
+    const seconds = (ticks: number) => ticks / CLOCK_TICKS_PER_SECOND;
+    const restDetail = [...restByCommand.entries()]
+      .filter(([, ticks]) => seconds(ticks) >= 0.1)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 4)
+      .map(([comm, ticks]) => `${comm} ${seconds(ticks).toFixed(1)} s`)
+      .join(", ");
     const groups = [...byGroup.entries()]
-      .map(([group, ticks]) => ({ group, seconds: ticks / CLOCK_TICKS_PER_SECOND, cores: ticks / CLOCK_TICKS_PER_SECOND / wallSeconds }))
+      .map(([group, ticks]) => ({ group, seconds: seconds(ticks), cores: seconds(ticks) / wallSeconds, ...(group === REST ? { detail: restDetail } : {}) }))
       .sort((a, b) => b.seconds - a.seconds);
     const machineCores = readFileSync("/proc/stat", "utf8").match(/^cpu\d+ /gm)?.length ?? 1;
     return { wallSeconds, machineCores, machineBusy: total > 0 ? 1 - idle / total : 0, groups };
@@ -79,7 +94,7 @@ export class CpuSampler {
       const key = `${stat.pid}:${stat.startedAt}`;
       // A process born after the start counts from zero; one seen at the start, from what it had used then.
       if (!this.first.has(key)) this.first.set(key, atStart ? stat.ticks : 0);
-      this.last.set(key, { group: groupOf(stat, byPid, names), ticks: stat.ticks });
+      this.last.set(key, { group: groupOf(stat, byPid, names), comm: stat.comm, ticks: stat.ticks });
     }
   }
 }
@@ -96,7 +111,7 @@ function groupOf(stat: ProcessStat, byPid: Map<number, ProcessStat>, names: Map<
       return stat.comm === "redis-server" ? "redis (the run's)" : "the run's other processes";
     }
   }
-  return "rest of the machine";
+  return REST;
 }
 
 function allProcesses(): ProcessStat[] {
@@ -136,6 +151,10 @@ function clockTicks(): number {
 export function cpuRows(usage: CpuUsage): Record<string, string | number>[] {
   return usage.groups
     .filter((group) => group.seconds >= 0.05)
-    .map((group) => ({ process: group.group, "CPU s": group.seconds.toFixed(1), cores: group.cores.toFixed(2) }))
+    .map((group) => ({
+      process: group.detail ? `${group.group} (${group.detail})` : group.group,
+      "CPU s": group.seconds.toFixed(1),
+      cores: group.cores.toFixed(2),
+    }))
     .concat([{ process: `machine: ${usage.machineCores} cores`, "CPU s": "", cores: `${(usage.machineBusy * usage.machineCores).toFixed(2)} busy` }]);
 }
