@@ -156,14 +156,16 @@ async function runOnNode(node: ChainNodeKind): Promise<Figure> {
   }
 }
 
-function soldActions(eventId: string, offset: number, count: number) {
+/** `count` soldTicket actions of `eventId`, ticket ids from `ticket-<offset>` on. */
+export function soldActions(eventId: string, offset: number, count: number) {
   return Array.from({ length: count }, (_, i) => ({
     action: "soldTicket",
     data: { eventId, ticketId: `ticket-${offset + i}`, price: "49.95", orderTime: 1_750_000_000 },
   }));
 }
 
-async function waitForConfirmed(db: Client, count: number): Promise<void> {
+/** Until `count` chain actions are confirmed (throws once one failed, or after DEADLINE_MS). */
+export async function waitForConfirmed(db: Client, count: number): Promise<void> {
   const deadline = Date.now() + DEADLINE_MS;
   for (;;) {
     const { rows } = await db.query<{ confirmed: number; failed: number }>(
@@ -176,7 +178,8 @@ async function waitForConfirmed(db: Client, count: number): Promise<void> {
   }
 }
 
-async function waitForDelivered(db: Client, count: number): Promise<void> {
+/** Until `count` callbacks are delivered (throws after DEADLINE_MS). */
+export async function waitForDelivered(db: Client, count: number): Promise<void> {
   const deadline = Date.now() + DEADLINE_MS;
   for (;;) {
     const { rows } = await db.query<{ delivered: number }>(`SELECT count(*) FILTER (WHERE status = 'delivered')::int AS delivered FROM callbacks`);

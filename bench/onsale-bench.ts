@@ -24,9 +24,9 @@ import { median, quantile } from "./stats";
  * default is sized (docs/operators/scaling-out.md). `npm run bench:onsale -- --events 1` runs one variant, `--seconds N` changes
  * the measured time, `--layout single` runs `npm start -- --single-process` (one process).
  */
-const CLIENTS = 10;
-const TICKETS_PER_REQUEST = 100;
-const WARMUP_SECONDS = 3;
+export const CLIENTS = 10;
+export const TICKETS_PER_REQUEST = 100;
+export const WARMUP_SECONDS = 3;
 const TARGET_TICKETS_PER_SECOND = 5_000;
 const TARGET_P99_MS = 300;
 
@@ -126,15 +126,7 @@ async function runVariant(eventCount: number, seconds: number, layout: Layout): 
       await post(server, "/api/v1/events", { eventId, ticketeerId, currency: "EUR", callbackUrl: `https://localhost:${receiverPort}/callbacks` });
     }
 
-    let ticketCounter = 0;
-    const sell = async (client: number): Promise<number> => {
-      const eventId = eventIds[client % eventIds.length];
-      const items = Array.from({ length: TICKETS_PER_REQUEST }, () => ({ eventId, ticketId: `${run}-${++ticketCounter}`, price: "49.95" }));
-      const answer = (await post(server, "/api/v1/sold", items)) as { status: string }[];
-      const refused = answer.filter((entry) => entry.status !== "success");
-      if (refused.length > 0) throw new Error(`refused sales: ${JSON.stringify(refused[0])}`);
-      return answer.length;
-    };
+    const sell = seller([server], eventIds, run);
 
     await load(sell, WARMUP_SECONDS * 1000);
     const before = await acceptedTickets(db);
@@ -161,8 +153,25 @@ async function runVariant(eventCount: number, seconds: number, layout: Layout): 
   }
 }
 
+/**
+ * A shop server's sale: `client` POSTs /api/v1/sold with TICKETS_PER_REQUEST new tickets of its
+ * event (clients spread over `eventIds`) to its server (clients spread over `servers`, as a load
+ * balancer would); the tickets it accepted. Any refused sale throws.
+ */
+export function seller(servers: { baseUrl: string; apiKey: string }[], eventIds: string[], run: string): (client: number) => Promise<number> {
+  let ticketCounter = 0;
+  return async (client) => {
+    const eventId = eventIds[client % eventIds.length];
+    const items = Array.from({ length: TICKETS_PER_REQUEST }, () => ({ eventId, ticketId: `${run}-${++ticketCounter}`, price: "49.95" }));
+    const answer = (await post(servers[client % servers.length], "/api/v1/sold", items)) as { status: string }[];
+    const refused = answer.filter((entry) => entry.status !== "success");
+    if (refused.length > 0) throw new Error(`refused sales: ${JSON.stringify(refused[0])}`);
+    return answer.length;
+  };
+}
+
 /** CLIENTS loops, each sending its next request when the last is answered, until `durationMs` has passed. */
-async function load(sell: (client: number) => Promise<number>, durationMs: number) {
+export async function load(sell: (client: number) => Promise<number>, durationMs: number) {
   const latencies: number[] = [];
   let tickets = 0;
   const started = performance.now();
@@ -190,13 +199,13 @@ async function post(server: { baseUrl: string; apiKey: string }, path: string, b
   return response.json();
 }
 
-async function acceptedTickets(db: Client): Promise<number> {
+export async function acceptedTickets(db: Client): Promise<number> {
   const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM tickets`);
   return rows[0].n;
 }
 
 /** Every ticket once with a unique tokenId of its event, each event's ticketsSold its tickets. */
-async function checkLedger(db: Client, events: number): Promise<void> {
+export async function checkLedger(db: Client, events: number): Promise<void> {
   const { rows } = await db.query<{ tickets: number; token_ids: number; sales: number; counted: string; events: number; mismatched: number }>(
     `SELECT (SELECT count(*)::int FROM tickets) AS tickets,
             (SELECT count(DISTINCT token_id)::int FROM tickets) AS token_ids,

@@ -33,14 +33,7 @@ export interface NpmStartStack {
 export async function startNpmStartStack(layout: Layout, logs: RunDirectory, teardown: Teardown): Promise<NpmStartStack> {
   const tls = writeTestTls(await generateTestTls());
   teardown.add("test TLS files", async () => tls.remove());
-  const receiverProcess = spawnOwned({
-    name: "callback-receiver",
-    command: process.execPath,
-    args: [...NODE_LIFELINE_ARGS, __filename, RECEIVER_FLAG, tls.certFile, tls.keyFile],
-    output: { file: join(logs.path, "callback-receiver.log") },
-  });
-  teardown.add("callback receiver", () => receiverProcess.stop("SIGTERM", 5_000));
-  const receiverPort = await announcedPort(receiverProcess);
+  const receiverPort = await startReceiverProcess(tls, logs.path, teardown);
   const database = await createBenchDatabase("bench");
   teardown.add("database", database.drop);
   const [port, workerPort, chainPort] = [await freePort(), await freePort(), await freePort()];
@@ -84,6 +77,21 @@ export async function startNpmStartStack(layout: Layout, logs: RunDirectory, tea
 }
 
 const RECEIVER_FLAG = "--callback-receiver";
+
+/**
+ * bench/callback-sink.ts's HTTPS receiver in a process of its own (in the benchmark's process it
+ * would compete with the load and delay the timed answers); its port. `teardown` stops it.
+ */
+export async function startReceiverProcess(tls: { certFile: string; keyFile: string }, logDir: string, teardown: Teardown): Promise<number> {
+  const receiverProcess = spawnOwned({
+    name: "callback-receiver",
+    command: process.execPath,
+    args: [...NODE_LIFELINE_ARGS, __filename, RECEIVER_FLAG, tls.certFile, tls.keyFile],
+    output: { file: join(logDir, "callback-receiver.log") },
+  });
+  teardown.add("callback receiver", () => receiverProcess.stop("SIGTERM", 5_000));
+  return announcedPort(receiverProcess);
+}
 
 /** The port the receiver process announced in its log. */
 async function announcedPort(receiver: OwnedProcess): Promise<number> {

@@ -11,6 +11,7 @@ import { type BenchChain, type BenchChainOptions, startBenchChain } from "./benc
 import { createBenchDatabase } from "./bench-database";
 import { trackTransactionSenders } from "./sender-tracking";
 import { ServiceSupervisor } from "./service-supervisor";
+import { startReceiverProcess } from "./npm-start-stack";
 import { Teardown } from "./teardown";
 
 /** The organization the api seeds at boot (DEV_TICKETEER_ID, DEV_API_KEY, DEV_WEBHOOK_SECRET). */
@@ -43,9 +44,16 @@ export interface StackOptions {
   signers?: number;
   /** Worker processes (APP_ROLE=worker) beside the api; default 1. */
   workers?: number;
+  /** Api processes (APP_ROLE=api) on the same database, each on a port of its own; default 1. */
+  apis?: number;
+  /**
+   * Run the callback receiver in a process of its own, so that it takes no CPU from the run's own
+   * event loop (a load generator); `onCallback` is then never called.
+   */
+  receiverProcess?: boolean;
   /** Service settings on top of the stack's own. */
   serviceEnv?: Record<string, string>;
-  onCallback: (callback: ReceivedCallback) => void;
+  onCallback?: (callback: ReceivedCallback) => void;
 }
 
 /**
@@ -55,6 +63,8 @@ export interface StackOptions {
  */
 export interface Stack {
   baseUrl: string;
+  /** Every api process's address (`apis`), the first one's first. */
+  baseUrls: string[];
   apiKey: string;
   ticketeerId: string;
   webhookSecret: string;
@@ -84,8 +94,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 async function assemble(options: StackOptions, teardown: Teardown): Promise<Stack> {
   const tls = writeTestTls(await generateTestTls());
   teardown.add("test TLS files", async () => tls.remove());
-  const receiver = await startCallbackSink(tls.certFile, tls.keyFile, options.onCallback);
-  teardown.add("callback receiver", receiver.close);
+  const receiverPort = options.receiverProcess ? await startReceiverProcess(tls, options.logDir, teardown) : await startSinkHere(tls, options, teardown);
   const chain = await startBenchChain(options.logDir, { ...(options.chainNode ?? { kind: "hardhat" }), signers: options.signers ?? 1 });
   teardown.add("chain node", chain.stop);
   const nodeProxy = options.productionNodeProxy ? await startProductionNodeProxy(chain.url) : null;
@@ -120,14 +129,15 @@ async function assemble(options: StackOptions, teardown: Teardown): Promise<Stac
     RATE_LIMIT_REQUESTS: "1000000",
     ...options.serviceEnv,
   };
-  const services = new ServiceSupervisor(env, port, options.logDir, options.workers ?? 1);
+  const services = new ServiceSupervisor(env, port, options.logDir, options.workers ?? 1, options.apis ?? 1);
   teardown.add("services", () => services.stopAll());
   await services.start(() => trackTransactionSenders(database.url));
 
   return {
     baseUrl: services.baseUrl,
+    baseUrls: services.baseUrls,
     ...organization,
-    callbackUrl: (path = "/callbacks") => `https://localhost:${receiver.port}${path}`,
+    callbackUrl: (path = "/callbacks") => `https://localhost:${receiverPort}${path}`,
     chain,
     proxy,
     databaseProxy,
@@ -137,4 +147,10 @@ async function assemble(options: StackOptions, teardown: Teardown): Promise<Stac
     services,
     stop: () => teardown.run(),
   };
+}
+
+async function startSinkHere(tls: { certFile: string; keyFile: string }, options: StackOptions, teardown: Teardown): Promise<number> {
+  const receiver = await startCallbackSink(tls.certFile, tls.keyFile, options.onCallback);
+  teardown.add("callback receiver", receiver.close);
+  return receiver.port;
 }
