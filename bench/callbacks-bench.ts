@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { join } from "node:path";
+import { mkdirSync, readdirSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 
 import { Client } from "pg";
@@ -11,6 +12,7 @@ import { generateTestTls, writeTestTls } from "../scripts/stack/local-tls";
 import type { OwnedProcess } from "../scripts/stack/owned-process";
 import { startBenchServer } from "./bench-server";
 import { startCallbackSink } from "./callback-sink";
+import { printCpuProfileSummary } from "./cpu-profile-summary";
 import { describeLimit, type Figure, meetsRatioGoal, ratioOf } from "./figures";
 import { runHangingLookupsBench } from "./hanging-lookups-bench";
 import { measureReceiverCapacity } from "./receiver-load";
@@ -88,6 +90,8 @@ async function runDeliveryRateBench(): Promise<Figure[]> {
     const created = await createCallbacks(server, db, `https://localhost:${receiver.port}/callbacks`);
     console.log(`${created} pending callbacks created; starting a worker to deliver them`);
 
+    const profile = cpuProfileArgs();
+    const transactionsBefore = await committedTransactions(db);
     const spawnedAt = performance.now();
     const worker = spawnBenchService(
       "worker",
@@ -105,6 +109,8 @@ async function runDeliveryRateBench(): Promise<Figure[]> {
         ...workerEnv(),
       },
       logs.path,
+      "worker",
+      profile?.nodeArgs,
     );
     teardown.add("worker", () => worker.stop("SIGTERM"));
     await waitForDelivered(db, CALLBACKS, worker);
@@ -139,6 +145,10 @@ async function runDeliveryRateBench(): Promise<Figure[]> {
     console.log("Delivered after the first attempt began (the backlog draining):");
     console.table([{ "p50 s": (quantile(queued, 0.5) / 1000).toFixed(2), "p99 s": (quantile(queued, 0.99) / 1000).toFixed(2) }]);
     await worker.stop("SIGTERM");
+    // The worker's transactions (and this run's polls, one per 100 ms): how many a delivery costs.
+    const transactions = (await committedTransactions(db)) - transactionsBefore;
+    console.log(`PostgreSQL transactions while the worker ran: ${transactions}, ${(transactions / CALLBACKS).toFixed(3)} per delivery`);
+    if (profile) for (const file of profile.files()) printCpuProfileSummary(file);
 
     // The limit: the same receiver, the same bodies, straight from a load generator of its own.
     const secret = `whsec_${randomBytes(32).toString("base64")}`;
@@ -222,6 +232,34 @@ async function createCallbacks(server: Awaited<ReturnType<typeof startBenchServe
   const { rows: counted } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM callbacks WHERE status = 'pending'`);
   if (counted[0].n !== CALLBACKS) throw new Error(`expected ${CALLBACKS} pending callbacks, found ${counted[0].n}`);
   return counted[0].n;
+}
+
+/**
+ * BENCH_CPU_PROFILE_DIR=<dir>: the worker runs under `node --cpu-prof`, its profile written to that
+ * folder when it stops, and its self time by function and file printed.
+ */
+function cpuProfileArgs(): { nodeArgs: string[]; files: () => string[] } | undefined {
+  const configured = process.env.BENCH_CPU_PROFILE_DIR;
+  if (!configured) return undefined;
+  const dir = resolve(configured);
+  mkdirSync(dir, { recursive: true });
+  const name = `callbacks-worker-${new Date().toISOString().replace(/[:.]/g, "-")}.cpuprofile`;
+  return {
+    nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name}`],
+    files: () =>
+      readdirSync(dir)
+        .filter((file) => file === name)
+        .map((file) => join(dir, file)),
+  };
+}
+
+/** Transactions committed in this database so far (pg_stat_database, which counts a lone statement as one). */
+async function committedTransactions(db: Client): Promise<number> {
+  // Statistics reach pg_stat_database about once a second: clear this session's snapshot and wait for them.
+  await new Promise((done) => setTimeout(done, 1_100));
+  await db.query("SELECT pg_stat_clear_snapshot()");
+  const { rows } = await db.query<{ n: string }>(`SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()`);
+  return Number(rows[0].n);
 }
 
 /** BENCH_WORKER_ENV="CALLBACK_CONCURRENCY=400 ..." tries other settings on the worker. */

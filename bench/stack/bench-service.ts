@@ -7,8 +7,14 @@ import { type ServiceRole, spawnService } from "../../scripts/stack/service-proc
  * The service (`src/main.ts`) in one role, as its own process, with `env` on top of this process's
  * environment and its output in `<logDir>/<name>.log`.
  */
-export function spawnBenchService(role: ServiceRole, env: Record<string, string>, logDir: string, name: string = role): OwnedProcess {
+export function spawnBenchService(
+  role: ServiceRole,
+  env: Record<string, string>,
+  logDir: string,
+  name: string = role,
+  extraNodeArgs: readonly string[] = [],
+): OwnedProcess {
   // BENCH_SERVICE_NODE_ARGS passes profiling flags (--cpu-prof and the like) to the service only.
-  const nodeArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  const nodeArgs = [...(process.env.BENCH_SERVICE_NODE_ARGS ?? "").split(" ").filter(Boolean), ...extraNodeArgs];
   return spawnService({ role, name, env: { ...process.env, ...env }, output: { file: join(logDir, `${name}.log`) }, nodeArgs });
 }
