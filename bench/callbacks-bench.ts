@@ -11,13 +11,17 @@ import { generateTestTls, writeTestTls } from "../scripts/stack/local-tls";
 import type { OwnedProcess } from "../scripts/stack/owned-process";
 import { startBenchServer } from "./bench-server";
 import { startCallbackSink } from "./callback-sink";
+import { printCpuProfileSummary } from "./cpu-profile-summary";
 import { describeLimit, type Figure, meetsRatioGoal, ratioOf } from "./figures";
 import { runHangingLookupsBench } from "./hanging-lookups-bench";
 import { measureReceiverCapacity } from "./receiver-load";
 import { runDirectory } from "./stack/run-directory";
-import { spawnBenchService } from "./stack/bench-service";
+import { cpuProfilesOf, spawnBenchService } from "./stack/bench-service";
 import { Teardown } from "./stack/teardown";
 import { quantile } from "./stats";
+
+/** The delivering worker's process name: its log file and, when profiled, its profile are named after it. */
+const WORKER_NAME = "callbacks-worker";
 
 /**
  * Callback delivery: 20,000 pending callbacks in a fresh database, made through the real paths —
@@ -88,6 +92,7 @@ async function runDeliveryRateBench(): Promise<Figure[]> {
     const created = await createCallbacks(server, db, `https://localhost:${receiver.port}/callbacks`);
     console.log(`${created} pending callbacks created; starting a worker to deliver them`);
 
+    const transactionsBefore = await committedTransactions(db);
     const spawnedAt = performance.now();
     const worker = spawnBenchService(
       "worker",
@@ -105,6 +110,7 @@ async function runDeliveryRateBench(): Promise<Figure[]> {
         ...workerEnv(),
       },
       logs.path,
+      WORKER_NAME,
     );
     teardown.add("worker", () => worker.stop("SIGTERM"));
     await waitForDelivered(db, CALLBACKS, worker);
@@ -139,6 +145,11 @@ async function runDeliveryRateBench(): Promise<Figure[]> {
     console.log("Delivered after the first attempt began (the backlog draining):");
     console.table([{ "p50 s": (quantile(queued, 0.5) / 1000).toFixed(2), "p99 s": (quantile(queued, 0.99) / 1000).toFixed(2) }]);
     await worker.stop("SIGTERM");
+    // The worker's transactions (and this run's polls, one per 100 ms): how many a delivery costs.
+    const transactions = (await committedTransactions(db)) - transactionsBefore;
+    console.log(`PostgreSQL transactions while the worker ran: ${transactions}, ${(transactions / CALLBACKS).toFixed(3)} per delivery`);
+    // With BENCH_CPU_PROFILE_DIR the worker ran under --cpu-prof (see bench-service.ts): where its time went.
+    for (const file of cpuProfilesOf(WORKER_NAME, worker.pid)) printCpuProfileSummary(file);
 
     // The limit: the same receiver, the same bodies, straight from a load generator of its own.
     const secret = `whsec_${randomBytes(32).toString("base64")}`;
@@ -222,6 +233,15 @@ async function createCallbacks(server: Awaited<ReturnType<typeof startBenchServe
   const { rows: counted } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM callbacks WHERE status = 'pending'`);
   if (counted[0].n !== CALLBACKS) throw new Error(`expected ${CALLBACKS} pending callbacks, found ${counted[0].n}`);
   return counted[0].n;
+}
+
+/** Transactions committed in this database so far (pg_stat_database, which counts a lone statement as one). */
+async function committedTransactions(db: Client): Promise<number> {
+  // Statistics reach pg_stat_database about once a second: clear this session's snapshot and wait for them.
+  await new Promise((done) => setTimeout(done, 1_100));
+  await db.query("SELECT pg_stat_clear_snapshot()");
+  const { rows } = await db.query<{ n: string }>(`SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()`);
+  return Number(rows[0].n);
 }
 
 /** BENCH_WORKER_ENV="CALLBACK_CONCURRENCY=400 ..." tries other settings on the worker. */

@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 
 import type { OwnedProcess } from "../../scripts/stack/owned-process";
@@ -17,6 +17,14 @@ export function spawnBenchService(role: ServiceRole, env: Record<string, string>
  * BENCH_CPU_PROFILE_DIR a CPU profile of each service process, written to that folder when it stops
  * (`<name>-<pid>.cpuprofile`; the run stops its services with SIGTERM, whose graceful exit writes it).
  */
+/** The CPU profile files a service process named `name` with this pid wrote (none without BENCH_CPU_PROFILE_DIR). */
+export function cpuProfilesOf(name: string, pid: number, environment: NodeJS.ProcessEnv = process.env): string[] {
+  const profileDir = environment.BENCH_CPU_PROFILE_DIR;
+  if (!profileDir) return [];
+  const file = join(resolve(profileDir), `${name}-${pid}.cpuprofile`);
+  return existsSync(file) ? [file] : [];
+}
+
 export function serviceNodeArgs(name: string, environment: NodeJS.ProcessEnv = process.env): string[] {
   const args = (environment.BENCH_SERVICE_NODE_ARGS ?? "").split(" ").filter(Boolean);
   const profileDir = environment.BENCH_CPU_PROFILE_DIR;

@@ -29,6 +29,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await outbox?.closeClaims();
   await db?.close();
 });
 
@@ -174,11 +175,65 @@ describe("CallbackOutboxStore: claims", () => {
     expect(ids(await outbox.claimDue(10, LEASE_MS, ANY_SHARE))).toEqual([locked]);
   });
 
+  it("leases a batch in one claim, skipping the one in the middle that another claimer holds", async () => {
+    const created = await dueCallbacks(5);
+    const other = db.dataSource.createQueryRunner();
+    await other.connect();
+    await other.startTransaction();
+    try {
+      await other.query(`SELECT id FROM callbacks WHERE id = $1 FOR UPDATE`, [created[2]]);
+
+      const claimed = await outbox.claimDue(10, LEASE_MS, ANY_SHARE);
+
+      expect(ids(claimed)).toEqual(created.filter((id) => id !== created[2]).sort());
+      for (const id of ids(claimed)) expect(await stateOf(id)).toMatchObject({ status: "pending", attempts: 0, leased: true });
+      expect(await stateOf(created[2])).toMatchObject({ leased: null });
+    } finally {
+      await other.rollbackTransaction();
+      await other.release();
+    }
+    expect(ids(await outbox.claimDue(10, LEASE_MS, ANY_SHARE))).toEqual([created[2]]);
+  });
+
+  it("leases nothing when the claim fails, and leaves no connection in a transaction", async () => {
+    const created = await dueCallbacks(3);
+    await outbox.claimDue(10, LEASE_MS, { ...ANY_SHARE, full: [RECEIVER_A] });
+
+    // A negative LIMIT fails the claim statement on the claims' own connection, opened above.
+    await expect(outbox.claimDue(-1, LEASE_MS, ANY_SHARE)).rejects.toThrow(/LIMIT/);
+
+    const [open] = await db.dataSource.query<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'`,
+    );
+    expect(open.n).toBe(0);
+    for (const id of created) expect(await stateOf(id)).toMatchObject({ leased: null });
+    expect(ids(await outbox.claimDue(10, LEASE_MS, ANY_SHARE))).toEqual([...created].sort());
+  });
+
+  it("claims with JIT off on a connection of its own, and returns it to the pool without that setting", async () => {
+    await dueCallbacks(2);
+    // A pool of one connection: the claims' connection is the one every other query gets afterwards.
+    const single = await new DataSource({ ...db.dataSource.options, extra: { max: 1 } }).initialize();
+    const store = new CallbackOutboxStore(single);
+    try {
+      const before = await single.query<{ jit: string }[]>(`SELECT current_setting('jit') AS jit`);
+      expect(await store.claimDue(1, LEASE_MS, ANY_SHARE)).toHaveLength(1);
+      expect(await store.claimDue(1, LEASE_MS, ANY_SHARE)).toHaveLength(1);
+      await store.closeClaims();
+
+      expect(await single.query<{ jit: string }[]>(`SELECT current_setting('jit') AS jit`)).toEqual(before);
+    } finally {
+      await store.closeClaims();
+      await single.destroy();
+    }
+  });
+
   it("never leases one callback to two claimers running at the same time", async () => {
     const created = await dueCallbacks(30);
     const secondConnection = await new DataSource({ ...db.dataSource.options }).initialize();
+    const second = new CallbackOutboxStore(secondConnection);
     try {
-      const claimers = [outbox, new CallbackOutboxStore(secondConnection)];
+      const claimers = [outbox, second];
       for (let round = 0; round < 3; round++) {
         await db.dataSource.query(`UPDATE callbacks SET leased_until = NULL`);
 
@@ -188,6 +243,7 @@ describe("CallbackOutboxStore: claims", () => {
         expect([...ids(a), ...ids(b)].sort()).toEqual([...created].sort());
       }
     } finally {
+      await second.closeClaims();
       await secondConnection.destroy();
     }
   });
@@ -366,6 +422,43 @@ describe("CallbackOutboxStore: results and redelivery", () => {
       },
     ]);
     expect(await outbox.claimDue(10, LEASE_MS, ANY_SHARE)).toEqual([]);
+  });
+
+  it("records a batch whole or not at all: a result that cannot be written, in the middle, leaves every callback leased and unlogged", async () => {
+    await dueCallbacks(3);
+    const [first, second, third] = (await outbox.claimDue(10, LEASE_MS, ANY_SHARE)).sort((a, b) => a.id.localeCompare(b.id));
+    // A callback that is not in the outbox (deleted since its claim): its log row breaks the foreign key.
+    const missing: ClaimedCallback = { ...second, id: uuidv7() };
+    const batch = [
+      result(first, { status: "delivered", statusCode: 204, error: null, nextAttemptAt: null }),
+      result(missing, { status: "delivered", statusCode: 204, error: null, nextAttemptAt: null }),
+      result(third, { status: "pending", statusCode: 500, error: null, nextAttemptAt: new Date(Date.now() + 60_000) }),
+    ];
+
+    await expect(outbox.recordAttempts(batch)).rejects.toThrow(/foreign key/);
+
+    for (const callback of [first, second, third]) expect(await stateOf(callback.id)).toMatchObject({ status: "pending", attempts: 0, leased: true });
+    const [logged] = await db.dataSource.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM callback_attempts`);
+    expect(logged.n).toBe(0);
+
+    await outbox.recordAttempts([batch[0], result(second, { status: "failed", statusCode: 410, error: null, nextAttemptAt: null }), batch[2]]);
+    expect(await stateOf(first.id)).toMatchObject({ status: "delivered", attempts: 1, leased: null, last_status_code: 204 });
+    expect(await stateOf(second.id)).toMatchObject({ status: "failed", attempts: 1, leased: null, last_status_code: 410 });
+    expect(await stateOf(third.id)).toMatchObject({ status: "pending", attempts: 1, leased: null, last_status_code: 500 });
+    const attempts = await db.dataSource.query<{ callback_id: string; status_code: number }[]>(
+      `SELECT callback_id, status_code FROM callback_attempts ORDER BY callback_id`,
+    );
+    expect(attempts).toEqual(
+      [
+        { callback_id: first.id, status_code: 204 },
+        { callback_id: second.id, status_code: 410 },
+        { callback_id: third.id, status_code: 500 },
+      ].sort((a, b) => a.callback_id.localeCompare(b.callback_id)),
+    );
+  });
+
+  it("records nothing for an empty batch", async () => {
+    await expect(outbox.recordAttempts([])).resolves.toBeUndefined();
   });
 
   it("counts every attempt", async () => {

@@ -57,22 +57,33 @@ export class CallbackDispatcher implements OnApplicationBootstrap, BeforeApplica
     this.stopped = true;
     this.wake?.();
     await this.loop;
+    await this.outbox.closeClaims();
     await Promise.allSettled([...this.inFlight]);
     await this.results.flush();
   }
 
-  /** Claims and starts as many due callbacks as there is room for; returns how many it started. */
-  async dispatch(): Promise<number> {
-    if (this.claiming) return 0;
+  /**
+   * Claims and starts as many due callbacks as there is room for. `again`: a receiver this claim
+   * served still has a claim batch of room (deliveries finished while the claim ran, or it had more
+   * room than due callbacks), so claiming at once is worth it.
+   */
+  async dispatch(): Promise<{ started: number; again: boolean }> {
+    if (this.claiming) return { started: 0, again: false };
     this.claiming = true;
     try {
       const room = this.freeSlots();
-      if (room <= 0) return 0;
+      if (room <= 0) return { started: 0, again: false };
       const claimed = await this.outbox.claimDue(room, this.config.callbacks.leaseMs, this.slots.shares());
-      if (claimed.length === 0) return 0;
+      if (claimed.length === 0) return { started: 0, again: false };
       const secrets = await this.secrets.activeSecrets([...new Set(claimed.map((callback) => callback.organizationId))]);
-      for (const callback of claimed) this.track(callback, this.deliver(callback, secrets.get(callback.organizationId) ?? []));
-      return claimed.length;
+      const served = new Set<string>();
+      for (const callback of claimed) {
+        const receiver = receiverOf(callback.callbackUrl);
+        served.add(receiver);
+        this.track(receiver, this.deliver(callback, secrets.get(callback.organizationId) ?? []));
+      }
+      const again = this.freeSlots() >= this.claimBatch && [...served].some((receiver) => this.slots.hasClaimRoom(receiver));
+      return { started: claimed.length, again };
     } finally {
       this.claiming = false;
     }
@@ -84,22 +95,23 @@ export class CallbackDispatcher implements OnApplicationBootstrap, BeforeApplica
 
   /**
    * Claims whenever a batch of slots is free (woken as deliveries finish, not by a timer, so a fast
-   * receiver keeps every slot busy), and polls every CALLBACK_POLL_MS when nothing more is due.
+   * receiver keeps every slot busy), and polls every CALLBACK_POLL_MS when nothing more is due. A
+   * claim takes milliseconds, in which a fast receiver answers hundreds of callbacks: when the claim
+   * leaves a receiver it served with room, the next one starts at once rather than after a poll or
+   * a recorded batch, or that receiver's slots run dry.
    */
   private async run(): Promise<void> {
     while (!this.stopped) {
-      let more = false;
+      let again = false;
       try {
-        const room = this.freeSlots();
-        const started = await this.dispatch();
-        more = started > 0 && started === room;
+        again = (await this.dispatch()).again;
       } catch (error) {
         this.logger.warn(`callback dispatch failed, retrying: ${(error as Error).message}`);
       }
       if (this.stopped) return;
       this.slots.rememberLeftOut();
       if (this.freeSlots() < this.claimBatch) await this.pause(null);
-      else if (!more) await this.pause(this.config.callbacks.pollMs);
+      else if (!again) await this.pause(this.config.callbacks.pollMs);
     }
   }
 
@@ -126,8 +138,7 @@ export class CallbackDispatcher implements OnApplicationBootstrap, BeforeApplica
     this.results.add(await this.delivery.attempt(callback, secrets));
   }
 
-  private track(callback: ClaimedCallback, delivery: Promise<void>): void {
-    const receiver = receiverOf(callback.callbackUrl);
+  private track(receiver: string, delivery: Promise<void>): void {
     this.inFlight.add(delivery);
     this.slots.take(receiver);
     void delivery.finally(() => {

@@ -37,6 +37,11 @@ export class ReceiverSlots {
     return this.perReceiver - count === this.claimBatch && this.leftOut.has(receiver);
   }
 
+  /** Whether the receiver has room for a claim batch (the claim does not leave it out). */
+  hasClaimRoom(receiver: string): boolean {
+    return this.roomOf(receiver) >= this.claimBatch;
+  }
+
   /** Remembers which receivers are too full for a claim now, so release can tell when one is worth a claim again. */
   rememberLeftOut(): void {
     this.leftOut = new Set(this.full());
