@@ -47,6 +47,8 @@ interface ScaleOptions {
   tickets: number;
   seconds: number;
   events: number;
+  /** Print the chain part's blocks one by one: which signer's batches each holds, and what waited in the pool. */
+  blocks: boolean;
 }
 
 type Measured<T> = T & { copyMs: number };
@@ -85,7 +87,7 @@ async function main(options: ScaleOptions): Promise<void> {
     for (const workers of options.workers) {
       for (const signers of options.signers) {
         console.log(`\n-- chain: ${signers} signer(s), ${workers} worker process(es), ${options.tickets} sales of ${EVENTS} events`);
-        results.push(await withCopyTime(() => runChain(signers, workers, options.tickets)));
+        results.push(await withCopyTime(() => runChain(signers, workers, options.tickets, options.blocks)));
       }
     }
     console.log(`\nConfirmed on Anvil (2 s blocks, 45M gas), ${options.tickets} sales of ${EVENTS} events through /stream:`);
@@ -232,7 +234,7 @@ function printCpu(cpu: CpuUsage): void {
   console.table(cpuRows(cpu));
 }
 
-async function runChain(signers: number, workers: number, tickets: number): Promise<ChainResult> {
+async function runChain(signers: number, workers: number, tickets: number, printBlocks: boolean): Promise<ChainResult> {
   return withStack(`chain-${signers}s-${workers}w`, { signers, workers, apis: 1 }, async (stack, db) => {
     const eventIds = await registerEvents(stack, EVENTS);
     await waitForConfirmed(db, EVENTS);
@@ -269,6 +271,7 @@ async function runChain(signers: number, workers: number, tickets: number): Prom
     for (const row of sent) bySender.set(row.sender, (bySender.get(row.sender) ?? 0) + row.batches);
 
     const blocks = await blockFill(stack, db, startedAtMs);
+    if (printBlocks) await printBlockStructure(stack, db, startedAtMs);
     console.log(
       `Blocks from the first sale batch to the last: ${blocks.blocks}, ${Math.round(blocks.fill * 100)}% of their gas used on average; ` +
         `${Math.round(blocks.gasPerTicket)} gas per ticket: the 45M gas limit holds ${Math.round(blocks.ceiling * 2)} tickets a block, ${Math.round(blocks.ceiling)}/s`,
@@ -316,6 +319,52 @@ async function blockFill(stack: Stack, db: Client, sinceMs: number) {
   return { blocks, fill: Number(used) / Number(limit), gasPerTicket, ceiling: Number(limit) / blocks / gasPerTicket / BLOCK_SECONDS };
 }
 
+/**
+ * Block by block from the first sale batch's to the last's: its gas used, the batches mined in it
+ * (signer index:nonce, and how long after signing each was first broadcast and then mined), and the
+ * gas of batches already broadcast and not yet mined at the block's time (what the pool offered).
+ * A batch broadcast more than a block before the block that mined it, while blocks went out with
+ * room, was dropped by the node and sent again.
+ */
+async function printBlockStructure(stack: Stack, db: Client, sinceMs: number): Promise<void> {
+  const { rows } = await db.query<{
+    signer: string;
+    nonce: string;
+    gas_limit: string;
+    block_number: string;
+    signed: string;
+    sent: string | null;
+    attempts: number;
+  }>(
+    `SELECT t.signer, t.nonce::text, t.gas_limit::text, t.block_number::text,
+            (extract(epoch FROM t.created_at) * 1000)::text AS signed, (extract(epoch FROM t.broadcast_at) * 1000)::text AS sent,
+            (SELECT count(*)::int FROM chain_transactions a WHERE a.signer = t.signer AND a.nonce = t.nonce) AS attempts
+       FROM chain_transactions t WHERE t.status = 'confirmed' AND t.item_count > 1 AND t.created_at >= $1 ORDER BY t.block_number, t.signer, t.nonce`,
+    [new Date(sinceMs)],
+  );
+  const signers = [...new Set(rows.map((row) => row.signer))].sort();
+  const first = Number(rows[0].block_number);
+  const last = Number(rows.at(-1)!.block_number);
+  console.log(`Blocks ${first}–${last}: time, gas used, batches (signer:nonce +signed→broadcast s, →mined s), gas broadcast and unmined at the block's time`);
+  for (let number = first; number <= last; number++) {
+    const block = await stack.chain.provider.getBlock(number);
+    if (!block) throw new Error(`block ${number} not found`);
+    const atMs = block.timestamp * 1000;
+    const mined = rows.filter((row) => Number(row.block_number) === number);
+    const waiting = rows.filter((row) => row.sent !== null && Number(row.sent) <= atMs && Number(row.block_number) >= number);
+    const waitingGas = waiting.reduce((sum, row) => sum + Number(row.gas_limit), 0);
+    const batches = mined.map((row) => {
+      const sent = row.sent === null ? "?" : ((Number(row.sent) - Number(row.signed)) / 1000).toFixed(1);
+      const inPool = row.sent === null ? "?" : ((atMs - Number(row.sent)) / 1000).toFixed(1);
+      return `${signers.indexOf(row.signer)}:${row.nonce} +${sent}→${inPool}${row.attempts > 1 ? ` (${row.attempts} attempts)` : ""}`;
+    });
+    console.log(
+      `  ${number} ${new Date(atMs).toISOString().slice(11, 19)} ${Math.round((Number(block.gasUsed) / Number(block.gasLimit)) * 100)}% ` +
+        `[${batches.join(", ")}] pool ${(waitingGas / 1e6).toFixed(1)}M`,
+    );
+  }
+}
+
 async function runApi(apis: number, seconds: number, events: number): Promise<ApiResult> {
   return withStack(`api-${apis}a`, { signers: 1, workers: 1, apis }, async (stack, db) => {
     const eventIds = await registerEvents(stack, events);
@@ -354,10 +403,19 @@ async function runApi(apis: number, seconds: number, events: number): Promise<Ap
 
 const USAGE =
   "options: --part chain|api (default both), --signers N and --workers N (chain part; repeat for several; default 1, 2, 4 signers × 1, 2 workers), " +
-  "--tickets N (chain part, default 40000), --apis N (api part; repeat; default 1, 2), --seconds S (api part, default 20), --events N (api part, default 1)";
+  "--tickets N (chain part, default 40000), --apis N (api part; repeat; default 1, 2), --seconds S (api part, default 20), --events N (api part, default 1), --blocks (chain part: print each block's batches)";
 
 export function parseScaleOptions(argv: string[]): ScaleOptions {
-  let values: { part?: string; signers?: string[]; workers?: string[]; apis?: string[]; tickets?: string; seconds?: string; events?: string };
+  let values: {
+    part?: string;
+    signers?: string[];
+    workers?: string[];
+    apis?: string[];
+    tickets?: string;
+    seconds?: string;
+    events?: string;
+    blocks?: boolean;
+  };
   try {
     values = parseArgs({
       args: argv,
@@ -369,6 +427,7 @@ export function parseScaleOptions(argv: string[]): ScaleOptions {
         tickets: { type: "string" },
         seconds: { type: "string" },
         events: { type: "string" },
+        blocks: { type: "boolean" },
       },
       strict: true,
     }).values;
@@ -384,6 +443,7 @@ export function parseScaleOptions(argv: string[]): ScaleOptions {
     tickets: Number(values.tickets ?? 40_000),
     seconds: Number(values.seconds ?? 20),
     events: Number(values.events ?? 1),
+    blocks: values.blocks ?? false,
   };
   const positive = (n: number) => Number.isInteger(n) && n >= 1;
   if (

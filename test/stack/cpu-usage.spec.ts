@@ -39,7 +39,13 @@ describe("CpuSampler", () => {
 describe("npm run bench:scale options", () => {
   it("runs both parts by default and one configuration when asked", () => {
     expect(parseScaleOptions([])).toMatchObject({ parts: ["chain", "api"], signers: [1, 2, 4], workers: [1, 2], apis: [1, 2] });
-    expect(parseScaleOptions(["--part", "chain", "--signers", "2", "--workers", "2"])).toMatchObject({ parts: ["chain"], signers: [2], workers: [2] });
+    expect(parseScaleOptions(["--part", "chain", "--signers", "2", "--workers", "2"])).toMatchObject({
+      parts: ["chain"],
+      signers: [2],
+      workers: [2],
+      blocks: false,
+    });
+    expect(parseScaleOptions(["--part", "chain", "--blocks"])).toMatchObject({ blocks: true });
   });
 
   it("refuses more signers than the run has events, and unknown parts", () => {

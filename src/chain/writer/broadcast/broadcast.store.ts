@@ -39,17 +39,16 @@ export class BroadcastStore {
   }
 
   /**
-   * The gas limits of the signer's nonces from `fromNonce` on that went out (broadcast, or seen
-   * mined at a block the node may since have dropped): what the node holds for it in its pool when
-   * `fromNonce` is its count of the signer's mined transactions. A nonce counts once (its largest attempt).
+   * The gas limit of every open nonce that went out (broadcast, or seen mined at a block the node
+   * may since have dropped), of every signer in the ledger: what the node may hold in its pool for
+   * this ledger. A nonce counts once (its largest attempt); the caller leaves out the nonces the
+   * node has mined by now.
    */
-  async gasSentFrom(signer: string, fromNonce: bigint): Promise<bigint> {
-    const [row] = await this.dataSource.query<{ gas: string | null }[]>(
-      `SELECT sum(gas)::text AS gas FROM (
-         SELECT max(gas_limit) AS gas FROM chain_transactions WHERE signer = $1 AND nonce >= $2 AND status IN ('broadcast', 'mined') GROUP BY nonce) sent`,
-      [signer, fromNonce.toString()],
+  async gasSent(): Promise<{ signer: string; nonce: bigint; gas: bigint }[]> {
+    const rows = await this.dataSource.query<{ signer: string; nonce: string; gas: string }[]>(
+      `SELECT signer, nonce::text AS nonce, max(gas_limit)::text AS gas FROM chain_transactions WHERE status IN ('broadcast', 'mined') GROUP BY signer, nonce`,
     );
-    return BigInt(row.gas ?? 0);
+    return rows.map((row) => ({ signer: row.signer, nonce: BigInt(row.nonce), gas: BigInt(row.gas) }));
   }
 
   async markBroadcast(id: string): Promise<void> {

@@ -27,12 +27,16 @@ export class TransactionSender {
   }
 
   /**
-   * Whether the signer's transactions sent and not yet mined (by the node's count of its mined
-   * ones) hold less than `blockGasLimit` gas: room for another in the node's pool (see BatchSender).
+   * Whether the transactions of every signer in the ledger sent and not yet mined (by the node's
+   * count of each signer's mined ones) hold less than `blockGasLimit` gas: room for another in the
+   * node's pool (see BatchSender). Every signer, not only the one about to send: the block is shared.
    */
-  async poolHasRoom(provider: JsonRpcProvider, signer: string, blockGasLimit: bigint): Promise<boolean> {
-    const mined = BigInt(await provider.getTransactionCount(signer, "latest"));
-    return (await this.store.gasSentFrom(signer, mined)) < blockGasLimit;
+  async poolHasRoom(provider: JsonRpcProvider, blockGasLimit: bigint): Promise<boolean> {
+    const sent = await this.store.gasSent();
+    const signers = [...new Set(sent.map((row) => row.signer))];
+    const mined = new Map(await Promise.all(signers.map(async (signer) => [signer, BigInt(await provider.getTransactionCount(signer, "latest"))] as const)));
+    const inPool = sent.filter((row) => row.nonce >= mined.get(row.signer)!).reduce((sum, row) => sum + row.gas, 0n);
+    return inPool < blockGasLimit;
   }
 
   /** Sends the bytes (see broadcastRaw); an attempt the node accepted is marked broadcast. */

@@ -76,6 +76,47 @@ function nodeWithBlocks(gasLimit: bigint, blockGasLimit: bigint) {
   return { sut, sending, sent, mine };
 }
 
+/**
+ * Several signers' flushes on one BatchSender (one worker process) and one node whose blocks they
+ * share: each batch has `gasLimit` gas, the block `blockGasLimit`. `sent` records what reached the
+ * node as signer:nonce, in order. The pool's gas is read with a pause before it answers, as a
+ * database and a node do, so two looks at once would both see the same room.
+ */
+function sharedNode(signers: string[], gasLimit: bigint, blockGasLimit: bigint) {
+  const config = loadConfig({});
+  const nonces = new Map(signers.map((signer) => [signer, 0n]));
+  const sent: string[] = [];
+  let minedCount = 0;
+  const store = {
+    commitNewTransaction: async (signer: string) => {
+      const nonce = nonces.get(signer)!;
+      nonces.set(signer, nonce + 1n);
+      return { ...committed(nonce), id: `${signer}-${nonce}`, signer, gasLimit };
+    },
+    countNoncesInFlight: async () => 0,
+  } as unknown as SendingStore;
+  let maxInPool = 0n;
+  const transactions = {
+    inOrder: async () => true,
+    poolHasRoom: async (_: JsonRpcProvider, limit: bigint) => {
+      const inPool = gasLimit * BigInt(sent.length - minedCount);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      return inPool < limit;
+    },
+    send: async (_: JsonRpcProvider, tx: SignedTransaction) => {
+      sent.push(`${tx.signer}:${tx.nonce}`);
+      const inPool = gasLimit * BigInt(sent.length - minedCount);
+      if (inPool > maxInPool) maxInPool = inPool;
+      return { accepted: true, refusal: null };
+    },
+  } as unknown as TransactionSender;
+  const chain = { registryAddress: "0x5FbDB2315678afecb367f032d93F642f64180aa3" } as unknown as ChainClient;
+  const sut = new BatchSender(store, chain, transactions, new RetryBackOff(config), new CrashPoints(config), config);
+  sut.poolHold = { pollMs: 5, maxMs: 500 };
+  const flushes = signers.map((signer) => sut.start({} as JsonRpcProvider, { address: signer } as ChainSigner, 31337n, FEES, blockGasLimit));
+  return { sut, flushes, sent, mine: () => (minedCount = sent.length), maxInPool: () => maxInPool };
+}
+
 const until = async (condition: () => boolean) => {
   for (let i = 0; i < 200 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
 };
@@ -143,5 +184,46 @@ describe("BatchSender", () => {
     sut.beforeApplicationShutdown();
     await sut.settled(sending);
     expect(sent).toEqual([0n, 1n]);
+  });
+
+  it("keeps no more than a block's gas in the pool for all the signers together, each signer's batches in nonce order", async () => {
+    // 10M batches, a 25M block: three sent in all (the third may or may not fit), not three per signer.
+    const { sut, flushes, sent, mine, maxInPool } = sharedNode(["a", "b", "c"], 10_000_000n, 25_000_000n);
+    for (let i = 0; i < 3; i++) for (const sending of flushes) await sut.send(sending, PLAN);
+    await until(() => sent.length === 3);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(sent).toHaveLength(3);
+
+    for (let block = 0; block < 3; block++) {
+      mine();
+      await until(() => sent.length === Math.min(9, 3 * (block + 2)));
+    }
+    await Promise.all(flushes.map((sending) => sut.settled(sending)));
+    expect(maxInPool()).toBe(30_000_000n);
+    for (const signer of ["a", "b", "c"]) expect(sent.filter((tx) => tx.startsWith(signer))).toEqual([`${signer}:0`, `${signer}:1`, `${signer}:2`]);
+    // Turns in the order the batches came: each signer's first before any signer's second.
+    expect(sent.slice(0, 3)).toEqual(["a:0", "b:0", "c:0"]);
+  });
+
+  it("lets two signers' broadcasts that look for room at the same moment take it one after the other", async () => {
+    // Room for one more: without turns both would see it and send.
+    const { sut, flushes, sent, maxInPool } = sharedNode(["a", "b"], 10_000_000n, 10_000_000n);
+    await Promise.all(flushes.map((sending) => sut.send(sending, PLAN)));
+    await until(() => sent.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(sent).toEqual(["a:0"]);
+    expect(maxInPool()).toBe(10_000_000n);
+  });
+
+  it("stops every signer's flush held behind a chain that mines nothing, within the hold and when the process stops", async () => {
+    const { sut, flushes, sent } = sharedNode(["a", "b"], 10_000_000n, 15_000_000n);
+    for (const sending of flushes) for (let i = 0; i < 2; i++) await sut.send(sending, PLAN);
+    const started = Date.now();
+    await until(() => sent.length === 2);
+    sut.beforeApplicationShutdown();
+    await Promise.all(flushes.map((sending) => sut.settled(sending)));
+    expect(Date.now() - started).toBeLessThan(400);
+    expect(sent).toEqual(["a:0", "b:0"]);
+    for (const sending of flushes) expect(await sut.hasRoom(sending)).toBe(false);
   });
 });

@@ -21,7 +21,7 @@ export interface FlushSending {
   readonly provider: JsonRpcProvider;
   readonly chainId: bigint;
   readonly fees: Fees;
-  /** The chain's block gas limit when the flush began: the most the signer keeps in the node's pool (see BatchSender). */
+  /** The chain's block gas limit when the flush began: the most the ledger's signers together keep in the node's pool (see BatchSender). */
   readonly blockGasLimit: bigint;
   previous: Promise<void>;
   refused: boolean;
@@ -44,12 +44,17 @@ export interface PoolHold {
  * node in order (an automining node refuses a nonce from the future); after a refusal nothing more
  * is signed: the receipt watcher answers it first.
  *
- * A broadcast also waits while the signer's transactions sent and not yet mined already hold a
- * block's gas limit: a node mines no more than that per block, and one that finds a transaction
- * too large for what is left of a block may drop the signer's next nonce from its pool (Anvil
- * skips the one, then finds the next one's nonce too high and removes it), which the receipt
- * watcher sends again only seconds later. Gas limits are estimates above the gas used, so the
- * last transaction let through may or may not fit the next block; none follows it in the pool.
+ * A broadcast also waits while the transactions sent and not yet mined, of every signer in the
+ * ledger, already hold a block's gas limit: a node mines no more than that per block, whoever
+ * signed, and one that finds a transaction too large for what is left of a block may drop its
+ * signer's next nonce from its pool (Anvil skips the one, then finds the next one's nonce too high
+ * and removes it), which the receipt watcher sends again only seconds later. Counted per signer,
+ * N signers kept up to N blocks' worth in the pool and met that drop. Gas limits are estimates
+ * above the gas used, so the last transaction let through may or may not fit the next block; none
+ * follows it in the pool. The process's broadcasts look for room and send one at a time, in the
+ * order they asked, so two signers' flushes never both take the last room and none waits behind
+ * the others for long; processes do not wait for each other, so each worker process may let one
+ * batch more through at the same moment.
  * Held, the batch is signed and committed already and goes out as soon as a block is mined. Held
  * longer than `poolHold.maxMs` (a chain that mines nothing), or when the process stops, the flush
  * stops sending: the batch stays signed, and the next flush, or the watcher, sends it (see UnsentNonces).
@@ -69,6 +74,8 @@ export class BatchSender implements BeforeApplicationShutdown {
   poolHold: PoolHold = { pollMs: 100, maxMs: 10_000 };
   /** Set at shutdown: a held batch is left signed for the next start instead of keeping the flush (and the stop) waiting. */
   private stopping = false;
+  /** The last broadcast of any flush of this process to look for room in the pool: the next one waits for it (see the class). */
+  private poolTurn: Promise<unknown> = Promise.resolve();
 
   beforeApplicationShutdown(): void {
     this.stopping = true;
@@ -119,7 +126,17 @@ export class BatchSender implements BeforeApplicationShutdown {
       return;
     }
     sending.ordered = true;
-    if (!(await this.roomInPool(sending))) {
+    // The hold counts from here: behind another flush's held broadcast, this one is held as long.
+    const heldUntil = Date.now() + this.poolHold.maxMs;
+    const turn = this.poolTurn.then(() => this.sendWhenRoom(sending, signed, heldUntil));
+    this.poolTurn = turn.catch(() => undefined);
+    await turn;
+    this.crashPoints.reach("after-broadcast");
+  }
+
+  /** Sends once the pool has room; on its turn (see the class), so no other flush of the process sends between the look and the send. */
+  private async sendWhenRoom(sending: FlushSending, signed: SignedTransaction, heldUntil: number): Promise<void> {
+    if (!(await this.roomInPool(sending, heldUntil))) {
       sending.refused = true;
       return;
     }
@@ -128,14 +145,12 @@ export class BatchSender implements BeforeApplicationShutdown {
       sending.refused = true;
       this.backOff.refusedToWriter(signed, result);
     }
-    this.crashPoints.reach("after-broadcast");
   }
 
-  /** Waits while the signer's transactions in the node's pool hold a block's gas limit; false when held too long. */
-  private async roomInPool(sending: FlushSending): Promise<boolean> {
-    const heldUntil = Date.now() + this.poolHold.maxMs;
+  /** Waits while every signer's transactions in the node's pool hold a block's gas limit; false when held too long. */
+  private async roomInPool(sending: FlushSending, heldUntil: number): Promise<boolean> {
     for (;;) {
-      if (await this.transactions.poolHasRoom(sending.provider, sending.wallet.address, sending.blockGasLimit)) return true;
+      if (await this.transactions.poolHasRoom(sending.provider, sending.blockGasLimit)) return true;
       if (this.stopping || Date.now() >= heldUntil) return false;
       await new Promise((resolve) => setTimeout(resolve, this.poolHold.pollMs));
     }
