@@ -104,13 +104,7 @@ async function main(options: ScaleOptions): Promise<void> {
         "blocks with a batch": r.blocks,
         "block gas used": `${Math.round(r.blockFill * 100)}%`,
         "block gas ceiling, tickets/s": Math.round(r.ceiling),
-        "COPY of a /stream's 5000 rows, ms": Math.round(r.copyMs),
-        "cores: postgres": coresOf(r.cpu, "postgres"),
-        "api(s)": coresOf(r.cpu, "api"),
-        "worker(s)": coresOf(r.cpu, "worker"),
-        anvil: coresOf(r.cpu, "anvil"),
-        "other work": coresOf(r.cpu, "rest of the machine"),
-        "machine busy": `${Math.round(r.cpu.machineBusy * 100)}%`,
+        ...machineColumns(r),
       })),
     );
   }
@@ -133,13 +127,7 @@ async function main(options: ScaleOptions): Promise<void> {
         "p50 ms": Math.round(r.p50Ms),
         "p99 ms": Math.round(r.p99Ms),
         "tickets by api": r.byApi,
-        "COPY of a /stream's 5000 rows, ms": Math.round(r.copyMs),
-        "cores: postgres": coresOf(r.cpu, "postgres"),
-        "api(s)": coresOf(r.cpu, "api"),
-        "worker(s)": coresOf(r.cpu, "worker"),
-        anvil: coresOf(r.cpu, "anvil"),
-        "other work": coresOf(r.cpu, "rest of the machine"),
-        "machine busy": `${Math.round(r.cpu.machineBusy * 100)}%`,
+        ...machineColumns(r),
       })),
     );
   }
@@ -221,6 +209,19 @@ async function registerEvents(stack: Stack, count: number): Promise<string[]> {
 
 function sampler(stack: Stack): CpuSampler {
   return new CpuSampler(() => stack.services.processes().map((service) => ({ name: service.name.replace(/\.restart-\d+$/, ""), pid: service.pid })));
+}
+
+/** The columns every configuration prints beside its figure: PostgreSQL's COPY time and each process group's CPU in the same run. */
+function machineColumns(r: { copyMs: number; cpu: CpuUsage }): Record<string, string | number> {
+  return {
+    "COPY of a /stream's 5000 rows, ms": Math.round(r.copyMs),
+    "cores: postgres": coresOf(r.cpu, "postgres"),
+    "api(s)": coresOf(r.cpu, "api"),
+    "worker(s)": coresOf(r.cpu, "worker"),
+    anvil: coresOf(r.cpu, "anvil"),
+    "other work": coresOf(r.cpu, "rest of the machine"),
+    "machine busy": `${Math.round(r.cpu.machineBusy * 100)}%`,
+  };
 }
 
 /** The cores the groups named `name` (or `name-K`) used together. */
