@@ -55,7 +55,7 @@ function typesOf(manager: EntityManager, table: string): Promise<Map<string, str
 
 async function insertRows(manager: EntityManager, table: string, columns: readonly string[], rows: readonly CopyValue[][]): Promise<void> {
   const types = await typesOf(manager, table);
-  const arrays = columns.map((_, column) => rows.map((row) => (typeof row[column] === "bigint" ? String(row[column]) : row[column])));
+  const arrays = columns.map((_, column) => arrayLiteral(rows, column));
   const unnest = columns.map((column, index) => {
     const type = types.get(column);
     if (!type) throw new Error(`${table} has no column ${column}`);
@@ -67,6 +67,26 @@ async function insertRows(manager: EntityManager, table: string, columns: readon
        FROM unnest(${unnest.join(", ")}) WITH ORDINALITY AS r(${columns.map((_, index) => `c${index}`).join(", ")}, position) ORDER BY r.position`,
     arrays,
   );
+}
+
+/**
+ * A column of `rows` as PostgreSQL's array text, `{"a","b",NULL}`. node-postgres would write it from
+ * a JavaScript array too, but with two regular-expression replaces per element: 4.5% of the api's
+ * CPU in the on-sale's profile. Inside double quotes only backslash and double quote are escaped.
+ */
+export function arrayLiteral(rows: readonly CopyValue[][], column: number): string {
+  let text = "{";
+  for (let index = 0; index < rows.length; index++) {
+    const value = rows[index][column];
+    if (index > 0) text += ",";
+    if (value === null) {
+      text += "NULL";
+      continue;
+    }
+    const element = typeof value === "string" ? value : String(value);
+    text += '"' + (/["\\]/.test(element) ? element.replace(/["\\]/g, "\\$&") : element) + '"';
+  }
+  return text + "}";
 }
 
 /**
