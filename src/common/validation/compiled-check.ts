@@ -1,7 +1,5 @@
 import { getMetadataStorage, type ValidationArguments, ValidationTypes, type ValidatorConstraintInterface } from "class-validator";
 
-import type { ClassConstructor } from "./validate-item";
-
 /**
  * A DTO's rules, read once from class-validator's metadata, as a plain check of a flat instance:
  * true when every rule passes. class-validator looks the metadata up, filters and groups it and builds
@@ -31,12 +29,12 @@ interface PropertyRules {
 
 const compiled = new WeakMap<object, CompiledCheck<object> | null>();
 
-export function compiledCheck<T extends object>(dto: ClassConstructor<T>): CompiledCheck<T> | null {
+export function compiledCheck<T extends object>(dto: new (...args: never[]) => T): CompiledCheck<T> | null {
   if (!compiled.has(dto)) compiled.set(dto, compile(dto));
   return compiled.get(dto) as CompiledCheck<T> | null;
 }
 
-function compile(dto: ClassConstructor<object>): CompiledCheck<object> | null {
+function compile(dto: new (...args: never[]) => object): CompiledCheck<object> | null {
   const storage = getMetadataStorage();
   // The arguments validateSync gives it without groups: no schema, always false, strictGroups false.
   const metadatas = storage.getTargetValidationMetadatas(dto, undefined as unknown as string, false, false, undefined);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 
-import { STREAM_ACTIONS } from "../../stream/stream-actions";
-import { compiledCheck } from "./compiled-check";
-import { type ClassConstructor, validateItem, validateWithClassValidator } from "./validate-item";
+import { compiledCheck } from "../common/validation/compiled-check";
+import { type ClassConstructor, validateItem, validateWithClassValidator } from "../common/validation/validate-item";
+import { STREAM_ACTIONS } from "./stream-actions";
 
 /** Values each field is tried with: valid ones by the field's name, and what breaks every kind of rule. */
 const VALID: Record<string, unknown[]> = {
