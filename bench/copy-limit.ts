@@ -23,28 +23,41 @@ export interface CopyLimit {
   medianMs: number;
 }
 
-export async function measureCopyLimit(databaseUrl: string, actions: number, runs: number): Promise<CopyLimit> {
+/**
+ * `perCopy` transactions' rows go into one COPY per table (the on-sale's requests of 100 copied 50 at a
+ * time: the rows of 5000 sales, as one /stream request writes). With `atMost`, fewer runs are taken
+ * when fewer untouched transactions are left (the chain writer rewrites the rows it broadcast).
+ */
+export async function measureCopyLimit(
+  databaseUrl: string,
+  actions: number,
+  runs: number,
+  { perCopy = 1, atMost = false }: { perCopy?: number; atMost?: boolean } = {},
+): Promise<CopyLimit> {
   const db = new Client({ connectionString: databaseUrl });
   await db.connect();
   try {
-    const { rows: transactions } = await db.query<{ xid: string }>(
+    const { rows: found } = await db.query<{ xid: string }>(
       `SELECT xmin::text AS xid FROM chain_actions GROUP BY xmin::text HAVING count(*) = $1 ORDER BY max(created_at) DESC LIMIT $2`,
-      [actions, runs],
+      [actions, runs * perCopy],
     );
-    if (transactions.length < runs) throw new Error(`only ${transactions.length} transactions of ${actions} actions found`);
+    const available = Math.floor(found.length / perCopy);
+    if (available < (atMost ? 1 : runs)) throw new Error(`only ${found.length} transactions of ${actions} actions found`);
+    const groups = Array.from({ length: Math.min(runs, available) }, (_, run) => found.slice(run * perCopy, (run + 1) * perCopy).map(({ xid }) => xid));
     const filledByTriggers = await tablesFilledByTriggers(db);
     const tables = (await tablesInForeignKeyOrder(db)).filter((table) => !filledByTriggers.has(table));
     const timings: number[] = [];
     let written: { table: string; rows: number }[] = [];
-    for (const { xid } of transactions) {
+    for (const xids of groups) {
+      const ofGroup = `xmin::text = ANY('{${xids.join(",")}}'::text[])`;
       const copies: { table: string; rows: number; text: Buffer }[] = [];
       for (const table of tables) {
-        const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE xmin = $1::xid`, [xid]);
-        if (rows[0].n < actions) continue;
-        copies.push({ table, rows: rows[0].n, text: await exportRows(db, `SELECT * FROM ${table} WHERE xmin = '${xid}'::xid`) });
+        const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE ${ofGroup}`);
+        if (rows[0].n < actions * perCopy) continue;
+        copies.push({ table, rows: rows[0].n, text: await exportRows(db, `SELECT * FROM ${table} WHERE ${ofGroup}`) });
       }
       await db.query("BEGIN");
-      for (const copy of [...copies].reverse()) await db.query(`DELETE FROM ${copy.table} WHERE xmin = $1::xid`, [xid]);
+      for (const copy of [...copies].reverse()) await db.query(`DELETE FROM ${copy.table} WHERE ${ofGroup}`);
       const started = performance.now();
       for (const copy of copies) await pipeline(Readable.from([copy.text]), db.query(copyFrom(`COPY ${copy.table} FROM STDIN`)));
       await db.query("COMMIT");

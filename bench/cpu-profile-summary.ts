@@ -16,7 +16,7 @@ interface ProfileNode {
   id: number;
   callFrame: CallFrame;
 }
-interface CpuProfile {
+export interface CpuProfile {
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];

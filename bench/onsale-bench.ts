@@ -4,8 +4,10 @@ import { parseArgs } from "node:util";
 import { Client } from "pg";
 
 import { loadConfig } from "../src/config/app-config";
+import { measureCopyLimit } from "./copy-limit";
 import { type Figure, meetsTarget, ratioOf, writeFigures } from "./figures";
-import { type Layout, startNpmStartStack } from "./stack/npm-start-stack";
+import { type Layout, type NpmStartStack, startNpmStartStack } from "./stack/npm-start-stack";
+import { cpuProfilesIn, formatCpuSummary, summarizeCpuProfile } from "./stack/cpu-profile";
 import { runDirectory } from "./stack/run-directory";
 import { Teardown } from "./stack/teardown";
 import { median, quantile } from "./stats";
@@ -29,6 +31,8 @@ export const TICKETS_PER_REQUEST = 100;
 export const WARMUP_SECONDS = 3;
 const TARGET_TICKETS_PER_SECOND = 5_000;
 const TARGET_P99_MS = 300;
+/** COPYs of 5000 sales' rows timed after each variant's load. */
+const COPY_RUNS = 5;
 
 export interface OnsaleOptions {
   /** The variants: how many events the load is spread over. */
@@ -46,6 +50,8 @@ export interface OnsaleResult {
   p99Ms: number;
   maxMs: number;
   seconds: number;
+  /** PostgreSQL's COPY of 5000 of the run's sales (50 requests' rows), median, measured after the load. */
+  copyMs: number | undefined;
 }
 
 const FIGURE_WHAT = { "tickets/s": "tickets accepted per second", p99: "request p99", "requests/s": "requests/s on one API key" } as const;
@@ -81,6 +87,7 @@ export async function runOnsaleBench(options: OnsaleOptions = { events: [1, 10],
       "p50 ms": Math.round(r.p50Ms),
       "p99 ms": Math.round(r.p99Ms),
       "max ms": Math.round(r.maxMs),
+      "COPY of 5000 sales ms": r.copyMs === undefined ? "-" : r.copyMs.toFixed(1),
       target: `≥ ${TARGET_TICKETS_PER_SECOND}/s, p99 ≤ ${TARGET_P99_MS} ms`,
       met: r.ticketsPerSecond >= TARGET_TICKETS_PER_SECOND && r.p99Ms <= TARGET_P99_MS ? "yes" : "NO",
     })),
@@ -116,8 +123,10 @@ async function runVariant(eventCount: number, seconds: number, layout: Layout): 
   const logs = runDirectory(`bench-onsale-${eventCount}`);
   let passed = false;
   teardown.add("process logs", async () => logs.finish(passed));
+  let stack: NpmStartStack | undefined;
   try {
-    const { baseUrl, apiKey, ticketeerId, receiverPort, db } = await startNpmStartStack(layout, logs, teardown);
+    stack = await startNpmStartStack(layout, logs, teardown, `onsale-${eventCount}`);
+    const { baseUrl, apiKey, ticketeerId, receiverPort, db } = stack;
     const server = { baseUrl, apiKey };
 
     const run = randomBytes(3).toString("hex");
@@ -137,6 +146,19 @@ async function runVariant(eventCount: number, seconds: number, layout: Layout): 
     await checkLedger(db, eventIds.length);
     const confirmed = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM chain_actions WHERE kind = 'sold' AND status = 'confirmed'`);
     console.log(`${after} tickets in the ledger, ${confirmed.rows[0].n} of them confirmed on chain when the load stopped`);
+    // The machine's speed at the time, beside the latency: PostgreSQL's COPY of the rows 50 of the
+    // run's requests wrote (5000 sales), once npm start has stopped (its writer rewrites rows it sends).
+    await stack.stop();
+    const copy = await measureCopyLimit(stack.databaseUrl, TICKETS_PER_REQUEST, COPY_RUNS, { perCopy: 5000 / TICKETS_PER_REQUEST, atMost: true }).catch(
+      (error: unknown) => {
+        console.log(`no COPY time: ${error instanceof Error ? error.message : String(error)}`);
+        return undefined;
+      },
+    );
+    if (copy)
+      console.log(
+        `PostgreSQL COPY of 5000 of the run's sales (${copy.tables.map(({ table, rows }) => `${table} ${rows}`).join(", ")}): median ${copy.medianMs.toFixed(1)} ms of ${copy.runs}`,
+      );
     passed = true;
     return {
       events: eventCount,
@@ -147,9 +169,13 @@ async function runVariant(eventCount: number, seconds: number, layout: Layout): 
       p99Ms: quantile(measured.latencies, 0.99),
       maxMs: Math.max(...measured.latencies),
       seconds: measured.seconds,
+      copyMs: copy?.medianMs,
     };
   } finally {
     await teardown.run();
+    if (stack?.cpuProfileDir && stack.apiPid !== undefined) {
+      for (const file of cpuProfilesIn(stack.cpuProfileDir, stack.apiPid)) console.log(formatCpuSummary(`api process, ${file}`, summarizeCpuProfile(file)));
+    }
   }
 }
 

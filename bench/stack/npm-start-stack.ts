@@ -10,6 +10,7 @@ import { NODE_LIFELINE_ARGS, type OwnedProcess, spawnOwned } from "../../scripts
 import { waitForHealth } from "../../scripts/stack/service-process";
 import { startCallbackSink } from "../callback-sink";
 import { createBenchDatabase } from "./bench-database";
+import { cpuProfileArgs, cpuProfileDir } from "./cpu-profile";
 import type { RunDirectory } from "./run-directory";
 import type { Teardown } from "./teardown";
 
@@ -23,6 +24,13 @@ export interface NpmStartStack {
   ticketeerId: string;
   receiverPort: number;
   db: Client;
+  databaseUrl: string;
+  /** The api process's id (its CPU profile is named by it). */
+  apiPid: number | undefined;
+  /** Where `npm start`'s processes write their CPU profiles (BENCH_CPU_PROFILE_DIR set), else undefined. */
+  cpuProfileDir: string | undefined;
+  /** Stops `npm start` (gracefully, its profiles written) before the teardown would; the database stays. */
+  stop: () => Promise<void>;
 }
 
 /**
@@ -30,7 +38,7 @@ export interface NpmStartStack {
  * HTTPS callback receiver in a process of its own: in the benchmark's process it would compete with
  * the load and delay the timed answers. Everything it starts is stopped by `teardown`.
  */
-export async function startNpmStartStack(layout: Layout, logs: RunDirectory, teardown: Teardown): Promise<NpmStartStack> {
+export async function startNpmStartStack(layout: Layout, logs: RunDirectory, teardown: Teardown, name = "npm-start"): Promise<NpmStartStack> {
   const tls = writeTestTls(await generateTestTls());
   teardown.add("test TLS files", async () => tls.remove());
   const receiverPort = await startReceiverProcess(tls, logs.path, teardown);
@@ -55,7 +63,10 @@ export async function startNpmStartStack(layout: Layout, logs: RunDirectory, tea
     NODE_EXTRA_CA_CERTS: tls.caFile,
   };
   // npm start decides the layout: APP_ROLE would make it one process, CHAIN_RPC_URL another chain.
-  for (const name of ["APP_ROLE", "CHAIN_RPC_URL", "CHAIN_RPC_URLS", "REGISTRY_ADDRESS", "SIGNER_PRIVATE_KEYS"]) delete env[name];
+  for (const variable of ["APP_ROLE", "CHAIN_RPC_URL", "CHAIN_RPC_URLS", "REGISTRY_ADDRESS", "SIGNER_PRIVATE_KEYS"]) delete env[variable];
+  // Through NODE_OPTIONS, so that npm start's own children (the api, the worker) profile too.
+  const profileDir = cpuProfileDir(name);
+  if (profileDir) env.NODE_OPTIONS = [env.NODE_OPTIONS, ...cpuProfileArgs(profileDir)].filter(Boolean).join(" ");
   const start = spawnOwned({
     name: "npm-start",
     command: process.execPath,
@@ -63,17 +74,30 @@ export async function startNpmStartStack(layout: Layout, logs: RunDirectory, tea
     env,
     output: { file: join(logs.path, "npm-start.log") },
   });
-  teardown.add("npm start", async () => {
-    const exit = await start.stop("SIGTERM", 60_000);
-    if (exit.code !== 0) console.error(`npm start ended with ${exit.signal ?? `exit code ${exit.code}`}; see ${start.logFile}`);
-  });
+  let stopped: Promise<void> | undefined;
+  const stop = () =>
+    (stopped ??= start.stop("SIGTERM", 60_000).then((exit) => {
+      if (exit.code !== 0) console.error(`npm start ended with ${exit.signal ?? `exit code ${exit.code}`}; see ${start.logFile}`);
+    }));
+  teardown.add("npm start", stop);
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitForHealth(baseUrl, start, 180_000);
   if (layout === "split") await waitForHealth(`http://127.0.0.1:${workerPort}`, start, 60_000);
   const db = new Client({ connectionString: database.url });
   await db.connect();
   teardown.add("database client", () => db.end());
-  return { baseUrl, apiKey, ticketeerId, receiverPort, db };
+  const apiPid = /\[start\] api \(pid (\d+)/.exec(readFileSync(start.logFile as string, "utf8"))?.[1];
+  return {
+    baseUrl,
+    apiKey,
+    ticketeerId,
+    receiverPort,
+    db,
+    databaseUrl: database.url,
+    apiPid: apiPid === undefined ? undefined : Number(apiPid),
+    cpuProfileDir: profileDir,
+    stop,
+  };
 }
 
 const RECEIVER_FLAG = "--callback-receiver";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { copyText } from "./copy-rows";
+import { arrayLiteral, copyText } from "./copy-rows";
 
 describe("copyText", () => {
   it("writes NULL, booleans and numbers as COPY reads them", () => {
@@ -15,5 +15,19 @@ describe("copyText", () => {
     expect(copyText("a\tb\nc\rd\\e")).toBe("a\\tb\\nc\\rd\\\\e");
     expect(copyText("\\N")).toBe("\\\\N");
     expect(copyText("plain")).toBe("plain");
+  });
+});
+
+describe("arrayLiteral", () => {
+  it("writes a column as PostgreSQL's array text: NULL bare, every other value quoted, quotes and backslashes escaped", () => {
+    const rows = [
+      ["a", 1n],
+      [null, true],
+      ['say "hi" \\ {x}, NULL', 1.5],
+      ["NULL", null],
+    ];
+    expect(arrayLiteral(rows, 0)).toBe('{"a",NULL,"say \\"hi\\" \\\\ {x}, NULL","NULL"}');
+    expect(arrayLiteral(rows, 1)).toBe('{"1","true","1.5",NULL}');
+    expect(arrayLiteral([], 0)).toBe("{}");
   });
 });

@@ -11,6 +11,7 @@ import { METRICS } from "../metrics/metric-definitions";
 import { AcceptanceConflict } from "./acceptance-conflict";
 import type { AcceptanceContext, AcceptedStateKind, ItemOutcome } from "./acceptance-context";
 import { AcceptedActionsNotifier } from "./accepted-actions.notifier";
+import { CoalescedNotification } from "./coalesced-notification";
 import { ActionRecorder } from "./action-recorder";
 import { mergeOutcomes, type RequestedItem, validateItems } from "./item-acceptance";
 
@@ -32,12 +33,17 @@ const RETRYABLE_SQLSTATES = new Set(["40001", "40P01", "23505"]);
 @Injectable()
 export class LedgerService {
   private readonly logger = new Logger(LedgerService.name);
+  /** Acceptances committed while the writer is being told share the next telling. */
+  private readonly writerNotification: CoalescedNotification;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly notifier: AcceptedActionsNotifier,
+    notifier: AcceptedActionsNotifier,
     @InjectMetric(METRICS.actions.name) private readonly actionsCounter: Counter<string>,
-  ) {}
+  ) {
+    // The timeout bounds each telling, not only each request's wait: a hung one must not hold up the next.
+    this.writerNotification = new CoalescedNotification(() => withTimeout(notifier.actionsAccepted(), NOTIFY_TIMEOUT_MS));
+  }
 
   /**
    * Validates and accepts the items of one request, in order, against the accepted state of
@@ -119,7 +125,7 @@ export class LedgerService {
   /** The actions are committed: if Redis is unreachable now, the sweep queues them later. */
   private async notifyWriter(): Promise<void> {
     try {
-      await withTimeout(this.notifier.actionsAccepted(), NOTIFY_TIMEOUT_MS);
+      await withTimeout(this.writerNotification.notify(), NOTIFY_TIMEOUT_MS);
     } catch (error) {
       this.logger.warn(`chain writer not notified, the sweep will pick the actions up: ${(error as Error).message}`);
     }
