@@ -39,12 +39,18 @@ export function e2eFigureName(node: ChainNodeKind): string {
   return `End to end: sales confirmed on chain (${CHAIN_NODE_LABELS[node]})`;
 }
 
-/** Runs the benchmark on each of `nodes` in turn, prints its tables and returns a figure per node; everything it started is stopped. */
+/**
+ * Runs the benchmark on each of `nodes` in turn, prints its tables and returns a figure per node (and,
+ * on Anvil, the writer's share of the blocks' gas); everything it started is stopped.
+ */
 export async function runE2eBench(nodes: readonly ChainNodeKind[] = CHAIN_NODE_KINDS): Promise<Figure[]> {
   const figures: Figure[] = [];
+  const blockFills: Figure[] = [];
   for (const node of nodes) {
     console.log(`\n-- on ${CHAIN_NODE_LABELS[node]}`);
-    figures.push(await runOnNode(node));
+    const { endToEnd, blockFill } = await runOnNode(node);
+    figures.push(endToEnd);
+    if (blockFill) blockFills.push(blockFill);
   }
   if (figures.length > 1) {
     console.log("\nEnd to end, by node:");
@@ -58,10 +64,10 @@ export async function runE2eBench(nodes: readonly ChainNodeKind[] = CHAIN_NODE_K
       })),
     );
   }
-  return figures;
+  return [...figures, ...blockFills];
 }
 
-async function runOnNode(node: ChainNodeKind): Promise<Figure> {
+async function runOnNode(node: ChainNodeKind): Promise<{ endToEnd: Figure; blockFill?: Figure }> {
   const teardown = new Teardown();
   const logs = runDirectory(`bench-e2e-${node}`);
   let passed = false;
@@ -118,7 +124,7 @@ async function runOnNode(node: ChainNodeKind): Promise<Figure> {
     ]);
     console.log("Batches the writer sent (sales only):");
     console.table(await batches(db, Date.now() - (performance.now() - started)));
-    if (node === "anvil") await printBlockFill(db, chain.provider, blockAtAccepted);
+    const blockFill = node === "anvil" ? await printBlockFill(db, chain.provider, blockAtAccepted) : undefined;
     const onChain = await chain.registry.eventRecord(1n);
     console.log(`On chain: ${onChain.ticketsSold} tickets sold in event 1 (expected ${TICKETS})`);
     if (onChain.ticketsSold !== BigInt(TICKETS)) throw new Error(`the registry counts ${onChain.ticketsSold} tickets sold, not ${TICKETS}`);
@@ -150,7 +156,7 @@ async function runOnNode(node: ChainNodeKind): Promise<Figure> {
       },
     ]);
     passed = true;
-    return figure;
+    return { endToEnd: figure, blockFill };
   } finally {
     await teardown.run();
   }
@@ -221,7 +227,7 @@ async function batches(db: Client, startedAtMs: number) {
  * for each of them), a block that carried none counting as 0. Its goal is BLOCK_FILL_GOAL of the
  * share the configuration allows a batch (BLOCK_GAS_SHARE_PERCENT), the same for the mean.
  */
-async function printBlockFill(db: Client, provider: JsonRpcProvider, blockAtAccepted: number): Promise<void> {
+async function printBlockFill(db: Client, provider: JsonRpcProvider, blockAtAccepted: number): Promise<Figure | undefined> {
   const { rows } = await db.query<{ block_number: string; gas: string; batches: number }>(
     `SELECT block_number, sum(gas_used)::text AS gas, count(*)::int AS batches FROM chain_transactions
       WHERE status = 'confirmed' AND item_count > 1 GROUP BY block_number ORDER BY block_number`,
@@ -246,7 +252,7 @@ async function printBlockFill(db: Client, provider: JsonRpcProvider, blockAtAcce
   console.log(`The writer's share of each block's gas while sales waited (blocks after the last acceptance, before the last block with sales):`);
   if (blocks.length === 0) {
     console.log("  none: every sale was mined within a block of its acceptance");
-    return;
+    return undefined;
   }
   console.table(
     blocks.map((row) => ({ ...row, fill: `${(row.fill * 100).toFixed(1)}%`, goal: `≥ ${(goal * 100).toFixed(0)}%`, met: row.fill >= goal ? "yes" : "NO" })),
@@ -255,6 +261,17 @@ async function printBlockFill(db: Client, provider: JsonRpcProvider, blockAtAcce
   console.log(
     `  mean ${(mean * 100).toFixed(1)}% of the block's gas (goal ≥ ${BLOCK_FILL_GOAL} of the configured block share of ${share * 100}%: ≥ ${(goal * 100).toFixed(0)}%): ${mean >= goal ? "met" : "NOT met"}`,
   );
+  return {
+    name: "End to end on Anvil: the writer's share of each block's gas while sales waited, mean",
+    value: Math.round(mean * 1000) / 10,
+    unit: "% of block gas",
+    target: Math.round(goal * 1000) / 10,
+    better: "higher",
+    limit: Math.round(share * 1000) / 10,
+    limitName: "the share of a block the configuration gives one batch (BLOCK_GAS_SHARE_PERCENT)",
+    ratio: ratioOf(mean, share),
+    ratioGoal: BLOCK_FILL_GOAL,
+  };
 }
 
 const USAGE = "options: --node hardhat|anvil (default: both, one after the other)";
