@@ -19,6 +19,11 @@ export interface ClaimedCallback {
   attempts: number;
   callbackUrl: string;
   createdAt: Date;
+  /**
+   * When its lease ends, by the worker's clock (ms since the epoch): taken before the claim was
+   * sent, so no later than the lease the database wrote.
+   */
+  leaseEndsAt: number;
 }
 
 /** How many callbacks one claim may take per receiver (see ReceiverSlots). */
@@ -85,9 +90,10 @@ export class CallbackOutboxStore implements BeforeApplicationShutdown {
     ];
     const claim = (async () => {
       const runner = await (this.claimConnection ??= this.openClaimConnection());
+      const leaseEndsAt = Date.now() + leaseMs;
       try {
         const [rows] = (await runner.query(CLAIM_DUE, params)) as [ClaimedRow[], number];
-        return rows.map(toClaimedCallback);
+        return rows.map((row) => toClaimedCallback(row, leaseEndsAt));
       } catch (error) {
         // The next claim starts on a fresh connection, whatever broke this one.
         await this.releaseClaimConnection();
@@ -195,7 +201,7 @@ export class CallbackOutboxStore implements BeforeApplicationShutdown {
   }
 }
 
-function toClaimedCallback(row: ClaimedRow): ClaimedCallback {
+function toClaimedCallback(row: ClaimedRow, leaseEndsAt: number): ClaimedCallback {
   return {
     id: row.id,
     actionId: row.action_id,
@@ -205,6 +211,7 @@ function toClaimedCallback(row: ClaimedRow): ClaimedCallback {
     attempts: row.attempts,
     callbackUrl: row.callback_url,
     createdAt: row.created_at,
+    leaseEndsAt,
   };
 }
 

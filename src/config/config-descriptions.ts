@@ -267,9 +267,18 @@ export const CONFIG_SECTIONS: readonly ConfigSection[] = [
     readBy: "service",
     variables: {
       CALLBACK_DELIVERY: { meaning: "Whether this worker delivers callbacks (`false` on workers that should only write to the chain)." },
-      CALLBACK_CONCURRENCY: { meaning: "Callbacks in flight per worker; one receiver gets at most half of them." },
-      CALLBACK_TIMEOUT_MS: { meaning: "A receiver's time to answer, its name's lookup included." },
-      CALLBACK_LEASE_MS: { meaning: "After this, a callback claimed by a worker that died is claimed again; must be longer than `CALLBACK_TIMEOUT_MS`." },
+      CALLBACK_CONCURRENCY: {
+        meaning:
+          "Callbacks in flight per worker; one receiver gets at most half of them, sent over at most 64 connections per receiver (the rest wait for one of those).",
+      },
+      CALLBACK_TIMEOUT_MS: {
+        meaning:
+          "A receiver's time to answer, its name's lookup included; the time an attempt waits for one of the worker's 64 connections to its receiver does not count.",
+      },
+      CALLBACK_LEASE_MS: {
+        meaning:
+          "After this, a callback claimed by a worker that died is claimed again; must be longer than `CALLBACK_TIMEOUT_MS`. An attempt still waiting for a connection when the lease has only the timeout and a margin left is given up unsent (a failed attempt, retried).",
+      },
       CALLBACK_POLL_MS: { meaning: "How often an idle worker looks for due callbacks." },
       CALLBACK_MAX_ATTEMPTS: { meaning: "Attempts before a callback is `failed`." },
       CALLBACK_ALLOW_HOSTS: {

@@ -180,7 +180,7 @@ function readCallbacks(parse: VariableParser): AppConfig["callbacks"] {
   const timeoutMs = parse.integer("CALLBACK_TIMEOUT_MS", 15_000, 100, 120_000);
   return {
     deliver: parse.boolean("CALLBACK_DELIVERY", true),
-    concurrency: parse.integer("CALLBACK_CONCURRENCY", 400, 1, 10_000),
+    concurrency: parse.integer("CALLBACK_CONCURRENCY", 800, 1, 10_000),
     timeoutMs,
     leaseMs: parse.integer("CALLBACK_LEASE_MS", 60_000, 1_000),
     pollMs: parse.integer("CALLBACK_POLL_MS", 200, 10, 60_000),

@@ -1,8 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 
+import type { AppConfig } from "../../config/app-config";
 import type { ClaimedCallback } from "../callback-outbox.store";
-import { attemptOutcome, type FinishedAttempt } from "./callback-delivery";
-import type { DeliveryAnswer } from "./callback-http";
+import { attemptOutcome, CallbackDelivery, type FinishedAttempt, leaseMarginMs } from "./callback-delivery";
+import { CallbackHttp, type DeliveryAnswer } from "./callback-http";
 import { MAX_RETRY_AFTER_MS } from "./retry-schedule";
 
 const NOW = Date.parse("2026-01-01T00:00:00Z");
@@ -44,5 +45,26 @@ describe("attemptOutcome", () => {
     expect(outcome(finished(503, 0, "1")).nextAttemptAt).toEqual(new Date(NOW + 10_000));
     expect(outcome(finished(500, 0, "120")).nextAttemptAt).toEqual(new Date(NOW + 10_000));
     expect(outcome(finished(503, 0, "999999999")).nextAttemptAt).toEqual(new Date(NOW + MAX_RETRY_AFTER_MS));
+  });
+});
+
+describe("CallbackDelivery's start-by time", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it("must have its connection by the lease's end less the timeout and a margin, so the attempt ends within its lease", async () => {
+    const post = vi.spyOn(CallbackHttp.prototype, "post").mockResolvedValue({ statusCode: 204, error: null, durationMs: 1, retryAfter: undefined });
+    const config = { callbacks: { timeoutMs: 15_000, leaseMs: 60_000, allowHosts: [], dnsServers: [], dnsTimeoutMs: 5_000 } } as unknown as AppConfig;
+    const delivery = new CallbackDelivery(config);
+    const leaseEndsAt = Date.now() + 60_000;
+    const callback = { id: "c", payload: {}, callbackUrl: "https://hooks.example.com/x", leaseEndsAt } as ClaimedCallback;
+    await delivery.attempt(callback, [`whsec_${Buffer.alloc(32, 1).toString("base64")}`]);
+    expect(post.mock.calls[0][3]).toBe(leaseEndsAt - 15_000 - 4_500);
+    delivery.onApplicationShutdown();
+  });
+
+  it("keeps a tenth of what the lease leaves beyond the timeout, at most 5 s", () => {
+    expect(leaseMarginMs(60_000, 15_000)).toBe(4_500);
+    expect(leaseMarginMs(120_000, 15_000)).toBe(5_000);
+    expect(leaseMarginMs(2_000, 1_000)).toBe(100);
   });
 });

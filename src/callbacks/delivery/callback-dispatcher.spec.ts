@@ -28,7 +28,17 @@ function fakeOutbox(count: number, claimMs: number) {
       claims.push(take);
       return Array.from({ length: take }, () => {
         const id = `callback-${next++}`;
-        return { id, actionId: id, requestId: null, organizationId: "org", payload: {}, attempts: 0, callbackUrl: `${RECEIVER}/hooks`, createdAt: new Date() };
+        return {
+          id,
+          actionId: id,
+          requestId: null,
+          organizationId: "org",
+          payload: {},
+          attempts: 0,
+          callbackUrl: `${RECEIVER}/hooks`,
+          createdAt: new Date(),
+          leaseEndsAt: Date.now() + 60_000,
+        };
       });
     },
     recordAttempts: async (_results: readonly AttemptResult[]) => recordsHeld,

@@ -298,6 +298,53 @@ describe("CallbackHttp.post", () => {
   });
 });
 
+describe("CallbackHttp.post, waiting for one of the receiver's connections", () => {
+  let receiver: HttpsReceiver;
+
+  beforeAll(async () => {
+    receiver = await startHttpsReceiver();
+  });
+
+  afterAll(async () => {
+    await receiver?.close();
+  });
+
+  const post = (http: CallbackHttp, path: string, startBy?: number) => http.post(receiver.url(path), '{"ok":true}', { "webhook-id": "msg_test" }, startBy);
+
+  it("does not count the wait for a connection against the timeout: three 250 ms answers in turn on one connection, each within 400 ms", async () => {
+    const http = new CallbackHttp({ timeoutMs: 400, allowHosts: ["localhost"], maxSockets: 1 });
+    receiver.script("/queued", [], { status: 204, delayMs: 250 });
+    const answers = await Promise.all([post(http, "/queued"), post(http, "/queued"), post(http, "/queued")]);
+    // The third waited about 500 ms for the connection: more than its timeout, which it did not spend.
+    expect(answers.map((answer) => answer.statusCode)).toEqual([204, 204, 204]);
+    expect(Math.max(...answers.map((answer) => answer.durationMs))).toBeGreaterThanOrEqual(700);
+    expect(receiver.requests("/queued")).toHaveLength(3);
+    http.close();
+  });
+
+  it("still times out a receiver that holds the connection: the first hangs, the queued one is then sent and answered", async () => {
+    const http = new CallbackHttp({ timeoutMs: 300, allowHosts: ["localhost"], maxSockets: 1 });
+    receiver.script("/held", [{ hang: true }], { status: 204 });
+    const [hung, queued] = await Promise.all([post(http, "/held"), post(http, "/held")]);
+    expect(hung).toMatchObject({ statusCode: null, error: "no answer within 300 ms" });
+    expect(queued).toMatchObject({ statusCode: 204, error: null });
+    http.close();
+  });
+
+  it("gives up unsent a callback that has no connection by its start-by time (its lease's end less the timeout), and the receiver never sees it", async () => {
+    const http = new CallbackHttp({ timeoutMs: 2_000, allowHosts: ["localhost"], maxSockets: 1 });
+    receiver.script("/lease", [{ status: 204, delayMs: 600 }], { status: 204 });
+    const [first, late] = await Promise.all([post(http, "/lease"), post(http, "/lease", Date.now() + 200)]);
+    expect(first).toMatchObject({ statusCode: 204 });
+    expect(late).toMatchObject({ statusCode: null, error: expect.stringMatching(/^not sent: no connection to the receiver came free before the lease's end/) });
+    expect(late.durationMs).toBeLessThan(550);
+    // The connection the dropped request would have had serves the next one.
+    expect(await post(http, "/lease")).toMatchObject({ statusCode: 204 });
+    expect(receiver.requests("/lease")).toHaveLength(2);
+    http.close();
+  });
+});
+
 describe("CallbackHttp.post, names resolved with its NameResolver", () => {
   let receiver: HttpsReceiver;
   let dns: TestDnsServer;

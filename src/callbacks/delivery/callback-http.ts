@@ -21,15 +21,20 @@ export interface CallbackHttpOptions {
   dns?: NameResolverOptions;
   /** In place of the NameResolver, behind the address check: tests put a stub here. */
   lookup?: LookupFunction;
+  /** Connections per receiver (per agent and host); 64 by default. */
+  maxSockets?: number;
 }
+
+/** Connections kept per receiver: more callbacks to one receiver wait for one of these. */
+const MAX_SOCKETS = 64;
 
 /**
  * The agent for every host not in the allow-list: it checks an IP-literal host before creating a
  * socket, and every address a name resolves to inside the socket's own lookup (so before connecting,
  * on every new connection): only public unicast addresses pass (public-address.ts).
  */
-export function createPublicAgent(): https.Agent {
-  return new PublicAddressAgent({ keepAlive: true, maxSockets: 64, allowPrivateIPAddress: false, allowMetaIPAddress: false });
+export function createPublicAgent(maxSockets = MAX_SOCKETS): https.Agent {
+  return new PublicAddressAgent({ keepAlive: true, maxSockets, allowPrivateIPAddress: false, allowMetaIPAddress: false });
 }
 
 /**
@@ -47,8 +52,8 @@ export class CallbackHttp {
   private readonly lookup: LookupFunction;
 
   constructor(private readonly options: CallbackHttpOptions) {
-    this.publicAgent = createPublicAgent();
-    this.allowedAgent = new https.Agent({ keepAlive: true, maxSockets: 64 });
+    this.publicAgent = createPublicAgent(options.maxSockets);
+    this.allowedAgent = new https.Agent({ keepAlive: true, maxSockets: options.maxSockets ?? MAX_SOCKETS });
     if (options.lookup) {
       this.lookup = options.lookup;
     } else {
@@ -57,10 +62,18 @@ export class CallbackHttp {
     }
   }
 
-  async post(target: string, body: string, headers: Record<string, string>): Promise<DeliveryAnswer> {
+  /**
+   * The attempt's time (CALLBACK_TIMEOUT_MS) is the name lookup's and then the receiver's, from
+   * the moment the request has a connection (a new one's connect and TLS handshake included) to
+   * the answer's end. While the request waits for one of the agent's connections to its receiver
+   * (others' callbacks to that receiver hold them all), no time counts: the wait says nothing about
+   * this callback, and counting it would time out callbacks that were never sent. The wait lasts
+   * at most until `startBy` (ms since the epoch): a callback still without a connection then is
+   * given up unsent, so that its attempt, once started, ends within its lease.
+   */
+  async post(target: string, body: string, headers: Record<string, string>, startBy = Number.POSITIVE_INFINITY): Promise<DeliveryAnswer> {
     const started = performance.now();
-    // The attempt's timeout counts from here: a name lookup is part of the attempt.
-    const signal = AbortSignal.timeout(this.options.timeoutMs);
+    const timeoutMs = this.options.timeoutMs;
     const finish = (answer: Omit<DeliveryAnswer, "durationMs">): DeliveryAnswer => ({ ...answer, durationMs: Math.round(performance.now() - started) });
     let url: URL;
     try {
@@ -71,7 +84,20 @@ export class CallbackHttp {
     if (url.protocol !== "https:") return finish({ statusCode: null, error: "callbackUrl must use https", retryAfter: undefined });
     const lookupFailure = await this.resolveFirst(url);
     if (lookupFailure !== null) return finish({ statusCode: null, error: lookupFailure, retryAfter: undefined });
+    const lookupMs = performance.now() - started;
     return new Promise((resolve) => {
+      let answered = false;
+      let timer: NodeJS.Timeout | undefined;
+      const answer = (result: Omit<DeliveryAnswer, "durationMs">) => {
+        if (answered) return;
+        answered = true;
+        resolve(finish(result));
+      };
+      const giveUp = (error: string) => {
+        answer({ statusCode: null, error, retryAfter: undefined });
+        // A request still waiting for a connection is dropped from the agent's queue unsent.
+        request.destroy();
+      };
       const request = https.request(
         url,
         {
@@ -79,14 +105,29 @@ export class CallbackHttp {
           agent: this.agentFor(url),
           lookup: this.lookup,
           headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), "user-agent": "ticket-registry-callbacks/1", ...headers },
-          signal,
         },
         (response) => {
+          // The timer keeps running until the answer's body has ended: a receiver that sends its
+          // status and then dribbles a body still loses its connection at the timeout.
+          response.once("close", () => clearTimeout(timer));
           response.resume();
-          resolve(finish({ statusCode: response.statusCode ?? null, error: null, retryAfter: firstValue(response.headers["retry-after"]) }));
+          answer({ statusCode: response.statusCode ?? null, error: null, retryAfter: firstValue(response.headers["retry-after"]) });
         },
       );
-      request.on("error", (error) => resolve(finish({ statusCode: null, error: describe(error, this.options.timeoutMs), retryAfter: undefined })));
+      if (Number.isFinite(startBy)) {
+        timer = setTimeout(
+          () => giveUp("not sent: no connection to the receiver came free before the lease's end (its other callbacks held them all)"),
+          Math.max(0, startBy - Date.now()),
+        );
+      }
+      request.once("socket", () => {
+        clearTimeout(timer);
+        timer = setTimeout(() => giveUp(`no answer within ${timeoutMs} ms`), Math.max(0, timeoutMs - lookupMs));
+      });
+      request.on("error", (error) => {
+        clearTimeout(timer);
+        answer({ statusCode: null, error: error.message, retryAfter: undefined });
+      });
       request.end(body);
     });
   }
@@ -121,9 +162,4 @@ export class CallbackHttp {
 /** A header's first value, should it come as a list. */
 function firstValue(header: string | string[] | undefined): string | undefined {
   return Array.isArray(header) ? header[0] : header;
-}
-
-function describe(error: Error, timeoutMs: number): string {
-  if (error.name === "AbortError" || error.name === "TimeoutError") return `no answer within ${timeoutMs} ms`;
-  return error.message;
 }

@@ -32,6 +32,18 @@ describe("Standard Webhooks signing", () => {
     expect(() => new Webhook(current).verify(body, { ...headers, "webhook-signature": signatures[1] })).toThrow();
   });
 
+  it("signs as the standardwebhooks library does, for each of many secrets (node:crypto in its place)", () => {
+    for (let i = 0; i < 20; i++) {
+      const secret = generateWebhookSecret();
+      const headers = signedHeaders(`cb-${i}`, `${body}${"é".repeat(i)}`, [secret], at);
+      expect(headers["webhook-signature"]).toBe(new Webhook(secret).sign(`cb-${i}`, at, `${body}${"é".repeat(i)}`));
+    }
+  });
+
+  it("throws for a secret that is not whsec_ and base64, the second time too (a failed attempt, not a wrong signature)", () => {
+    for (let i = 0; i < 2; i++) expect(() => signedHeaders("cb-3", body, [generateWebhookSecret(), "whsec_abc"], at)).toThrow(/not whsec_ and base64/);
+  });
+
   it("accepts as secrets only whsec_ and well-formed base64 of at least 16 bytes", () => {
     expect(isWebhookSecret(generateWebhookSecret())).toBe(true);
     expect(isWebhookSecret(`whsec_${Buffer.alloc(16, 7).toString("base64")}`)).toBe(true);
