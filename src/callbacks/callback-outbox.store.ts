@@ -89,13 +89,15 @@ export class CallbackOutboxStore implements BeforeApplicationShutdown {
       shares.idleRoom,
     ];
     const claim = (async () => {
-      const runner = await (this.claimConnection ??= this.openClaimConnection());
-      const leaseEndsAt = Date.now() + leaseMs;
       try {
+        const runner = await (this.claimConnection ??= this.openClaimConnection());
+        const leaseEndsAt = Date.now() + leaseMs;
         const [rows] = (await runner.query(CLAIM_DUE, params)) as [ClaimedRow[], number];
         return rows.map((row) => toClaimedCallback(row, leaseEndsAt));
       } catch (error) {
-        // The next claim starts on a fresh connection, whatever broke this one.
+        // The next claim starts on a fresh connection, whatever broke this one: a connection that
+        // could not be opened (the database unreachable) included, or every later claim would
+        // await the same failed opening.
         await this.releaseClaimConnection();
         throw error;
       }
