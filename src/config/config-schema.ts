@@ -59,7 +59,7 @@ export function readConfig(parse: VariableParser): AppConfig {
     // Sized from the on-sale benchmark (bench/README.md): 10 clients sending 100 tickets a request on
     // one key reach 50 to 100 requests/s; the default admits twice the best of them.
     rateLimit: {
-      points: parse.integer("RATE_LIMIT_REQUESTS", 2_000, 1),
+      points: parse.integer("RATE_LIMIT_REQUESTS", 4_000, 1),
       durationSeconds: parse.integer("RATE_LIMIT_WINDOW_SECONDS", 10, 1),
     },
     statusReadLimit: {
