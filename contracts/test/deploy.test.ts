@@ -43,7 +43,7 @@ describe("scripts/deploy.ts and the registry tasks against a Hardhat node", func
     accounts = ((await provider.send("eth_accounts", [])) as string[]).map((account) => getAddress(account));
     [deployer, operator] = accounts;
 
-    deployRun = await runHardhat(["run", "scripts/deploy.ts", "--network", "localhost"], {
+    deployRun = await runHardhat(["run", "--no-compile", "scripts/deploy.ts", "--network", "localhost"], {
       ...env,
       REGISTRY_OPERATORS: operator.toLowerCase(),
       PUBLIC_BASE_URL: publicBaseUrl,
@@ -160,7 +160,11 @@ describe("scripts/deploy.ts and the registry tasks against a Hardhat node", func
       const otherDir = fs.mkdtempSync(path.join(os.tmpdir(), "registry-deployments-"));
       try {
         const blockBefore = await provider.getBlockNumber();
-        const result = await runHardhat(["run", "scripts/deploy.ts", "--network", "localhost"], { ...env, DEPLOYMENTS_DIR: otherDir, ...extraEnv });
+        const result = await runHardhat(["run", "--no-compile", "scripts/deploy.ts", "--network", "localhost"], {
+          ...env,
+          DEPLOYMENTS_DIR: otherDir,
+          ...extraEnv,
+        });
         expect(result.code, describeRun(result)).to.not.equal(0);
         for (const text of named) expect(result.stderr).to.include(text);
         expect(fs.readdirSync(otherDir)).to.be.empty;

@@ -69,7 +69,7 @@ describe("registry:verify against stand-ins of Sourcify's and Etherscan's APIs",
     env = childEnv({ LOCALHOST_RPC_URL: `http://127.0.0.1:${port}`, DEPLOYMENTS_DIR: deploymentsDir });
     node = await HardhatNode.start(port, env, ["--chain-id", String(CHAIN_ID)]);
 
-    const deployRun = await runHardhat(["run", "scripts/deploy.ts", "--network", "localhost"], {
+    const deployRun = await runHardhat(["run", "--no-compile", "scripts/deploy.ts", "--network", "localhost"], {
       ...env,
       REGISTRY_NAME,
       REGISTRY_SYMBOL,
