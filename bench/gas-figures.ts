@@ -2,30 +2,9 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
+import type { GasFigures, ReferenceGas, TicketAction } from "../scripts/lib/gas-figures";
 import { runHardhat } from "../scripts/stack/hardhat";
 import { type Figure, ratioOf } from "./figures";
-
-type TicketAction = "sold" | "resold" | "scanned" | "invalidated" | "claimed";
-
-/** Gas per ticket of the reference contracts at a batch of 100 (contracts/scripts/reference-gas.ts says how each is measured). */
-interface ReferenceGas {
-  ozSoldToHolders: number;
-  ozSoldToCustody: number;
-  erc721aSoldToHolders: number;
-  erc721aSoldToCustody: number;
-  bitmapScanned: number;
-  bitmapInvalidated: number;
-  ozClaimed: number;
-  erc721aClaimed: number;
-}
-
-/** The JSON contracts/scripts/gas-figures.ts writes: what it measured, and the targets of contracts/scripts/gas/measure-gas.ts. */
-interface MeasuredGas {
-  actions: TicketAction[];
-  targets: Record<TicketAction | "registerEvent", number>;
-  snapshot: Record<TicketAction, Record<"1" | "10" | "100", number>> & { registerEvent: number };
-  reference: ReferenceGas;
-}
 
 /** The gas goals per ticket at a batch of 100 we aim for. */
 export const GAS_GOALS: Partial<Record<TicketAction, number>> = { sold: 7_000, scanned: 1_500, invalidated: 1_500, claimed: 50_000 };
@@ -55,12 +34,12 @@ function limitOf(action: TicketAction, reference: ReferenceGas): { limit: number
  * Runs contracts/scripts/gas-figures.ts in the contract workspace (Hardhat 3 is ESM and loads only there)
  * and reads the figures it writes.
  */
-async function measureInWorkspace(): Promise<MeasuredGas> {
+async function measureInWorkspace(): Promise<GasFigures> {
   const dir = mkdtempSync(join(tmpdir(), "gas-figures-"));
   const file = join(dir, "gas-figures.json");
   try {
     await runHardhat(["run", "scripts/gas-figures.ts"], { env: { ...process.env, GAS_FIGURES_FILE: file } });
-    return JSON.parse(readFileSync(file, "utf8")) as MeasuredGas;
+    return JSON.parse(readFileSync(file, "utf8")) as GasFigures;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -2,16 +2,9 @@ import { writeFileSync } from "node:fs";
 
 import { network } from "hardhat";
 
-import { GAS_TARGETS, type GasSnapshot, measureGas, TICKET_ACTIONS } from "./gas/measure-gas.js";
-import { measureReferenceGas, type ReferenceGas } from "./reference-gas.js";
-
-/** What a run measures, as JSON: the registry's figures, the reference contracts' beside them, and the targets they are held to. */
-export interface GasFigures {
-  actions: typeof TICKET_ACTIONS;
-  targets: typeof GAS_TARGETS;
-  snapshot: GasSnapshot;
-  reference: ReferenceGas;
-}
+import type { GasFigures } from "../../scripts/lib/gas-figures.js";
+import { GAS_TARGETS, measureGas, TICKET_ACTIONS } from "./gas/measure-gas.js";
+import { measureReferenceGas } from "./reference-gas.js";
 
 /**
  * The gas figures of `npm run bench` (bench/gas-figures.ts), measured as `npm run gas` measures them

@@ -1,6 +1,7 @@
 import { type ContractTransactionResponse, dataSlice, getAddress, id } from "ethers";
 import type { NetworkConnection } from "hardhat/types/network";
 
+import type { ReferenceGas } from "../../scripts/lib/gas-figures.js";
 import { registryPriceOf, ticketHashOf, tokenIdOf } from "./registry.js";
 import { isolated } from "./gas/measure-gas.js";
 
@@ -12,23 +13,6 @@ import { isolated } from "./gas/measure-gas.js";
  * wallets that held nothing before, sales to distinct holders that held nothing before.
  */
 export const REFERENCE_BATCH = 100;
-
-export interface ReferenceGas {
-  /** OpenZeppelin ERC721, each ticket minted to its own holder. */
-  ozSoldToHolders: number;
-  /** OpenZeppelin ERC721, minted to custody (the contract itself), as TicketRegistry sells. */
-  ozSoldToCustody: number;
-  /** ERC721A, one `_mint(holder, 1)` per ticket, each to its own holder. */
-  erc721aSoldToHolders: number;
-  /** ERC721A, the whole batch in one `_mint(custody, 100)`: its best case. */
-  erc721aSoldToCustody: number;
-  /** One BitMap bit and one log per ticket (on the OpenZeppelin reference). */
-  bitmapScanned: number;
-  bitmapInvalidated: number;
-  /** transferFrom(custody, new wallet) of tokens sold to custody. */
-  ozClaimed: number;
-  erc721aClaimed: number;
-}
 
 const ORDER_TIME = 1_750_000_000n;
 
