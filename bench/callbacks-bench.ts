@@ -11,12 +11,12 @@ import { generateTestTls, writeTestTls } from "../scripts/stack/local-tls";
 import type { OwnedProcess } from "../scripts/stack/owned-process";
 import { startBenchServer } from "./bench-server";
 import { startCallbackSink } from "./callback-sink";
-import { printCpuProfileSummary } from "./cpu-profile-summary";
 import { describeLimit, type Figure, meetsRatioGoal, ratioOf } from "./figures";
 import { runHangingLookupsBench } from "./hanging-lookups-bench";
 import { measureReceiverCapacity } from "./receiver-load";
 import { runDirectory } from "./stack/run-directory";
 import { cpuProfilesOf, spawnBenchService } from "./stack/bench-service";
+import { formatCpuSummary, summarizeCpuProfile } from "./stack/cpu-profile";
 import { Teardown } from "./stack/teardown";
 import { quantile } from "./stats";
 
@@ -149,7 +149,7 @@ async function runDeliveryRateBench(): Promise<Figure[]> {
     const transactions = (await committedTransactions(db)) - transactionsBefore;
     console.log(`PostgreSQL transactions while the worker ran: ${transactions}, ${(transactions / CALLBACKS).toFixed(3)} per delivery`);
     // With BENCH_CPU_PROFILE_DIR the worker ran under --cpu-prof (see bench-service.ts): where its time went.
-    for (const file of cpuProfilesOf(WORKER_NAME, worker.pid)) printCpuProfileSummary(file);
+    for (const file of cpuProfilesOf(WORKER_NAME, worker.pid)) console.log(formatCpuSummary(`CPU profile ${file}`, summarizeCpuProfile(file)));
 
     // The limit: the same receiver, the same bodies, straight from a load generator of its own.
     const secret = `whsec_${randomBytes(32).toString("base64")}`;

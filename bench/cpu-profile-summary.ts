@@ -83,12 +83,6 @@ function print(summary: ProfileSummary, top: number): void {
   console.table(rows(summary.byFile));
 }
 
-/** Prints the summary of one profile file (the whole of it). */
-export function printCpuProfileSummary(file: string, top = 15): void {
-  console.log(`CPU profile ${file}:`);
-  print(summarizeProfile(JSON.parse(readFileSync(file, "utf8")) as CpuProfile), top);
-}
-
 if (require.main === module) {
   const [file, ...rest] = process.argv.slice(2);
   if (!file) {
