@@ -3,6 +3,8 @@ import { type EventParts, type EventPlan } from "../events/event-acceptance";
 import { EventWorkingSet } from "../events/event-working-set";
 import { EventsStore, type SerialRange } from "../events/events.store";
 import type { AcceptedStateKind } from "../ledger/acceptance-context";
+import { ClaimReceivers } from "./claim-receivers";
+import { ClaimReceiversStore } from "./claim-receivers.store";
 import { TicketWorkingSet } from "./ticket-working-set";
 import { TicketsStore } from "./tickets.store";
 
@@ -19,15 +21,33 @@ export interface TicketPlan extends EventPlan {
   sales: Map<string, number>;
   /** Serials reserved for those sales before the acceptance, by eventId; kept by the attempts that follow. */
   serials: ReadonlyMap<string, SerialRange>;
+  /** How many claims the request makes: their receivers are checked against what the ledger knows of its chain. */
+  claims: number;
 }
 
 export interface TicketParts extends EventParts {
   tickets: TicketWorkingSet;
+  receivers: ClaimReceiverRules;
+}
+
+/** The receivers claims may not go to, read once per acceptance that makes a claim. */
+export class ClaimReceiverRules {
+  private receivers = new ClaimReceivers({ binding: null, signers: [] });
+
+  constructor(private readonly store: Pick<ClaimReceiversStore, "load">) {}
+
+  async load(): Promise<void> {
+    this.receivers = new ClaimReceivers(await this.store.load());
+  }
+
+  refusalOf(to: string): string | null {
+    return this.receivers.refusalOf(to);
+  }
 }
 
 /** The accepted state of ticket actions, and of /stream's mixed lists: the organization's events and tickets. */
 export const TICKET_ACCEPTANCE: AcceptedStateKind<TicketPlan, TicketParts> = {
-  emptyPlan: () => ({ eventIds: [], newEvents: 0, ticketIds: [], soldTicketIds: [], sales: new Map(), serials: new Map() }),
+  emptyPlan: () => ({ eventIds: [], newEvents: 0, ticketIds: [], soldTicketIds: [], sales: new Map(), serials: new Map(), claims: 0 }),
   retryPlan: (plan) => ({ ...plan, ticketIds: [...plan.ticketIds, ...plan.soldTicketIds] }),
   /**
    * Serials for the sales of events that exist, reserved in a short transaction of their own: the
@@ -43,12 +63,14 @@ export const TICKET_ACCEPTANCE: AcceptedStateKind<TicketPlan, TicketParts> = {
   open(manager, organizationId) {
     const events = new EventWorkingSet(new EventsStore(manager), organizationId);
     const tickets = new TicketWorkingSet(new TicketsStore(manager), organizationId);
+    const receivers = new ClaimReceiverRules(new ClaimReceiversStore(manager));
     return {
-      parts: { events, tickets },
+      parts: { events, tickets, receivers },
       // Events before tickets: every acceptance takes its locks in the same order.
       async load(plan) {
         await events.load(unique(plan.eventIds), plan.newEvents, { eventIds: [...plan.sales.keys()], serials: plan.serials });
         await tickets.load(unique(plan.ticketIds));
+        if (plan.claims > 0) await receivers.load();
       },
       async flush() {
         await events.flush();

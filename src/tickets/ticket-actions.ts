@@ -24,5 +24,12 @@ export const TicketActions = {
   checkIn: describeAction({ dto: TicketMomentDto, plan: planTicket, apply: checkInTicket }),
   invalidated: describeAction({ dto: TicketMomentDto, plan: planTicket, apply: invalidateTicket }),
   updateTicket: describeAction({ dto: UpdateTicketDto, plan: planTicket, apply: updateTicket }),
-  claimed: describeAction({ dto: ClaimedTicketDto, plan: planTicket, apply: claimTicket }),
+  claimed: describeAction({
+    dto: ClaimedTicketDto,
+    plan: (input, plan: TicketPlan) => {
+      planTicket(input, plan);
+      plan.claims += 1;
+    },
+    apply: claimTicket,
+  }),
 };

@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
 
+import { getAddress, toBeHex } from "ethers";
 import { describe, expect, it } from "vitest";
 
 import { acceptanceFixture, anEvent, aTicket, NOW, OTHER_ORGANIZATION, validated } from "../../test/support/acceptance-fixture";
-import { encodeItem } from "../registry";
+import { custodyMaskOf, encodeItem } from "../registry";
 import { validateItem } from "../common/validation/validate-item";
 import { NewEventDto } from "../events/dto/new-event.dto";
 import type { EventEntity } from "../events/entities/event.entity";
@@ -387,6 +388,42 @@ describe("claimTicket", () => {
     ["the zero address", "0x" + "0".repeat(40)],
   ])("refuses `to` with %s as invalid_field before the rule runs", (_case, to) => {
     expect(validateItem(ClaimedTicketDto, { ticketId: "ticket-1", to }).error).toMatchObject({ code: "invalid_field", field: "to" });
+  });
+});
+
+describe("claimTicket's receiver", () => {
+  const REGISTRY = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
+  const SIGNER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+  const BOUND = { binding: { chainId: 31337n, registryAddress: REGISTRY }, signers: [SIGNER] };
+  const custodyOf = (eventIndex: bigint) => getAddress(toBeHex((eventIndex << 96n) ^ custodyMaskOf(31337n, REGISTRY), 20));
+
+  async function checkedInTicket() {
+    const event = anEvent({ eventIndex: 7n });
+    const ticket = aTicket(event, { checkedIn: true });
+    return { ...(await acceptanceFixture({ events: [event], tickets: [ticket], receivers: BOUND })), ticket };
+  }
+
+  it.each([
+    ["the registry", REGISTRY],
+    ["its own event's custody address", custodyOf(7n)],
+    ["another event's custody address", custodyOf(8n)],
+    ["the service's signer", SIGNER],
+    ["the precompile 0x…01", "0x0000000000000000000000000000000000000001"],
+    ["the precompile 0x…ff", "0x00000000000000000000000000000000000000ff"],
+    ["the burn address", "0x000000000000000000000000000000000000dEaD"],
+  ])("refuses %s as invalid_field on `to`, and leaves the ticket unclaimed", async (_case, to) => {
+    const { context, recorded, ticket, touchedTickets } = await checkedInTicket();
+    const outcome = claimTicket(context, claim({ to }), "claimedTicket");
+    expect(outcome).toEqual({ error: { code: "invalid_field", field: "to", message: expect.stringMatching(/^to is /) } });
+    expect(ticket).toMatchObject({ claimed: false, claimedTo: null });
+    expect(recorded).toEqual([]);
+    expect(touchedTickets).toEqual([]);
+  });
+
+  it("takes a wallet", async () => {
+    const { context, ticket } = await checkedInTicket();
+    expect(claimTicket(context, claim(), "claimedTicket").error).toBeUndefined();
+    expect(ticket).toMatchObject({ claimed: true, claimedTo: WALLET });
   });
 });
 

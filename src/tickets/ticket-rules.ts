@@ -5,6 +5,7 @@ import type { TicketParts } from "./ticket-acceptance";
 import { splitTokenId, ticketHashOf, tokenIdOf } from "../registry";
 import type { ChainActionKind } from "../ledger/chain-action-kind";
 import { EventErrors } from "../events/events.errors";
+import { invalidField } from "../common/errors/error-detail";
 import { toUint64 } from "../common/validation/uint64";
 import type { ClaimedTicketDto } from "./dto/claimed-ticket.dto";
 import type { ResoldTicketDto } from "./dto/resold-ticket.dto";
@@ -95,6 +96,8 @@ export function claimTicket(context: AcceptanceContext<TicketParts>, input: Clai
   if (!ticket.checkedIn) return { error: TicketErrors.notCheckedIn(input.ticketId) };
 
   const to = getAddress(input.to);
+  const receiverRefusal = context.receivers.refusalOf(to);
+  if (receiverRefusal) return { error: invalidField("to", receiverRefusal) };
   ticket.claimed = true;
   ticket.claimedTo = to;
   return record(context, "claimed", requestedAs, ticket, { action: "claimed", tokenId: ticket.tokenId, to });

@@ -27,7 +27,7 @@ export class TicketsService {
     if (ticketIds.length === 0) return new Map();
     const rows = await this.dataSource.query<{ ticket_id: string; id: string }[]>(
       `SELECT t.ticket_id, a.id FROM tickets t JOIN chain_actions a ON a.ticket_ref = t.id AND a.kind = 'sold'
-       WHERE t.organization_id = $1 AND t.ticket_id = ANY($2::text[])`,
+       WHERE t.organization_id = $1 AND t.ticket_id = ANY($2::text[]) AND t.released_at IS NULL`,
       [organizationId, [...new Set(ticketIds)]],
     );
     return new Map(rows.map((row) => [row.ticket_id, row.id]));

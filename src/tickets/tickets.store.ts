@@ -1,4 +1,4 @@
-import type { EntityManager } from "typeorm";
+import { type EntityManager, IsNull } from "typeorm";
 
 import { copyRows } from "../database/copy-rows";
 import { TicketEntity } from "./entities/ticket.entity";
@@ -11,7 +11,7 @@ export class TicketsStore {
   constructor(private readonly manager: EntityManager) {}
 
   findByOrganizationAndTicketId(organizationId: string, ticketId: string): Promise<TicketEntity | null> {
-    return this.manager.getRepository(TicketEntity).findOneBy({ organizationId, ticketId });
+    return this.manager.getRepository(TicketEntity).findOneBy({ organizationId, ticketId, releasedAt: IsNull() });
   }
 
   /** Up to `limit` of the organization's tickets held by `holder` (checksummed), in tokenId order after `afterTokenId`. */
@@ -35,7 +35,7 @@ export class TicketsStore {
     return this.manager
       .getRepository(TicketEntity)
       .createQueryBuilder("ticket")
-      .where("ticket.organization_id = :organizationId AND ticket.ticket_id = ANY(:ticketIds)", { organizationId, ticketIds })
+      .where("ticket.organization_id = :organizationId AND ticket.ticket_id = ANY(:ticketIds) AND ticket.released_at IS NULL", { organizationId, ticketIds })
       .orderBy("ticket.id")
       .setLock("pessimistic_write")
       .getMany();

@@ -12,7 +12,7 @@ export class TokenUrisStore {
 
   /** The ticket's uri; blank when it has none or the token is not one of this ledger's tickets. */
   async uriOf(tokenId: bigint): Promise<string> {
-    const [row] = await this.dataSource.query<{ uri: string }[]>(`SELECT uri FROM tickets WHERE token_id = $1`, [tokenId.toString()]);
+    const [row] = await this.dataSource.query<{ uri: string }[]>(`SELECT uri FROM tickets WHERE token_id = $1 AND released_at IS NULL`, [tokenId.toString()]);
     return row?.uri ?? "";
   }
 }

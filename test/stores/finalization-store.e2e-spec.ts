@@ -20,6 +20,8 @@ import {
   SHARD_COUNT,
   WALLET,
   WriterLedger,
+  chainHolds,
+  subjectFactsHolding,
 } from "../support/writer-ledger";
 
 const BLOCK_HASH = "0x" + "b1".repeat(32);
@@ -72,7 +74,7 @@ describe("FinalizationStore.markConfirmed", () => {
     const replacement = await sending.commitReplacement(first, fakeSignature(signer, first.nonce, 2, 9_000_000_000n));
     const mined = (await broadcast.openTransactions(signer)).find((tx) => tx.id === replacement.id) as OpenTransaction;
 
-    const closed = await sut.markConfirmed(mined, receiptOf(mined, 1), [], new Map(), CHAIN);
+    const closed = await sut.markConfirmed(mined, receiptOf(mined, 1), [], new Map(), CHAIN, chainHolds());
 
     expect(closed).toEqual(ids.map((id) => ({ id, requestId: "request-1", status: "confirmed", errorCode: null, acceptedAt: expect.any(Date) })));
     expect((await ledger.transactionRows(signer)).map((row) => [row.attempt, row.status, row.block_number, row.block_hash, row.gas_used])).toEqual([
@@ -107,7 +109,7 @@ describe("FinalizationStore.markConfirmed", () => {
     const { mined } = await sentAndBroadcast(event, ids);
     const refused = [{ batchIndex: 2, code: "onchain_ticket_unknown", message: "The registry refused the item: TicketUnknown." }];
 
-    const closed = await sut.markConfirmed(mined, receiptOf(mined, 1), refused, new Map([[t1.tokenId, { holder: WALLET, logIndex: 3 }]]), CHAIN);
+    const closed = await sut.markConfirmed(mined, receiptOf(mined, 1), refused, new Map([[t1.tokenId, { holder: WALLET, logIndex: 3 }]]), CHAIN, chainHolds());
 
     expect(closed?.map((action) => [action.status, action.errorCode])).toEqual([
       ["confirmed", null],
@@ -141,7 +143,7 @@ describe("FinalizationStore.markConfirmed", () => {
     const later = "0x000000000000000000000000000000000000bEEF";
     await ledger.sql(`UPDATE tickets SET holder = $2, holder_block = 43, holder_log_index = 0 WHERE id = $1`, [ticket.ref, later]);
 
-    await sut.markConfirmed(mined, receiptOf(mined, 1), [], new Map([[ticket.tokenId, { holder: WALLET, logIndex: 7 }]]), CHAIN);
+    await sut.markConfirmed(mined, receiptOf(mined, 1), [], new Map([[ticket.tokenId, { holder: WALLET, logIndex: 7 }]]), CHAIN, chainHolds());
 
     const [row] = await ledger.sql<{ holder: string }>(`SELECT holder FROM tickets WHERE id = $1`, [ticket.ref]);
     expect(row.holder).toBe(later);
@@ -149,10 +151,10 @@ describe("FinalizationStore.markConfirmed", () => {
 
   it("closes a nonce once: a second worker's finalization returns null and changes nothing", async () => {
     const { ids, mined } = await sentSales(2);
-    await sut.markConfirmed(mined, receiptOf(mined, 1), [], new Map(), CHAIN);
+    await sut.markConfirmed(mined, receiptOf(mined, 1), [], new Map(), CHAIN, chainHolds());
 
-    expect(await sut.markConfirmed(mined, receiptOf(mined, 1), [], new Map(), CHAIN)).toBeNull();
-    expect(await sut.requeueReverted(mined, receiptOf(mined, 0), 3, CHAIN)).toBeNull();
+    expect(await sut.markConfirmed(mined, receiptOf(mined, 1), [], new Map(), CHAIN, chainHolds())).toBeNull();
+    expect(await sut.requeueReverted(mined, receiptOf(mined, 0), 3, CHAIN, chainHolds())).toBeNull();
     expect((await ledger.actionRows(ids)).map((row) => row.status)).toEqual(["confirmed", "confirmed"]);
     expect(await ledger.callbackRows(ids)).toHaveLength(2);
   });
@@ -181,7 +183,7 @@ describe("FinalizationStore.markConfirmed: items mined before what they depend o
   it("puts a sale refused as EventUnknown back in line, without a callback, while its event's registration is on its way", async () => {
     const { registered, saleIds, mined } = await salesAheadOfTheirEvent();
 
-    const closed = await sut.markConfirmed(mined, receiptOf(mined, 1), [eventUnknown(0), eventUnknown(1)], new Map(), CHAIN);
+    const closed = await sut.markConfirmed(mined, receiptOf(mined, 1), [eventUnknown(0), eventUnknown(1)], new Map(), CHAIN, chainHolds());
 
     expect(closed?.map((action) => [action.id, action.status, action.errorCode])).toEqual(saleIds.map((id) => [id, "waiting_broadcast", null]));
     expect((await ledger.actionRows([registered, ...saleIds])).map((row) => [row.status, row.tx_hash, row.tx_nonce, row.error_code])).toEqual([
@@ -196,7 +198,7 @@ describe("FinalizationStore.markConfirmed: items mined before what they depend o
     const { registered, saleIds, mined } = await salesAheadOfTheirEvent();
     await ledger.sql(`UPDATE chain_actions SET status = 'error', error_code = 'onchain_event_exists' WHERE id = $1`, [registered]);
 
-    const closed = await sut.markConfirmed(mined, receiptOf(mined, 1), [eventUnknown(0), eventUnknown(1)], new Map(), CHAIN);
+    const closed = await sut.markConfirmed(mined, receiptOf(mined, 1), [eventUnknown(0), eventUnknown(1)], new Map(), CHAIN, chainHolds());
 
     expect(closed?.map((action) => [action.status, action.errorCode])).toEqual(Array(2).fill(["error", "onchain_event_unknown"]));
     expect((await ledger.callbackRows(saleIds)).map((row) => row.payload.status)).toEqual(["error", "error"]);
@@ -218,7 +220,7 @@ describe("FinalizationStore.markConfirmed: items mined before what they depend o
     await sending.commitNewTransaction(signer, waiting.slice(1), async (nonce) => fakeSignature(signer, nonce, 2));
     const mined = (await broadcast.openTransactions(signer))[1];
 
-    await sut.markConfirmed(mined, receiptOf(mined, 1), [ticketUnknown(0), ticketUnknown(1)], new Map(), CHAIN);
+    await sut.markConfirmed(mined, receiptOf(mined, 1), [ticketUnknown(0), ticketUnknown(1)], new Map(), CHAIN, chainHolds());
 
     expect((await ledger.actionRows([saleId, checkInId, strayId])).map((row) => [row.status, row.error_code])).toEqual([
       ["pending", null],
@@ -232,7 +234,7 @@ describe("FinalizationStore.requeueReverted", () => {
   it("puts a reverted batch's actions back in line, with no callback, and marks the attempt reverted", async () => {
     const { event, ids, signer, mined } = await sentSales(2);
 
-    const closed = await sut.requeueReverted(mined, receiptOf(mined, 0), 3, CHAIN);
+    const closed = await sut.requeueReverted(mined, receiptOf(mined, 0), 3, CHAIN, chainHolds());
 
     expect(closed?.map((action) => [action.id, action.status, action.errorCode])).toEqual(ids.map((id) => [id, "waiting_broadcast", null]));
     expect((await ledger.transactionRows(signer)).map((row) => [row.status, row.gas_used])).toEqual([["reverted", "123456"]]);
@@ -250,7 +252,7 @@ describe("FinalizationStore.requeueReverted", () => {
     const { ids, mined } = await sentSales(2);
     await ledger.sql(`UPDATE chain_actions SET reverted_attempts = 2 WHERE id = $1`, [ids[0]]);
 
-    const closed = await sut.requeueReverted(mined, receiptOf(mined, 0), 3, CHAIN);
+    const closed = await sut.requeueReverted(mined, receiptOf(mined, 0), 3, CHAIN, chainHolds());
 
     expect(closed?.map((action) => [action.status, action.errorCode])).toEqual([
       ["error", "onchain_reverted"],
@@ -267,7 +269,7 @@ describe("FinalizationStore.requeueReverted", () => {
 });
 
 describe("TransactionFinalizer over the store", () => {
-  const finalizer = () => new TransactionFinalizer(sut, loadConfig({ MAX_REVERTED_ATTEMPTS: "1" }));
+  const finalizer = () => new TransactionFinalizer(sut, subjectFactsHolding(), loadConfig({ MAX_REVERTED_ATTEMPTS: "1" }));
 
   it("names a refused item by the registry's reason", async () => {
     const { ids, mined } = await sentSales(2);

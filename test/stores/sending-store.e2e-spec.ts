@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { SendingStore } from "../../src/chain/writer/sending/sending.store";
-import { CHAIN, checkIn, fakeSignature, newSigner, sale, SHARD_COUNT, WriterLedger } from "../support/writer-ledger";
+import { CHAIN, chainHolds, checkIn, fakeSignature, newSigner, sale, SHARD_COUNT, WriterLedger } from "../support/writer-ledger";
 
 let ledger: WriterLedger;
 let sut: SendingStore;
@@ -159,7 +159,7 @@ describe("SendingStore.failUnencodable", () => {
   it("fails waiting actions without a transaction and writes their error callbacks, leaving the others waiting", async () => {
     const { ids } = await waitingSales(2, "request-4");
 
-    const failed = await sut.failUnencodable([{ id: ids[0], reason: "price 1e40 does not fit" }], CHAIN.chainId, CHAIN.registryAddress);
+    const failed = await sut.failUnencodable([{ id: ids[0], reason: "price 1e40 does not fit" }], CHAIN.chainId, CHAIN.registryAddress, chainHolds());
 
     expect(failed).toEqual([{ id: ids[0], requestId: "request-4", status: "error", errorCode: "onchain_unencodable", acceptedAt: expect.any(Date) }]);
     expect((await ledger.actionRows(ids)).map((row) => [row.status, row.error_code, row.error_message, row.tx_hash])).toEqual([
@@ -186,6 +186,7 @@ describe("SendingStore.failUnencodable", () => {
       [{ id: ids[0], reason: "too many bytes", code: "onchain_item_too_large" }],
       CHAIN.chainId,
       CHAIN.registryAddress,
+      chainHolds(),
     );
     expect(failed.errorCode).toBe("onchain_item_too_large");
     expect((await ledger.callbackRows(ids))[0].payload).toMatchObject({ error: { code: "onchain_item_too_large", message: "too many bytes" } });

@@ -4,7 +4,7 @@ import { FinalizationStore } from "../../src/chain/writer/receipts/finalization.
 import { BroadcastStore } from "../../src/chain/writer/broadcast/broadcast.store";
 import { SendingStore } from "../../src/chain/writer/sending/sending.store";
 import { SignerUsageStore, uuidv7Floor } from "../../src/chain/writer/signer-funds/signer-usage.store";
-import { CHAIN, fakeSignature, newSigner, sale, SHARD_COUNT, WriterLedger } from "../support/writer-ledger";
+import { CHAIN, chainHolds, fakeSignature, newSigner, sale, SHARD_COUNT, WriterLedger } from "../support/writer-ledger";
 
 const HOUR_MS = 60 * 60 * 1000;
 
@@ -31,7 +31,7 @@ async function batch(signer: string, gasUsed?: bigint): Promise<void> {
   if (gasUsed === undefined) return;
   const [open] = (await new BroadcastStore(ledger.dataSource).openTransactions(signer)).filter((tx) => tx.id === sent.id);
   const receipt = { hash: open.hash, status: 1, blockNumber: 1, blockHash: "0x01", gasUsed, logs: [] };
-  await new FinalizationStore(ledger.dataSource).markConfirmed(open, receipt, [], new Map(), CHAIN);
+  await new FinalizationStore(ledger.dataSource).markConfirmed(open, receipt, [], new Map(), CHAIN, chainHolds());
 }
 
 /** A finalized transaction signed `agoMs` ago: its UUIDv7 id carries the time. */

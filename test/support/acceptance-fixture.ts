@@ -7,7 +7,8 @@ import type { AcceptanceContext } from "../../src/ledger/acceptance-context";
 import { type ActionEntry, ActionRecorder } from "../../src/ledger/action-recorder";
 import { tokenIdOf } from "../../src/registry";
 import { TicketEntity } from "../../src/tickets/entities/ticket.entity";
-import type { TicketParts } from "../../src/tickets/ticket-acceptance";
+import type { ClaimReceiverFacts } from "../../src/tickets/claim-receivers";
+import { ClaimReceiverRules, type TicketParts } from "../../src/tickets/ticket-acceptance";
 import { type TicketWorkingSetStore, TicketWorkingSet } from "../../src/tickets/ticket-working-set";
 
 /**
@@ -205,6 +206,8 @@ export interface AcceptanceFixtureOptions {
   newEvents?: number;
   /** The first index the registry sequence hands out. */
   firstEventIndex?: bigint;
+  /** What the ledger knows of its chain, that claims' receivers are checked against (default: not bound yet). */
+  receivers?: ClaimReceiverFacts;
 }
 
 export interface AcceptanceFixture {
@@ -231,10 +234,12 @@ export async function acceptanceFixture(options: AcceptanceFixtureOptions = {}):
     options.newEvents ?? 8,
   );
   await ticketSet.load(tickets.map((ticket) => ticket.ticketId));
+  const receivers = new ClaimReceiverRules({ load: async () => options.receivers ?? { binding: null, signers: [] } });
+  await receivers.load();
   stores.seal();
 
   return {
-    context: { organization, now: options.now ?? NOW, events: eventSet, tickets: ticketSet, actions: recorder },
+    context: { organization, now: options.now ?? NOW, events: eventSet, tickets: ticketSet, receivers, actions: recorder },
     recorded: recorder.recorded,
     touchedEvents: eventSet.touched,
     touchedTickets: ticketSet.touched,

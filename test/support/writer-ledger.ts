@@ -3,6 +3,8 @@ import { randomBytes } from "node:crypto";
 import { Wallet } from "ethers";
 import type { DataSource } from "typeorm";
 
+import type { RegistrySubjectFacts } from "../../src/chain/writer/restore/registry-subject-facts";
+import type { ChainTicketFacts, SubjectFactsReader } from "../../src/chain/writer/restore/subject-facts";
 import { SendingStore } from "../../src/chain/writer/sending/sending.store";
 import type { NewlySignedTransaction } from "../../src/chain/writer/signed-transaction";
 import { ActionRecorder } from "../../src/ledger/action-recorder";
@@ -27,6 +29,27 @@ const SHARD_BASE = 1_000_000;
 export const CHAIN = { chainId: 80002n, registryAddress: "0x00000000000000000000000000000000000000aa" };
 /** A valid EIP-55 wallet address that is nobody's signer. */
 export { WALLET };
+
+/**
+ * What the registry holds of failed actions' subjects, as a store test states it: the tokens given,
+ * every other token never minted, no event registered at any index but those given.
+ */
+export function chainHolds(tickets: ReadonlyMap<bigint, ChainTicketFacts> = new Map(), eventKeys: ReadonlyMap<bigint, string> = new Map()): SubjectFactsReader {
+  return async (subjects) => ({
+    tickets: new Map(
+      subjects.tokenIds.map((tokenId) => [
+        tokenId,
+        tickets.get(tokenId) ?? { minted: false, checkedIn: false, invalidated: false, claimed: false, holder: null },
+      ]),
+    ),
+    eventKeys: new Map(subjects.eventIndexes.map((eventIndex) => [eventIndex, eventKeys.get(eventIndex) ?? null])),
+  });
+}
+
+/** The finalizer's and the unsendable actions' source of chain facts, answering as chainHolds() does. */
+export function subjectFactsHolding(reader: SubjectFactsReader = chainHolds()): RegistrySubjectFacts {
+  return { at: () => reader } as unknown as RegistrySubjectFacts;
+}
 
 export interface SeededTicket {
   ref: string;

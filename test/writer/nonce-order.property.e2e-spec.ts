@@ -17,6 +17,7 @@ import { FeeBumper } from "../../src/chain/writer/fee-bump/fee-bumper";
 import { FeeCapGuard } from "../../src/chain/writer/fee-cap/fee-cap.guard";
 import { SignerProgress } from "../../src/chain/writer/progress/signer-progress";
 import { Confirmations } from "../../src/chain/writer/receipts/confirmations";
+import { RegistrySubjectFacts } from "../../src/chain/writer/restore/registry-subject-facts";
 import { FinalizationStore } from "../../src/chain/writer/receipts/finalization.store";
 import { LostTransactions } from "../../src/chain/writer/receipts/lost-transactions";
 import { ReceiptWatcher } from "../../src/chain/writer/receipts/receipt-watcher";
@@ -199,7 +200,8 @@ function writerOn(node: ScriptedNode, key: string) {
   const bumper = new FeeBumper(sending, metrics, transactions, config);
   const stops = new SignerStopsStore(dataSource);
   const guard = new SignerNonceGuard(stops, gauge());
-  const unsendable = new UnsendableActions(sending, chain);
+  const subjectFacts = new RegistrySubjectFacts(chain);
+  const unsendable = new UnsendableActions(sending, chain, subjectFacts);
   const takeBack = new NonceTakeBack(refusalsStore, open, locks, queue, unsendable, backOff);
   const refusals = new RefusalResponder(backOff, learned, funds, bumper, takeBack);
   const binding = new LedgerBinding(chain, new LedgerBindingStore(dataSource), config, gauge());
@@ -207,7 +209,7 @@ function writerOn(node: ScriptedNode, key: string) {
   const batches = new BatchReader(sending, unsendable, learned, config);
   const sender = new BatchSender(sending, chain, transactions, backOff, new CrashPoints(config), config);
   const writer = new ChainWriter(chain, locks, queue, gates, batches, sender);
-  const confirmations = new Confirmations(chain, receipts, new TransactionFinalizer(new FinalizationStore(dataSource), config), metrics, config);
+  const confirmations = new Confirmations(chain, receipts, new TransactionFinalizer(new FinalizationStore(dataSource), subjectFacts, config), metrics, config);
   const resender = new Resender(transactions, refusals, backOff, bumper, locks, open);
   const unmined = new UnminedNonces(new TakenNonces(refusalsStore, open, locks, guard), receipts, backOff, refusals, resender, config);
   const signerWatch = new SignerWatch(open, new LostTransactions(receipts, transactions), confirmations, unmined, progress, queue);

@@ -97,7 +97,7 @@ async function insertTransfers(manager: EntityManager, transfers: readonly Walle
      SELECT u.id, t.organization_id, 'transferred', 'chain', t.event_ref, t.id, 'confirmed', u.payload, u.tx_hash, u.block_number, u.block_hash
        FROM unnest($1::uuid[], $2::numeric[], $3::jsonb[], $4::text[], $5::bigint[], $6::text[]) WITH ORDINALITY
             AS u(id, token_id, payload, tx_hash, block_number, block_hash, position)
-       JOIN tickets t ON t.token_id = u.token_id
+       JOIN tickets t ON t.token_id = u.token_id AND t.released_at IS NULL
       ORDER BY u.position
      ON CONFLICT ((payload->>'key')) WHERE kind = 'transferred' DO NOTHING
      RETURNING id`,

@@ -25,6 +25,7 @@ import { ReceiptsStore } from "./receipts/receipts.store";
 import { Resender } from "./receipts/resender";
 import { SignerWatch } from "./receipts/signer-watch";
 import { TransactionFinalizer } from "./receipts/transaction-finalizer";
+import { RegistrySubjectFacts } from "./restore/registry-subject-facts";
 import { UnminedNonces } from "./receipts/unmined-nonces";
 import { ReconcileStore } from "./reconcile/reconcile.store";
 import { SignerNonceGuard } from "./reconcile/signer-nonce-guard";
@@ -75,6 +76,7 @@ import { WriterMetrics } from "./writer-metrics";
     ReceiptsStore,
     FinalizationStore,
     TransactionFinalizer,
+    RegistrySubjectFacts,
     ReceiptWatcher,
     SignerWatch,
     Confirmations,

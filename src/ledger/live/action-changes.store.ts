@@ -50,7 +50,7 @@ export class ActionChangesStore {
 
   /** The organization's event by the integrator's id; null when it has none. */
   async eventRef(organizationId: string, eventId: string): Promise<string | null> {
-    const [row] = await this.dataSource.query<{ id: string }[]>(`SELECT id FROM events WHERE organization_id = $1 AND event_id = $2`, [
+    const [row] = await this.dataSource.query<{ id: string }[]>(`SELECT id FROM events WHERE organization_id = $1 AND event_id = $2 AND released_at IS NULL`, [
       organizationId,
       eventId,
     ]);
@@ -59,11 +59,10 @@ export class ActionChangesStore {
 
   /** The organization's ticket of that event; null when there is none. */
   async ticketRef(organizationId: string, eventRef: string, ticketId: string): Promise<string | null> {
-    const [row] = await this.dataSource.query<{ id: string }[]>(`SELECT id FROM tickets WHERE organization_id = $1 AND event_ref = $2 AND ticket_id = $3`, [
-      organizationId,
-      eventRef,
-      ticketId,
-    ]);
+    const [row] = await this.dataSource.query<{ id: string }[]>(
+      `SELECT id FROM tickets WHERE organization_id = $1 AND event_ref = $2 AND ticket_id = $3 AND released_at IS NULL`,
+      [organizationId, eventRef, ticketId],
+    );
     return row?.id ?? null;
   }
 

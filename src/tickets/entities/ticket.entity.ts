@@ -4,7 +4,7 @@ import { bigintColumn } from "../../database/columns";
 
 /** A ticket's accepted state. The chain catches up with it in acceptance order. */
 @Entity("tickets")
-@Index(["organizationId", "ticketId"], { unique: true })
+@Index(["organizationId", "ticketId"], { unique: true, where: "released_at IS NULL" })
 export class TicketEntity {
   @PrimaryGeneratedColumn("uuid")
   id: string;
@@ -51,6 +51,13 @@ export class TicketEntity {
   /** The token's owner on chain as of the confirmed depth; null until its sale is confirmed. Written by the chain side only. */
   @Column({ type: "text", nullable: true, insert: false, update: false })
   holder: string | null;
+
+  /**
+   * Set when the registry refused the ticket's sale: the row keeps its actions' history, but the
+   * ticket no longer exists and its ticketId may be sold again. Written by the chain side only.
+   */
+  @Column({ name: "released_at", type: "timestamptz", nullable: true, insert: false, update: false })
+  releasedAt: Date | null;
 
   @CreateDateColumn({ name: "created_at", type: "timestamptz" })
   createdAt: Date;

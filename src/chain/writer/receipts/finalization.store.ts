@@ -4,6 +4,8 @@ import { DataSource, type EntityManager } from "typeorm";
 
 import { insertCallbacks } from "../../../ledger/outbox";
 import { recordTokenHolders } from "../../token-holders";
+import { restoreFailedSubjects } from "../restore/accepted-state-restore.store";
+import type { SubjectFactsReader } from "../restore/subject-facts";
 import { CLOSED_ACTION_COLUMNS, type ClosedAction, closedActionsOf, type ClosedActionsResult } from "../closed-action";
 import type { OpenTransaction } from "../signed-transaction";
 import type { MinedReceipt, TokenHolder } from "./mined-receipt";
@@ -42,8 +44,9 @@ export class FinalizationStore {
     refused: readonly RefusedItem[],
     holders: ReadonlyMap<bigint, TokenHolder>,
     chain: CallbackChain,
+    facts: SubjectFactsReader,
   ): Promise<ClosedAction[] | null> {
-    return this.closing(mined, receipt, chain, async (manager) => {
+    return this.closing(mined, receipt, chain, facts, async (manager) => {
       const actions = await markCarriedActionsApplied(manager, mined, receipt, refused);
       await recordHolders(manager, holders, receipt.blockNumber);
       return actions;
@@ -51,19 +54,29 @@ export class FinalizationStore {
   }
 
   /** The batch reverted and applied nothing: its actions wait again, unless this was their last allowed revert. */
-  async requeueReverted(mined: OpenTransaction, receipt: MinedReceipt, maxRevertedAttempts: number, chain: CallbackChain): Promise<ClosedAction[] | null> {
-    return this.closing(mined, receipt, chain, (manager) => requeueCarriedActions(manager, mined, maxRevertedAttempts));
+  async requeueReverted(
+    mined: OpenTransaction,
+    receipt: MinedReceipt,
+    maxRevertedAttempts: number,
+    chain: CallbackChain,
+    facts: SubjectFactsReader,
+  ): Promise<ClosedAction[] | null> {
+    return this.closing(mined, receipt, chain, facts, (manager) => requeueCarriedActions(manager, mined, maxRevertedAttempts));
   }
 
   private async closing(
     mined: OpenTransaction,
     receipt: MinedReceipt,
     chain: CallbackChain,
+    facts: SubjectFactsReader,
     closeActions: (manager: EntityManager) => Promise<ClosedAction[]>,
   ): Promise<ClosedAction[] | null> {
     return this.dataSource.transaction(async (manager) => {
       if (!(await closeNonce(manager, mined, receipt))) return null;
       const actions = await closeActions(manager);
+      // In the same transaction: no acceptance ever sees an action failed and its ticket still as the action left it.
+      const failed = actions.filter((action) => action.status === "error").map((action) => action.id);
+      await restoreFailedSubjects(manager, failed, facts);
       await insertCallbacks(
         manager,
         actions.filter(isFinal).map((action) => action.id),

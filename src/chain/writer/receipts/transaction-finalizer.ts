@@ -5,6 +5,7 @@ import { InjectConfig } from "../../../config/config.module";
 import { chainFailureCode, RegistryItemFailure } from "../../../registry";
 import type { ClosedAction } from "../closed-action";
 import type { OpenTransaction } from "../signed-transaction";
+import { RegistrySubjectFacts } from "../restore/registry-subject-facts";
 import { FinalizationStore, type RefusedItem } from "./finalization.store";
 import type { BatchOutcome, MinedReceipt } from "./mined-receipt";
 
@@ -17,6 +18,7 @@ import type { BatchOutcome, MinedReceipt } from "./mined-receipt";
 export class TransactionFinalizer {
   constructor(
     private readonly store: FinalizationStore,
+    private readonly subjectFacts: RegistrySubjectFacts,
     @InjectConfig() private readonly config: AppConfig,
   ) {}
 
@@ -29,8 +31,10 @@ export class TransactionFinalizer {
     registryAddress: string,
   ): Promise<ClosedAction[] | null> {
     const chain = { chainId, registryAddress };
-    if (receipt.status === 1 && outcome) return this.store.markConfirmed(mined, receipt, refusedItems(outcome), outcome.holders, chain);
-    return this.store.requeueReverted(mined, receipt, this.config.chain.writer.maxRevertedAttempts, chain);
+    // What the chain holds of a failed action's subject, as of the block that carried it: the actions still on their way come after it.
+    const facts = this.subjectFacts.at(receipt.blockNumber);
+    if (receipt.status === 1 && outcome) return this.store.markConfirmed(mined, receipt, refusedItems(outcome), outcome.holders, chain, facts);
+    return this.store.requeueReverted(mined, receipt, this.config.chain.writer.maxRevertedAttempts, chain, facts);
   }
 }
 

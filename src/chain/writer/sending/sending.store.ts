@@ -9,6 +9,8 @@ import { CLOSED_ACTION_COLUMNS, type ClosedAction, closedActionsOf, type ClosedA
 import type { CarriedAction, NewlySignedTransaction, SignedTransaction } from "../signed-transaction";
 import type { PendingAction } from "./pending-action";
 import { insertTransaction, rowCount } from "../transaction-rows";
+import { restoreFailedSubjects } from "../restore/accepted-state-restore.store";
+import type { SubjectFactsReader } from "../restore/subject-facts";
 
 /** An action that can never be sent (the codec refuses it, or it alone exceeds a transaction's limits). */
 export interface UnencodableAction {
@@ -94,7 +96,7 @@ export class SendingStore {
   }
 
   /** Actions that can never be sent fail without a transaction, with their callbacks; returns those it failed. */
-  async failUnencodable(refused: readonly UnencodableAction[], chainId: bigint, registryAddress: string): Promise<ClosedAction[]> {
+  async failUnencodable(refused: readonly UnencodableAction[], chainId: bigint, registryAddress: string, facts: SubjectFactsReader): Promise<ClosedAction[]> {
     return this.dataSource.transaction(async (manager) => {
       const failed = await manager.query<ClosedActionsResult>(
         `UPDATE chain_actions AS a SET status = 'error', error_code = u.code, error_message = u.reason, updated_at = now()
@@ -108,7 +110,13 @@ export class SendingStore {
         chainId,
         registryAddress,
       );
-      return closedActionsOf(failed);
+      const closed = closedActionsOf(failed);
+      await restoreFailedSubjects(
+        manager,
+        closed.map((action) => action.id),
+        facts,
+      );
+      return closed;
     });
   }
 }

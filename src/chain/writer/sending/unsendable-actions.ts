@@ -2,6 +2,7 @@ import { Injectable, Logger } from "@nestjs/common";
 
 import { ChainClient } from "../../chain-client";
 import { logUnencodable } from "../transaction-log";
+import { RegistrySubjectFacts } from "../restore/registry-subject-facts";
 import { SendingStore, type UnencodableAction } from "./sending.store";
 
 /**
@@ -15,11 +16,13 @@ export class UnsendableActions {
   constructor(
     private readonly store: SendingStore,
     private readonly chain: ChainClient,
+    private readonly subjectFacts: RegistrySubjectFacts,
   ) {}
 
   async fail(refused: readonly UnencodableAction[]): Promise<void> {
     if (refused.length === 0) return;
-    const failed = await this.store.failUnencodable(refused, await this.chain.chainId(), this.chain.registryAddress);
+    // Nothing of these actions reached the chain: what it holds now, with the ledger's actions still on their way.
+    const failed = await this.store.failUnencodable(refused, await this.chain.chainId(), this.chain.registryAddress, this.subjectFacts.at("latest"));
     logUnencodable(this.logger, failed, refused);
   }
 }
