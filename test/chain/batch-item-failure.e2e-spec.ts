@@ -1,4 +1,7 @@
+import { id, Wallet } from "ethers";
 import { afterEach, describe, expect, it } from "vitest";
+
+import { encodeBatch } from "../../src/registry";
 
 import {
   actionPromises,
@@ -17,7 +20,7 @@ import {
   waitForLedgerStatus,
   WALLET,
 } from "../support/chain-e2e";
-import { eventually, pauseMining, resumeMining } from "../support/test-chain";
+import { eventually, HARDHAT_KEYS, pauseMining, resumeMining } from "../support/test-chain";
 import { useChainApp } from "../support/chain-app";
 
 /**
@@ -26,6 +29,7 @@ import { useChainApp } from "../support/chain-app";
  */
 
 // A quick sweep picks up actions put back in line once the registry is unpaused.
+const ELSEWHERE = "0x1111111111111111111111111111111111111111";
 const chainApp = useChainApp({ env: { SWEEP_INTERVAL_MS: "500", SWEEP_MIN_AGE_MS: "0" } });
 
 afterEach(async () => {
@@ -34,74 +38,71 @@ afterEach(async () => {
 });
 
 describe("a batch with an item the registry refuses", () => {
-  it("ends that item in error onchain_invalid_receiver and confirms the others, all in one transaction", async () => {
+  it("ends that item in error onchain_ticket_claimed and confirms the others, all in one transaction", async () => {
     const eventId = uid("event");
-    const created = await chainApp.api.post("/stream", [{ action: "newEvent", data: { eventId, currency: "EUR", callbackUrl: CALLBACK_URL } }]);
-    const [registered] = actionPromises(created);
-    expect((await settled(chainApp.api, registered)).status).toBe("confirmed");
-    // The event's custody address is a valid address (the API accepts it) that is no wallet (the registry refuses it).
-    const custody = await chainApp.chain.registry.custodyAddress(await eventIndexOf(chainApp.testApp, eventId));
-
     const [first, refused, last] = [uid("t"), uid("t"), uid("t")];
+    const prepared = actionPromises(
+      await chainApp.api.post("/stream", [
+        { action: "newEvent", data: { eventId, currency: "EUR", callbackUrl: CALLBACK_URL } },
+        ...[first, refused, last].flatMap((ticketId) => [
+          { action: "soldTicket", data: { eventId, ticketId, price: "10", orderTime: 1_750_000_000 } },
+          { action: "scannedTicket", data: { ticketId } },
+        ]),
+      ]),
+    );
+    expect((await allSettled(chainApp.api, prepared)).map((status) => status.status)).toEqual(Array(7).fill("confirmed"));
+    const tokens = await tokenIds(chainApp.testApp, [first, refused, last]);
+    // Another operator of the registry (its admin, given the role) claims one of the tickets first.
+    await (await chainApp.chain.registry.grantRole(id("OPERATOR_ROLE"), new Wallet(HARDHAT_KEYS[0]).address)).wait();
+    await (await chainApp.chain.registry.execute(encodeBatch([{ action: "claimed", tokenId: tokens.get(refused)!, to: ELSEWHERE }]))).wait();
+
     const transactionsBefore = (await chainTransactions(chainApp.testApp)).length;
     const promises = actionPromises(
-      await chainApp.api.post("/stream", [
-        { action: "soldTicket", data: { eventId, ticketId: first, price: "10", orderTime: 1_750_000_000 } },
-        { action: "soldTicket", data: { eventId, ticketId: refused, price: "10", orderTime: 1_750_000_000 } },
-        { action: "soldTicket", data: { eventId, ticketId: last, price: "10", orderTime: 1_750_000_000 } },
-        { action: "scannedTicket", data: { ticketId: first } },
-        { action: "scannedTicket", data: { ticketId: refused } },
-        { action: "scannedTicket", data: { ticketId: last } },
-        { action: "claimedTicket", data: { ticketId: first, to: WALLET } },
-        { action: "claimedTicket", data: { ticketId: refused, to: custody } },
-        { action: "claimedTicket", data: { ticketId: last, to: WALLET } },
-      ]),
+      await chainApp.api.post(
+        "/stream",
+        [first, refused, last].map((ticketId) => ({ action: "claimedTicket", data: { ticketId, to: WALLET } })),
+      ),
     );
     const statuses = await allSettled(chainApp.api, promises);
 
-    const refusedClaim = statuses[7];
-    expect(refusedClaim).toMatchObject({ action: "claimed", ticketId: refused, status: "error", error: { code: "onchain_invalid_receiver" } });
-    expect(refusedClaim.error.message).toEqual(expect.any(String));
+    const refusedClaim = statuses[1];
+    expect(refusedClaim).toMatchObject({ action: "claimed", ticketId: refused, status: "error", error: { code: "onchain_ticket_claimed" } });
     expect(refusedClaim.error.message.length).toBeGreaterThan(0);
-    const others = statuses.filter((_, index) => index !== 7);
-    expect(others.map((status) => status.status)).toEqual(Array(8).fill("confirmed"));
-    expect(others.map((status) => status.error)).toEqual(Array(8).fill(null));
+    expect([statuses[0], statuses[2]].map((status) => [status.status, status.error])).toEqual([
+      ["confirmed", null],
+      ["confirmed", null],
+    ]);
 
-    // Nine actions, one transaction: the failed item is in it too.
+    // Three actions, one transaction: the failed item is in it too.
     const hashes = new Set(statuses.map((status) => status.txHash));
     expect(hashes.size).toBe(1);
     const [txHash] = hashes;
     expect(txHash).toMatch(/^0x[0-9a-f]{64}$/);
     const transactions = (await chainTransactions(chainApp.testApp)).slice(transactionsBefore);
-    expect(transactions.map((tx) => [tx.tx_hash, tx.status, tx.item_count])).toEqual([[txHash, "confirmed", 9]]);
+    expect(transactions.map((tx) => [tx.tx_hash, tx.status, tx.item_count])).toEqual([[txHash, "confirmed", 3]]);
     const receipt = await chainApp.chain.provider.getTransactionReceipt(txHash);
     expect(receipt?.status).toBe(1);
 
-    // The registry logged the refusal of batch item 7 and applied everything else.
+    // The registry logged the refusal of batch item 1 and applied everything else.
     const failures = await chainApp.chain.registry.queryFilter(chainApp.chain.registry.filters.ItemFailed(), receipt!.blockNumber, receipt!.blockNumber);
-    expect(failures.map((log) => [log.transactionHash, log.args.index, log.args.reason])).toEqual([[txHash, 7n, 10n]]);
-    const tokens = await tokenIds(chainApp.testApp, [first, refused, last]);
+    expect(failures.map((log) => [log.transactionHash, log.args.index, log.args.reason])).toEqual([[txHash, 1n, 8n]]);
     expect(await chainApp.chain.registry.ownerOf(tokens.get(first)!)).toBe(WALLET);
     expect(await chainApp.chain.registry.ownerOf(tokens.get(last)!)).toBe(WALLET);
-    expect(await chainApp.chain.registry.ownerOf(tokens.get(refused)!)).toBe(custody);
-    expect(await ticketView(chainApp.chain, tokens.get(refused)!)).toMatchObject({ checkedIn: true, claimed: false, holder: custody });
+    expect(await ticketView(chainApp.chain, tokens.get(refused)!)).toMatchObject({ checkedIn: true, claimed: true, holder: ELSEWHERE });
 
-    // The ticket's read view tells the accepted claim from what the chain confirmed.
-    expect((await chainApp.api.get(`/api/v1/tickets/${refused}`)).body).toMatchObject({
-      claimed: true,
-      chain: { minted: true, checkedIn: true, claimed: false },
-    });
+    // The ticket reads as the chain holds it: claimed, to the wallet the other operator chose.
+    expect((await chainApp.api.get(`/api/v1/tickets/${refused}`)).body).toMatchObject({ claimed: true, claimedTo: ELSEWHERE, chain: { claimed: false } });
 
     // The failure has its callback like every finalized action, with the error.
     const callbacks = await callbackRows(chainApp.testApp, promises);
-    expect(callbacks).toHaveLength(9);
-    const failed = callbacks.find((row) => row.action_id === promises[7])!.payload;
+    expect(callbacks).toHaveLength(3);
+    const failed = callbacks.find((row) => row.action_id === promises[1])!.payload;
     expect(failed).toMatchObject({
       action: "claimed",
       ticketId: refused,
       status: "error",
       txHash,
-      error: { code: "onchain_invalid_receiver", message: refusedClaim.error.message },
+      error: { code: "onchain_ticket_claimed", message: refusedClaim.error.message },
     });
   });
 });

@@ -3,13 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { restoreFailedSubjects } from "../../src/chain/writer/restore/accepted-state-restore.store";
 import type { ChainTicketFacts } from "../../src/chain/writer/restore/subject-facts";
-import { eventKeyOf, type RegistryBatchItem } from "../../src/registry";
-import { chainHolds, checkIn, claim, registration, sale, type SeededEvent, type SeededTicket, WALLET, WriterLedger } from "../support/writer-ledger";
+import type { RegistryBatchItem } from "../../src/registry";
+import { chainHolds, checkIn, claim, sale, type SeededEvent, type SeededTicket, WALLET, WriterLedger } from "../support/writer-ledger";
 
 /**
  * A failed action's subject goes back to what the chain holds: the ticket's flags are the chain's plus
  * those its actions still on their way set; resales, price and order time come from its sale and
- * resales that did not fail; a failed sale releases the ticket, a failed registration its event.
+ * resales that did not fail; a failed sale releases the ticket.
  */
 
 const OTHER_WALLET = "0x1111111111111111111111111111111111111111";
@@ -47,8 +47,8 @@ async function ticketWithActions(steps: { item: (ticket: SeededTicket) => Regist
   return { event, ticket, ids };
 }
 
-async function restore(ids: string[], tickets: Map<bigint, ChainTicketFacts>, eventKeys = new Map<bigint, string>()) {
-  return ledger.dataSource.transaction((manager) => restoreFailedSubjects(manager, ids, chainHolds(tickets, eventKeys)));
+async function restore(ids: string[], tickets: Map<bigint, ChainTicketFacts>) {
+  return ledger.dataSource.transaction((manager) => restoreFailedSubjects(manager, ids, chainHolds(tickets)));
 }
 
 async function ticketRow(ticket: SeededTicket) {
@@ -84,7 +84,7 @@ describe("restoreFailedSubjects", () => {
     ]);
     await ledger.sql(`UPDATE tickets SET checked_in = true, claimed = true, claimed_to = $2 WHERE id = $1`, [ticket.ref, WALLET]);
 
-    expect(await restore([ids[2]], new Map([[ticket.tokenId, minted({ checkedIn: true })]]))).toEqual({ tickets: 1, releasedTickets: 0, releasedEvents: 0 });
+    expect(await restore([ids[2]], new Map([[ticket.tokenId, minted({ checkedIn: true })]]))).toEqual({ tickets: 1, released: 0 });
     expect(await ticketRow(ticket)).toMatchObject({ checked_in: true, claimed: false, claimed_to: null, released: false });
   });
 
@@ -129,7 +129,7 @@ describe("restoreFailedSubjects", () => {
     ]);
     const soldBefore = await soldCount(event);
     // The token under its id is another's: that it is minted does not make the failed sale the ledger's.
-    expect(await restore(ids, new Map([[ticket.tokenId, minted()]]))).toEqual({ tickets: 0, releasedTickets: 1, releasedEvents: 0 });
+    expect(await restore(ids, new Map([[ticket.tokenId, minted()]]))).toEqual({ tickets: 0, released: 1 });
     expect(await ticketRow(ticket)).toMatchObject({ released: true });
     expect(await soldCount(event)).toBe(soldBefore - 1);
 
@@ -143,7 +143,7 @@ describe("restoreFailedSubjects", () => {
       ((event.eventIndex << 64n) | 99n).toString(),
     ]);
     // A second restore of the same failures changes nothing: the released ticket stays released, the new one untouched.
-    expect(await restore(ids, new Map([[ticket.tokenId, NOT_MINTED]]))).toEqual({ tickets: 0, releasedTickets: 0, releasedEvents: 0 });
+    expect(await restore(ids, new Map([[ticket.tokenId, NOT_MINTED]]))).toEqual({ tickets: 0, released: 0 });
   });
 
   it("keeps a ticket whose sale is still on its way, though its token is not minted yet", async () => {
@@ -155,42 +155,13 @@ describe("restoreFailedSubjects", () => {
     expect(await ticketRow(ticket)).toMatchObject({ released: false, checked_in: false });
   });
 
-  it("releases an event whose registration failed while the registry holds another event under its index, and keeps one it holds", async () => {
-    const released = await ledger.ownShardEvent(0);
-    const kept = await ledger.ownShardEvent(0);
-    const ids = [
-      ...(await ledger.accept(released, [{ ticket: null, item: registration(released) }])),
-      ...(await ledger.accept(kept, [{ ticket: null, item: registration(kept) }])),
-    ];
-    await ledger.sql(`UPDATE chain_actions SET status = 'error', error_code = 'onchain_event_exists' WHERE id = ANY($1::uuid[])`, [ids]);
-    const [{ ticketeer_id }] = await ledger.sql<{ ticketeer_id: string }>(
-      `SELECT o.ticketeer_id FROM organizations o JOIN events e ON e.organization_id = o.id WHERE e.id = $1`,
-      [kept.ref],
-    );
-    const keys = new Map([
-      [released.eventIndex, "0x" + "ab".repeat(32)],
-      [kept.eventIndex, eventKeyOf(ticketeer_id, `event-${kept.eventIndex}`)],
-    ]);
-
-    expect(await restore(ids, new Map(), keys)).toEqual({ tickets: 0, releasedTickets: 0, releasedEvents: 1 });
-    const rows = await ledger.sql<{ id: string; released: boolean }>(`SELECT id, released_at IS NOT NULL AS released FROM events WHERE id = ANY($1::uuid[])`, [
-      [released.ref, kept.ref],
-    ]);
-    expect(new Map(rows.map((row) => [row.id, row.released]))).toEqual(
-      new Map([
-        [released.ref, true],
-        [kept.ref, false],
-      ]),
-    );
-  });
-
   it("changes nothing for actions that did not fail", async () => {
     const { ticket, ids } = await ticketWithActions([
       { item: sale, status: "confirmed" },
       { item: checkIn, status: "confirmed" },
     ]);
     await ledger.sql(`UPDATE tickets SET checked_in = true WHERE id = $1`, [ticket.ref]);
-    expect(await restore(ids, new Map([[ticket.tokenId, NOT_MINTED]]))).toEqual({ tickets: 0, releasedTickets: 0, releasedEvents: 0 });
+    expect(await restore(ids, new Map([[ticket.tokenId, NOT_MINTED]]))).toEqual({ tickets: 0, released: 0 });
     expect(await ticketRow(ticket)).toMatchObject({ checked_in: true, released: false });
   });
 });

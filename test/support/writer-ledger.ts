@@ -30,11 +30,8 @@ export const CHAIN = { chainId: 80002n, registryAddress: "0x00000000000000000000
 /** A valid EIP-55 wallet address that is nobody's signer. */
 export { WALLET };
 
-/**
- * What the registry holds of failed actions' subjects, as a store test states it: the tokens given,
- * every other token never minted, no event registered at any index but those given.
- */
-export function chainHolds(tickets: ReadonlyMap<bigint, ChainTicketFacts> = new Map(), eventKeys: ReadonlyMap<bigint, string> = new Map()): SubjectFactsReader {
+/** What the registry holds of failed actions' tokens, as a store test states it: the tokens given, every other one never minted. */
+export function chainHolds(tickets: ReadonlyMap<bigint, ChainTicketFacts> = new Map()): SubjectFactsReader {
   return async (subjects) => ({
     tickets: new Map(
       subjects.tokenIds.map((tokenId) => [
@@ -42,7 +39,6 @@ export function chainHolds(tickets: ReadonlyMap<bigint, ChainTicketFacts> = new 
         tickets.get(tokenId) ?? { minted: false, checkedIn: false, invalidated: false, claimed: false, holder: null },
       ]),
     ),
-    eventKeys: new Map(subjects.eventIndexes.map((eventIndex) => [eventIndex, eventKeys.get(eventIndex) ?? null])),
   });
 }
 

@@ -4,7 +4,7 @@ import { bigintColumn } from "../../database/columns";
 
 /** An integrator's event, as accepted; `eventIndex` numbers it in the on-chain registry. */
 @Entity("events")
-@Index(["organizationId", "eventId"], { unique: true, where: "released_at IS NULL" })
+@Index(["organizationId", "eventId"], { unique: true })
 export class EventEntity {
   @PrimaryGeneratedColumn("uuid")
   id: string;
@@ -62,13 +62,6 @@ export class EventEntity {
    */
   @Column({ name: "last_serial", type: "bigint", transformer: bigintColumn })
   lastSerial: bigint;
-
-  /**
-   * Set when the registry refused the event's registration: the row keeps its actions' history, but
-   * the event no longer exists and its eventId may be registered again. Written by the chain side only.
-   */
-  @Column({ name: "released_at", type: "timestamptz", nullable: true, insert: false, update: false })
-  releasedAt: Date | null;
 
   @CreateDateColumn({ name: "created_at", type: "timestamptz" })
   createdAt: Date;

@@ -1,96 +1,65 @@
 import type { EntityManager } from "typeorm";
 
-import { eventKeyOf } from "../../../registry";
 import type { ChainTicketFacts, SubjectFacts, SubjectFactsReader } from "./subject-facts";
 import { type LiveTicketAction, projectTicket } from "./ticket-projection";
 
-/** What a restore changed: the tickets put back to what the chain holds, and the tickets and events released. */
-export interface RestoredSubjects {
+/** What a restore changed: the tickets put back to what the chain holds, and those released. */
+export interface RestoredTickets {
   tickets: number;
-  releasedTickets: number;
-  releasedEvents: number;
+  released: number;
 }
 
-const NOTHING_RESTORED: RestoredSubjects = { tickets: 0, releasedTickets: 0, releasedEvents: 0 };
-
-interface FailedSubjectRow {
-  kind: string;
-  ticket_ref: string | null;
-  token_id: string | null;
-  event_ref: string;
-  event_index: string;
-  ticketeer_id: string;
-  event_id: string;
-}
-
+const NOTHING_RESTORED: RestoredTickets = { tickets: 0, released: 0 };
 const NEVER_MINTED: ChainTicketFacts = { minted: false, checkedIn: false, invalidated: false, claimed: false, holder: null };
 
 /**
- * Puts the accepted state of what failed actions acted on back to what the chain holds, inside the
- * caller's transaction (the one that ended the actions in error), so that the next valid action is
- * accepted: the ledger never goes on claiming what the chain refused.
+ * Puts the accepted state of the tickets failed actions acted on back to what the chain holds, inside
+ * the caller's transaction (the one that ended the actions in error), so that the next valid action
+ * is accepted: the ledger never goes on claiming what the chain refused. A ticket takes what the chain
+ * holds and will hold once the actions still on their way apply (projectTicket); one whose sale
+ * failed is released: its ticketId may be sold again.
  *
- * A ticket takes what the chain holds and will hold once the actions still on their way apply
- * (projectTicket). A ticket whose sale failed is released (its ticketId may be sold again), and so is an event whose
- * registration failed while the registry holds another event, or none, under its index.
+ * An event whose registration the registry refused keeps its accepted state: the only refusal an
+ * accepted registration can meet is an index another operator registered first, and the registry
+ * then applies the event's later actions to what it holds under that index (`ledger reconcile`
+ * reports the event it does not know).
  */
 export async function restoreFailedSubjects(
   manager: EntityManager,
   failedActionIds: readonly string[],
   readFacts: SubjectFactsReader,
-): Promise<RestoredSubjects> {
+): Promise<RestoredTickets> {
   if (failedActionIds.length === 0) return NOTHING_RESTORED;
-  const rows = await failedSubjects(manager, failedActionIds);
-  const tickets = rows.filter((row) => row.ticket_ref !== null);
-  const registrations = rows.filter((row) => row.kind === "newEvent");
-  if (tickets.length === 0 && registrations.length === 0) return NOTHING_RESTORED;
-  const facts = await readFacts({
-    tokenIds: [...new Set(tickets.map((row) => BigInt(row.token_id as string)))],
-    eventIndexes: [...new Set(registrations.map((row) => BigInt(row.event_index)))],
-  });
-  const releasedEvents = await releaseUnregisteredEvents(manager, registrations, facts);
-  const restored = await restoreTickets(manager, tickets, facts);
-  return { ...restored, releasedEvents };
+  const tickets = await failedTickets(manager, failedActionIds);
+  if (tickets.length === 0) return NOTHING_RESTORED;
+  const facts = await readFacts({ tokenIds: [...new Set(tickets.map((row) => row.tokenId))] });
+  return restoreTickets(manager, tickets, facts);
 }
 
-/** The events and tickets the failed actions acted on, unless released already. */
-async function failedSubjects(manager: EntityManager, actionIds: readonly string[]): Promise<FailedSubjectRow[]> {
-  return manager.query<FailedSubjectRow[]>(
-    `SELECT DISTINCT a.kind, t.id AS ticket_ref, t.token_id::text, e.id AS event_ref, e.event_index::text, o.ticketeer_id, e.event_id
-       FROM chain_actions a
-       JOIN events e ON e.id = a.event_ref
-       JOIN organizations o ON o.id = e.organization_id
-       LEFT JOIN tickets t ON t.id = a.ticket_ref
-      WHERE a.id = ANY($1::uuid[]) AND a.status = 'error' AND e.released_at IS NULL AND t.released_at IS NULL`,
+interface FailedTicket {
+  ref: string;
+  tokenId: bigint;
+}
+
+/** The tickets the failed actions acted on, unless released already. */
+async function failedTickets(manager: EntityManager, actionIds: readonly string[]): Promise<FailedTicket[]> {
+  const rows = await manager.query<{ ref: string; token_id: string }[]>(
+    `SELECT DISTINCT t.id AS ref, t.token_id::text
+       FROM chain_actions a JOIN tickets t ON t.id = a.ticket_ref
+      WHERE a.id = ANY($1::uuid[]) AND a.status = 'error' AND t.released_at IS NULL`,
     [actionIds],
   );
+  return rows.map((row) => ({ ref: row.ref, tokenId: BigInt(row.token_id) }));
 }
 
-async function releaseUnregisteredEvents(manager: EntityManager, registrations: readonly FailedSubjectRow[], facts: SubjectFacts): Promise<number> {
-  const released = registrations
-    .filter((row) => facts.eventKeys.get(BigInt(row.event_index)) !== eventKeyOf(row.ticketeer_id, row.event_id))
-    .map((row) => row.event_ref);
-  if (released.length === 0) return 0;
-  const [, count] = await manager.query<[unknown[], number]>(
-    `UPDATE events SET released_at = now(), updated_at = now() WHERE id = ANY($1::uuid[]) AND released_at IS NULL`,
-    [released],
-  );
-  return count;
-}
-
-async function restoreTickets(
-  manager: EntityManager,
-  tickets: readonly FailedSubjectRow[],
-  facts: SubjectFacts,
-): Promise<Omit<RestoredSubjects, "releasedEvents">> {
-  if (tickets.length === 0) return { tickets: 0, releasedTickets: 0 };
+async function restoreTickets(manager: EntityManager, tickets: readonly FailedTicket[], facts: SubjectFacts): Promise<RestoredTickets> {
   const actions = await liveActions(
     manager,
-    tickets.map((row) => row.ticket_ref as string),
+    tickets.map((ticket) => ticket.ref),
   );
-  const projected = tickets.map((row) => ({
-    ref: row.ticket_ref as string,
-    ...projectTicket(facts.tickets.get(BigInt(row.token_id as string)) ?? NEVER_MINTED, actions.get(row.ticket_ref as string) ?? []),
+  const projected = tickets.map((ticket) => ({
+    ref: ticket.ref,
+    ...projectTicket(facts.tickets.get(ticket.tokenId) ?? NEVER_MINTED, actions.get(ticket.ref) ?? []),
   }));
   const [rows] = await manager.query<[{ released: boolean; event_ref: string }[], number]>(
     `UPDATE tickets AS t
@@ -118,7 +87,7 @@ async function restoreTickets(
     manager,
     released.map((row) => row.event_ref),
   );
-  return { tickets: rows.length - released.length, releasedTickets: released.length };
+  return { tickets: rows.length - released.length, released: released.length };
 }
 
 /** Each ticket's actions that did not fail and change what the registry holds of it, in acceptance order. */

@@ -1,5 +1,5 @@
 import { Injectable } from "@nestjs/common";
-import { getAddress, isCallException, ZeroAddress } from "ethers";
+import { getAddress, ZeroAddress } from "ethers";
 
 import { TicketRegistry__factory } from "../../../../typechain-types";
 import { ChainClient } from "../../chain-client";
@@ -23,7 +23,7 @@ export class RegistrySubjectFacts {
 
   private async read(subjects: FailedSubjects, blockTag: number | "latest"): Promise<SubjectFacts> {
     const registry = TicketRegistry__factory.connect(this.chain.registryAddress, await this.chain.connect());
-    const facts: SubjectFacts = { tickets: new Map(), eventKeys: new Map() };
+    const facts: SubjectFacts = { tickets: new Map() };
     for (let start = 0; start < subjects.tokenIds.length; start += TOKENS_PER_CALL) {
       const tokenIds = subjects.tokenIds.slice(start, start + TOKENS_PER_CALL);
       const views = await registry.tickets(tokenIds, { blockTag });
@@ -39,23 +39,6 @@ export class RegistrySubjectFacts {
         });
       });
     }
-    for (const eventIndex of subjects.eventIndexes) {
-      facts.eventKeys.set(eventIndex, await eventKeyAt(registry, eventIndex, blockTag));
-    }
     return facts;
-  }
-}
-
-/** The key registered under `eventIndex`; null when none is (the registry reverts TicketRegistryEventUnknown). */
-async function eventKeyAt(
-  registry: ReturnType<typeof TicketRegistry__factory.connect>,
-  eventIndex: bigint,
-  blockTag: number | "latest",
-): Promise<string | null> {
-  try {
-    return (await registry.eventRecord(eventIndex, { blockTag })).eventKey;
-  } catch (error) {
-    if (isCallException(error)) return null;
-    throw error;
   }
 }

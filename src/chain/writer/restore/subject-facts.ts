@@ -8,16 +8,14 @@ export interface ChainTicketFacts {
   holder: string | null;
 }
 
-/** The tokens and event indexes whose actions the chain refused in the end. */
+/** The tokens whose actions the chain refused in the end. */
 export interface FailedSubjects {
   tokenIds: bigint[];
-  eventIndexes: bigint[];
 }
 
-/** What the registry holds of those subjects: each token's view, and each event index's key (null when nothing is registered there). */
+/** What the registry holds of those tokens. */
 export interface SubjectFacts {
   tickets: Map<bigint, ChainTicketFacts>;
-  eventKeys: Map<bigint, string | null>;
 }
 
 /** Reads the registry's facts of failed subjects, as of the block the caller chose. */
