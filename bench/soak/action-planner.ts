@@ -6,8 +6,8 @@ import type { LoadModel, ModelEvent, ModelTicket, TicketState } from "./load-mod
 
 export type ActionKind = "newEvent" | "updateEvent" | "sold" | "resold" | "scanned" | "invalidated" | "updateTicket" | "claimed";
 
-/** How an action must end: confirmed on chain, final with nothing on chain, or refused by the registry on purpose. */
-export type Expectation = "confirmed" | "no_broadcast_required" | "onchain_invalid_receiver";
+/** How an action must end: confirmed on chain, final with nothing on chain, or refused at acceptance on purpose (a claim to a custody address). */
+export type Expectation = "confirmed" | "no_broadcast_required" | "refused_receiver";
 
 export interface PlannedAction {
   kind: ActionKind;
@@ -35,7 +35,7 @@ const MIX: [Choice, number][] = [
 ];
 const MIX_TOTAL = MIX.reduce((sum, [, parts]) => sum + parts, 0);
 const SALES_PER_EVENT = 250;
-/** Every this many claims, one goes to its event's custody address: an on-chain refusal, on purpose. */
+/** Every this many claims, one goes to its event's custody address: refused at acceptance (invalid_field on `to`), on purpose. */
 const REFUSED_CLAIM_EVERY = 25;
 
 /**
@@ -138,7 +138,7 @@ export class ActionPlanner {
     this.claims += 1;
     const refused = this.claims % REFUSED_CLAIM_EVERY === 0 && ticket.event.custody !== null;
     const to = refused ? (ticket.event.custody as string) : getAddress(hexlify(randomBytes(20)));
-    return { kind: "claimed", data: { ticketId: ticket.ticketId, to }, expect: refused ? "onchain_invalid_receiver" : "confirmed", ticket, after: "claimed" };
+    return { kind: "claimed", data: { ticketId: ticket.ticketId, to }, expect: refused ? "refused_receiver" : "confirmed", ticket, after: "claimed" };
   }
 
   private updateEvent(): PlannedAction | undefined {

@@ -107,7 +107,8 @@ function applyOutcome(
     return;
   }
   // A refused or unanswered action leaves its ticket or event out of the model: its state is not known for sure.
-  if (outcome.status === "refused") record.refused.push({ kind: action.kind, code: outcome.code });
+  if (outcome.status === "refused" && action.expect === "refused_receiver" && outcome.code === "invalid_field") record.intendedRefusals += 1;
+  else if (outcome.status === "refused") record.refused.push({ kind: action.kind, code: outcome.code });
   else record.unanswered.push({ kind: action.kind, reason: outcome.reason, sentAt, at: Date.now() });
 }
 

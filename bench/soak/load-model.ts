@@ -5,7 +5,7 @@ export type TicketState = "valid" | "checkedIn" | "invalidated" | "claimed";
 
 export interface ModelEvent {
   eventId: string;
-  /** The event's custody address once known: a claim sent there is one the registry must refuse. */
+  /** The event's custody address once known: a claim sent there is one the service must refuse. */
   custody: string | null;
   plannedSales: number;
 }

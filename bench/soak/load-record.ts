@@ -24,6 +24,8 @@ export interface RequestSample {
 export class LoadRecord {
   readonly accepted = new Map<string, AcceptedAction>();
   readonly refused: { kind: ActionKind; code: string }[] = [];
+  /** Actions refused at acceptance as the load meant them to be (claims to a custody address). */
+  intendedRefusals = 0;
   /** `sentAt` when its request was sent, `at` when it failed (an error answer, a cut connection or the timeout). */
   readonly unanswered: { kind: ActionKind; reason: string; sentAt: number; at: number }[] = [];
   readonly requests: RequestSample[] = [];

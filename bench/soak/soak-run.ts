@@ -177,7 +177,7 @@ async function forgetLost(db: Pool, model: LoadModel, record: LoadRecord, dumpSt
   );
 }
 
-/** The event's custody address: a claim sent there is one the registry must refuse (an on-chain error on purpose). */
+/** The event's custody address: a claim sent there is one the service must refuse at acceptance (on purpose). */
 async function learnCustody(db: Pool, stack: Stack, event: ModelEvent): Promise<void> {
   try {
     const { rows } = await db.query<{ event_index: string }>(`SELECT event_index::text FROM events WHERE event_id = $1`, [event.eventId]);
