@@ -1042,7 +1042,7 @@ export interface components {
              */
             ticketId: string;
             /**
-             * @description Wallet address; mixed case must carry a valid EIP-55 checksum.
+             * @description The holder's wallet address; mixed case must carry a valid EIP-55 checksum. Not a precompile (0x…01 to 0x…ff), the burn address 0x…dEaD, the registry, one of its custodial addresses or one of the service's signers: those are refused with invalid_field.
              * @example 0x52908400098527886E0F7030069857D2E4169EE7
              */
             to: string;
