@@ -535,7 +535,7 @@ export interface components {
              */
             endTime?: number | string;
             /**
-             * @description Chosen by the integrator; a UUID is recommended.
+             * @description Chosen by the integrator; a UUID is recommended. 1 to 255 characters, counted as Unicode code points; no control characters (U+0000–U+001F, U+007F–U+009F), bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) or zero-width characters (U+200B–U+200D, U+2060, U+FEFF), and not only dots (".", "..").
              * @example 6f1c3f5e-8d0a-4c8e-9a43-0b7f3d1e2a10
              */
             eventId: string;
@@ -550,7 +550,7 @@ export interface components {
              */
             callbackUrl: string;
             /**
-             * @description Issued at onboarding; must be the API key's organization.
+             * @description Issued at onboarding; must be the API key's organization. 1 to 255 characters, counted as Unicode code points; no control characters (U+0000–U+001F, U+007F–U+009F), bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) or zero-width characters (U+200B–U+200D, U+2060, U+FEFF), and not only dots (".", "..").
              * @example ticketeer-42
              */
             ticketeerId: string;
@@ -700,12 +700,12 @@ export interface components {
         };
         SoldTicketDto: {
             /**
-             * @description A registered event (or one registered earlier in the same request).
+             * @description A registered event (or one registered earlier in the same request). 1 to 255 characters, counted as Unicode code points; no control characters (U+0000–U+001F, U+007F–U+009F), bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) or zero-width characters (U+200B–U+200D, U+2060, U+FEFF), and not only dots (".", "..").
              * @example 6f1c3f5e-8d0a-4c8e-9a43-0b7f3d1e2a10
              */
             eventId: string;
             /**
-             * @description Chosen by the integrator; on chain only as its SHA-256.
+             * @description Chosen by the integrator (a UUID is recommended); on chain only as its SHA-256. 1 to 255 characters, counted as Unicode code points; no control characters (U+0000–U+001F, U+007F–U+009F), bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) or zero-width characters (U+200B–U+200D, U+2060, U+FEFF), and not only dots (".", "..").
              * @example 0b9e2c1a-7d4f-4a7e-8f3e-5c2d1b0a9f87
              */
             ticketId: string;
@@ -720,7 +720,7 @@ export interface components {
              */
             orderTime?: number | string;
             /**
-             * @description Metadata or image URI of the ticket. Not on chain. Defaults to blank.
+             * @description The ticket's image, which wallets show as its token's image: an https URL, ipfs://<CID>[/path] or ar://<transaction id>[/path], or blank (the event's imageUrl then stands in). Every other scheme (javascript:, data:, http:, file: ...) is refused, and so are spaces and the characters " < > \ ^ ` { | }. Not on chain. Defaults to blank.
              * @example ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/1.json
              */
             uri?: string;
@@ -740,7 +740,7 @@ export interface components {
         };
         ResoldTicketDto: {
             /**
-             * @description Chosen by the integrator; on chain only as its SHA-256.
+             * @description Chosen by the integrator (a UUID is recommended); on chain only as its SHA-256. 1 to 255 characters, counted as Unicode code points; no control characters (U+0000–U+001F, U+007F–U+009F), bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) or zero-width characters (U+200B–U+200D, U+2060, U+FEFF), and not only dots (".", "..").
              * @example 0b9e2c1a-7d4f-4a7e-8f3e-5c2d1b0a9f87
              */
             ticketId: string;
@@ -757,7 +757,7 @@ export interface components {
         };
         TicketMomentDto: {
             /**
-             * @description Chosen by the integrator; on chain only as its SHA-256.
+             * @description Chosen by the integrator (a UUID is recommended); on chain only as its SHA-256. 1 to 255 characters, counted as Unicode code points; no control characters (U+0000–U+001F, U+007F–U+009F), bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) or zero-width characters (U+200B–U+200D, U+2060, U+FEFF), and not only dots (".", "..").
              * @example 0b9e2c1a-7d4f-4a7e-8f3e-5c2d1b0a9f87
              */
             ticketId: string;
@@ -878,7 +878,7 @@ export interface components {
              */
             endTime?: number | string;
             /**
-             * @description Chosen by the integrator; a UUID is recommended.
+             * @description Chosen by the integrator; a UUID is recommended. 1 to 255 characters, counted as Unicode code points; no control characters (U+0000–U+001F, U+007F–U+009F), bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) or zero-width characters (U+200B–U+200D, U+2060, U+FEFF), and not only dots (".", "..").
              * @example 6f1c3f5e-8d0a-4c8e-9a43-0b7f3d1e2a10
              */
             eventId: string;
@@ -893,7 +893,7 @@ export interface components {
              */
             callbackUrl: string;
             /**
-             * @description If given, must be the API key's organization.
+             * @description If given, must be the API key's organization. 1 to 255 characters, counted as Unicode code points; no control characters (U+0000–U+001F, U+007F–U+009F), bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) or zero-width characters (U+200B–U+200D, U+2060, U+FEFF), and not only dots (".", "..").
              * @example ticketeer-42
              */
             ticketeerId?: string;
@@ -966,7 +966,10 @@ export interface components {
              * @example https://integrator.example.com/callbacks
              */
             callbackUrl?: string;
-            /** @example 6f1c3f5e-8d0a-4c8e-9a43-0b7f3d1e2a10 */
+            /**
+             * @description The event to change. 1 to 255 characters, counted as Unicode code points; no control characters (U+0000–U+001F, U+007F–U+009F), bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) or zero-width characters (U+200B–U+200D, U+2060, U+FEFF), and not only dots (".", "..").
+             * @example 6f1c3f5e-8d0a-4c8e-9a43-0b7f3d1e2a10
+             */
             eventId: string;
         };
         StreamUpdateEventActionDto: {
@@ -989,12 +992,12 @@ export interface components {
         };
         UpdateTicketDto: {
             /**
-             * @description Chosen by the integrator; on chain only as its SHA-256.
+             * @description Chosen by the integrator (a UUID is recommended); on chain only as its SHA-256. 1 to 255 characters, counted as Unicode code points; no control characters (U+0000–U+001F, U+007F–U+009F), bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) or zero-width characters (U+200B–U+200D, U+2060, U+FEFF), and not only dots (".", "..").
              * @example 0b9e2c1a-7d4f-4a7e-8f3e-5c2d1b0a9f87
              */
             ticketId: string;
             /**
-             * @description Metadata or image URI of the ticket. Not on chain.
+             * @description The ticket's image, which wallets show as its token's image: an https URL, ipfs://<CID>[/path] or ar://<transaction id>[/path], or blank (the event's imageUrl then stands in). Every other scheme (javascript:, data:, http:, file: ...) is refused, and so are spaces and the characters " < > \ ^ ` { | }. Not on chain.
              * @example ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/1.json
              */
             uri: string;
@@ -1037,7 +1040,7 @@ export interface components {
         };
         ClaimedTicketDto: {
             /**
-             * @description Chosen by the integrator; on chain only as its SHA-256.
+             * @description Chosen by the integrator (a UUID is recommended); on chain only as its SHA-256. 1 to 255 characters, counted as Unicode code points; no control characters (U+0000–U+001F, U+007F–U+009F), bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) or zero-width characters (U+200B–U+200D, U+2060, U+FEFF), and not only dots (".", "..").
              * @example 0b9e2c1a-7d4f-4a7e-8f3e-5c2d1b0a9f87
              */
             ticketId: string;
@@ -1162,7 +1165,7 @@ export interface components {
             /** @description COLLECTION_IMAGE_URL; absent when not set. */
             image?: string;
             /**
-             * @description COLLECTION_EXTERNAL_LINK, else PUBLIC_BASE_URL.
+             * @description COLLECTION_EXTERNAL_LINK, else PUBLIC_BASE_URL (unset outside production: the address the server answered on, never the Host header).
              * @example https://registry.example.com
              */
             external_link: string;
@@ -1193,12 +1196,12 @@ export interface components {
             /** @example Ticket #12 to Concert in the Park, organized by Example Tickets B.V., starting 2030-03-17 17:46 UTC. State: Checked in. */
             description: string;
             /**
-             * @description The ticket's own uri where the integrator gave one (soldTicket or updateTicket), else the event's imageUrl; absent when neither is set.
+             * @description The ticket's own uri where the integrator gave one (soldTicket or updateTicket: https, ipfs:// or ar://), else the event's imageUrl; absent when neither is set. A uri of another scheme, taken before the API refused them, is never shown: the event's imageUrl stands in.
              * @example https://img.example.com/concert.png
              */
             image?: string;
             /**
-             * @description The token's public page, addressed by tokenId: what the chain records of it, with the transactions.
+             * @description The token's public page, addressed by tokenId: what the chain records of it, with the transactions. Under PUBLIC_BASE_URL (outside production, where it may be unset: the address the server answered on, never the request's Host header).
              * @example https://registry.example.com/verify/tokens/55340232221128654860
              */
             external_url: string;
@@ -2925,7 +2928,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The ticket id as the organization sent it (URL-encoded) */
+                /** @description The ticket id as the organization sent it, URL-encoded (encodeURIComponent): every id the API accepts has this page. Control, bidirectional and zero-width characters in an id are shown as their code points (⟨U+202E⟩), never as they are. */
                 ticketId: string;
             };
             cookie?: never;
@@ -2942,7 +2945,7 @@ export interface operations {
                 };
             };
             /**
-             * @description Not a ticket id (over 255 characters), or only one of eventId and ticketeerId
+             * @description Not a ticket id (over 255 characters, counted as Unicode code points), or only one of eventId and ticketeerId
              *
              *     As JSON (application/json): invalid_json (a body that is not JSON, whatever the method), nesting_too_deep (a JSON body nesting arrays and objects more than 32 levels deep), invalid_body (a body that does not decompress as its Content-Encoding says), https_required (plain HTTP where HTTPS is required), invalid_field (a path or query parameter the route refuses: a NUL or a lone surrogate in any, a path parameter that is not percent-encoded UTF-8, a value outside its documented range; or a malformed Idempotency-Key).
              */

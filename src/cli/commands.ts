@@ -1,3 +1,4 @@
+import { clientIdProblem } from "../common/validation/client-id";
 import type { Command } from "./command";
 import { RefusedError } from "./cli-errors";
 import { ledgerReconcile } from "./ledger-commands";
@@ -10,6 +11,9 @@ const orgCreate: Command = {
   requiredOptions: ["name"],
   optionalOptions: [],
   async run({ onboarding }, { required }) {
+    // The ticketeerId is an id the API takes (POST /api/v1/events names it): the same rule as every id.
+    const problem = clientIdProblem(required.ticketeerId);
+    if (problem) throw new RefusedError(`ticketeerId ${problem}`);
     const organization = await onboarding.createOrganization(required.ticketeerId, required.name);
     print(`Created organization ${organization.ticketeerId} (${organization.name}).`);
     printSecret("webhook secret", organization.webhookSecret);

@@ -41,6 +41,26 @@ export function publicBaseUrlProblem(value: string): string | null {
   return null;
 }
 
+/** What `connectionBaseUrl` reads of the connection a request came on: the server's own end of it. */
+export interface ConnectionEnd {
+  /** TLS on the connection itself (not what a proxy's header says). */
+  encrypted: boolean;
+  localAddress: string | undefined;
+  localPort: number | undefined;
+}
+
+/**
+ * Where this server answered the request: `http(s)://{local address}:{local port}` of the connection,
+ * what stands in for PUBLIC_BASE_URL outside production. Never the Host header nor a forwarded one,
+ * which the client chooses: an answer that others may cache must not carry an address of the sender's
+ * choosing. An IPv4 address on a dual-stack socket (::ffff:127.0.0.1) is written as IPv4.
+ */
+export function connectionBaseUrl(connection: ConnectionEnd): string {
+  const address = (connection.localAddress ?? "127.0.0.1").replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, "");
+  const host = address.includes(":") ? `[${address}]` : address;
+  return `${connection.encrypted ? "https" : "http"}://${host}${connection.localPort === undefined ? "" : `:${connection.localPort}`}`;
+}
+
 function trimmed(publicBaseUrl: string): string {
   return publicBaseUrl.replace(/\/+$/, "");
 }

@@ -31,6 +31,7 @@ describe("loadConfig", () => {
         CHAIN_RPC_URL: "http://chain:8545",
         REGISTRY_ADDRESS: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
         APP_ROLE: "api",
+        PUBLIC_BASE_URL: "https://tickets.example.com",
         WEBHOOK_SECRETS_KEY: Buffer.alloc(32, 1).toString("base64"),
       }).app.shutdownGraceMs,
     ).toBe(5_000);
@@ -45,6 +46,7 @@ describe("loadConfig", () => {
       CHAIN_RPC_URL: "https://rpc.example.com",
       REGISTRY_ADDRESS: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
       APP_ROLE: "api",
+      PUBLIC_BASE_URL: "https://tickets.example.com",
     };
     expect(() => loadConfig(production)).toThrow("WEBHOOK_SECRETS_KEY is required in production mode");
     expect(() => loadConfig({ WEBHOOK_SECRETS_KEY: Buffer.alloc(16).toString("base64") })).toThrow("WEBHOOK_SECRETS_KEY must be base64 of exactly 32 bytes");
@@ -87,6 +89,7 @@ describe("loadConfig", () => {
       CHAIN_RPC_URL: "https://rpc.example.com",
       REGISTRY_ADDRESS: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
       APP_ROLE: "api",
+      PUBLIC_BASE_URL: "https://tickets.example.com",
       WEBHOOK_SECRETS_KEY: Buffer.alloc(32, 1).toString("base64"),
     };
     expect(loadConfig(production).database.createIfMissing).toBe(false);
@@ -105,6 +108,7 @@ describe("loadConfig", () => {
       CHAIN_RPC_URL: "https://rpc.example.com",
       REGISTRY_ADDRESS: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
       APP_ROLE: "api",
+      PUBLIC_BASE_URL: "https://tickets.example.com",
       WEBHOOK_SECRETS_KEY: Buffer.alloc(32, 1).toString("base64"),
     };
     expect(() => loadConfig({ ...production, CALLBACK_RETRY_SCALE: "0.5" })).toThrow(

@@ -69,8 +69,27 @@ describe("configProblems", () => {
       "CALLBACK_RETRY_SCALE shortens the callbacks' retry schedule: refused in production mode",
       "DEV_WEBHOOK_SECRET is refused in production mode",
       "WEBHOOK_SECRETS_KEY is required in production mode (base64 of 32 random bytes: openssl rand -base64 32)",
+      expect.stringMatching(/^PUBLIC_BASE_URL is required in production mode/),
     ]);
     expect(configProblems(configWith({ app: { mode: "production" } }))).toContain("CHAIN_RPC_URL is required in production mode");
+  });
+
+  it("wants PUBLIC_BASE_URL in production where the API runs, saying what to set", () => {
+    const production = (role: AppConfig["app"]["role"], publicBaseUrl: string | null) =>
+      configWith({
+        app: { mode: "production", role, publicBaseUrl },
+        chain: { rpcUrl: "https://rpc.example.com", registryAddress: REGISTRY, signerKeys: [SIGNER] },
+        callbacks: { secretsKey: Buffer.alloc(32, 1).toString("base64") },
+      });
+    const problem =
+      "PUBLIC_BASE_URL is required in production mode where the API runs (APP_ROLE api or all): set it to the api's public address, " +
+      "such as PUBLIC_BASE_URL=https://tickets.example.com. Tokens' external_url and the collection's external_link are built from it, " +
+      "never from a request's Host header";
+    expect(configProblems(production("api", null))).toEqual([problem]);
+    expect(configProblems(production("all", null))).toEqual([problem]);
+    expect(configProblems(production("worker", null))).toEqual([]);
+    expect(configProblems(production("api", "https://tickets.example.com"))).toEqual([]);
+    expect(configProblems(configWith({ app: { role: "api", publicBaseUrl: null } }))).toEqual([]);
   });
 
   it("wants a lease longer than a delivery's timeout, so a slow attempt is not sent twice", () => {

@@ -17,15 +17,34 @@ export function configProblems(config: AppConfig): string[] {
   checkCallbacks(config, problems);
   checkSecretsKey(config, problems);
   checkHttp(config, problems);
-  const publicBaseUrl = config.app.publicBaseUrl;
-  const publicUrlProblem = publicBaseUrl === null ? null : publicBaseUrlProblem(publicBaseUrl);
-  if (publicUrlProblem) problems.push(`PUBLIC_BASE_URL: ${publicUrlProblem}`);
+  checkPublicBaseUrl(config, problems);
   if (config.admin.password !== null && config.admin.password.length < MIN_ADMIN_PASSWORD_LENGTH) {
     problems.push(`ADMIN_PASSWORD must be at least ${MIN_ADMIN_PASSWORD_LENGTH} characters`);
   }
   if (config.callbacks.leaseMs <= config.callbacks.timeoutMs) problems.push("CALLBACK_LEASE_MS must be longer than CALLBACK_TIMEOUT_MS");
   if (config.callbacks.dnsTimeoutMs >= config.callbacks.timeoutMs) problems.push("CALLBACK_DNS_TIMEOUT_MS must be shorter than CALLBACK_TIMEOUT_MS");
   return problems;
+}
+
+/**
+ * Where the API runs in production, its public address is configured: without it the tokens' links
+ * would have to come from somewhere a client controls (the Host header) or name an internal address.
+ * The worker serves no tokens and needs none.
+ */
+function checkPublicBaseUrl(config: AppConfig, problems: string[]): void {
+  const { publicBaseUrl, mode, role } = config.app;
+  if (publicBaseUrl === null) {
+    if (mode === "production" && role !== "worker") {
+      problems.push(
+        "PUBLIC_BASE_URL is required in production mode where the API runs (APP_ROLE api or all): set it to the api's public address, " +
+          "such as PUBLIC_BASE_URL=https://tickets.example.com. Tokens' external_url and the collection's external_link are built from it, " +
+          "never from a request's Host header",
+      );
+    }
+    return;
+  }
+  const problem = publicBaseUrlProblem(publicBaseUrl);
+  if (problem) problems.push(`PUBLIC_BASE_URL: ${problem}`);
 }
 
 /**

@@ -34,9 +34,10 @@ export const CONFIG_SECTIONS: readonly ConfigSection[] = [
       PUBLIC_BASE_URL: {
         meaning:
           "The api's public address (http or https, no query): each token's `external_url` is under it, and the deploy script points the registry's " +
-          "`tokenURI` (`{PUBLIC_BASE_URL}/tokens/`) and `contractURI` (`{PUBLIC_BASE_URL}/tokens/collection`) at it. Unset, the address a request came " +
-          "to stands in for it.",
-        default: "none; `npm start` sets `http://localhost:$PORT`",
+          "`tokenURI` (`{PUBLIC_BASE_URL}/tokens/`) and `contractURI` (`{PUBLIC_BASE_URL}/tokens/collection`) at it. Required in production " +
+          "where the API runs (`APP_ROLE` `api` or `all`; the worker serves no tokens). Unset outside production, the address the server answered " +
+          "on (the connection's own IP address and port) stands in for it, never the request's `Host` header.",
+        default: "none (required in production for `api` and `all`); `npm start` sets `http://localhost:$PORT`",
       },
       APP_ROLE: {
         meaning:

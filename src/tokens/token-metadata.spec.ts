@@ -57,6 +57,15 @@ describe("tokenMetadata", () => {
     expect(tokenMetadata(facts(), "ipfs://ticket-12.png", PAGE).image).toBe("ipfs://ticket-12.png");
   });
 
+  it.each(["javascript:alert(1)", "data:text/html;base64,PHNjcmlwdD4=", "http://img.example.com/1.png", "file:///etc/passwd"])(
+    "never shows a uri stored before the ledger took only https, ipfs and ar (%s): the event's image stands in",
+    (uri) => {
+      const metadata = tokenMetadata(facts(), uri, PAGE);
+      expect(metadata.image).toBe("https://img.example.com/concert.png");
+      expect(JSON.stringify(metadata)).not.toContain(uri);
+    },
+  );
+
   it("leaves out what the event left unset instead of showing zeros, and the image when there is none", () => {
     const bare = facts({
       event: { name: "", organizer: "Org", currency: "EUR", shopUrl: "", imageUrl: "", latitude: 0, longitude: 0, startTime: 0n, endTime: 0n },

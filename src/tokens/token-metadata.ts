@@ -1,3 +1,4 @@
+import { isTokenUri } from "../common/validation/token-uri";
 import { registryPriceText } from "../registry";
 import type { TokenFacts } from "./chain/token-facts";
 
@@ -20,12 +21,13 @@ export interface TokenMetadata {
 /**
  * A token's metadata from what the chain records of it (`facts`) and the ticket's `uri` from the ledger:
  * where an integrator gave a ticket its own uri (soldTicket or updateTicket), that is the token's image;
- * otherwise the event's imageUrl is. Attributes the event left unset (no venue, no times) are left out
+ * otherwise the event's imageUrl is. A uri the ledger took before it took only https, ipfs and ar
+ * (javascript:, data:, http: ...) is never shown: the event's image stands in, as if there were none. Attributes the event left unset (no venue, no times) are left out
  * rather than shown as 0. Raw ticket and event ids never appear: the chain holds only their hashes.
  */
 export function tokenMetadata(facts: TokenFacts, uri: string, externalUrl: string): TokenMetadata {
   const event = facts.event;
-  const image = uri || event?.imageUrl || "";
+  const image = (isTokenUri(uri) ? uri : "") || event?.imageUrl || "";
   return {
     name: `${event?.name || "Ticket"} #${facts.serial}`,
     description: describe(facts),

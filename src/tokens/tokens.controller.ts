@@ -18,7 +18,7 @@ import type { Request, Response } from "express";
 import { Public } from "../auth/authenticated-organization";
 import { ErrorBodyDto } from "../common/errors/error-body.dto";
 import { type ErrorDetail, errorDetail, invalidField } from "../common/errors/error-detail";
-import { COLLECTION_SEGMENT, TOKENS_PATH, tokenPageUrl } from "../common/public-urls";
+import { COLLECTION_SEGMENT, connectionBaseUrl, TOKENS_PATH, tokenPageUrl } from "../common/public-urls";
 import type { AppConfig } from "../config/app-config";
 import { InjectConfig } from "../config/config.module";
 import { parseTokenId } from "../registry";
@@ -73,13 +73,7 @@ export class TokensController {
     private readonly collection: CollectionService,
     private readonly rateLimit: MetadataRateLimit,
     @InjectConfig() private readonly config: AppConfig,
-  ) {
-    if (config.app.mode === "production" && config.app.publicBaseUrl === null) {
-      this.logger.warn(
-        "PUBLIC_BASE_URL is not set: each token's external_url follows the Host header of the request that asked; set it to the api's public address",
-      );
-    }
-  }
+  ) {}
 
   @Get(COLLECTION_SEGMENT)
   @Public()
@@ -174,9 +168,16 @@ export class TokensController {
     return false;
   }
 
-  /** PUBLIC_BASE_URL, or the address this request came to when it is not set. */
+  /**
+   * PUBLIC_BASE_URL (production requires it), or else the address this server answered on: never the
+   * Host header, which would put an address of the client's choosing into answers caches keep.
+   */
   private publicBaseUrl(request: Request): string {
-    return this.config.app.publicBaseUrl ?? `${request.protocol}://${request.get("host") ?? "localhost"}`;
+    const socket = request.socket as Request["socket"] & { encrypted?: boolean };
+    return (
+      this.config.app.publicBaseUrl ??
+      connectionBaseUrl({ encrypted: socket.encrypted === true, localAddress: socket.localAddress, localPort: socket.localPort })
+    );
   }
 }
 

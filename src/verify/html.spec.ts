@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { escapeHtml, html, SafeHtml, styleHashSource } from "./html";
+import { escapeHtml, html, SafeHtml, styleHashSource, visibleId } from "./html";
 
 describe("html", () => {
   it("escapes every interpolated value, in text and in attributes", () => {
@@ -24,5 +24,13 @@ describe("html", () => {
 
   it("gives a style's CSP hash source", () => {
     expect(styleHashSource("body{}")).toMatch(/^'sha256-[A-Za-z0-9+/]{43}='$/);
+  });
+});
+
+describe("visibleId", () => {
+  it("shows control, bidirectional and zero-width characters as their code points, and leaves the rest", () => {
+    expect(visibleId("paid\u202Efdp.exe")).toBe("paid⟨U+202E⟩fdp.exe");
+    expect(visibleId("a\u200Bb\tc\u0085\uFEFF")).toBe("a⟨U+200B⟩b⟨U+0009⟩c⟨U+0085⟩⟨U+FEFF⟩");
+    expect(visibleId("שלום 𝄞 e\u0301 /?#%")).toBe("שלום 𝄞 e\u0301 /?#%");
   });
 });

@@ -1,5 +1,7 @@
 import { createHash } from "node:crypto";
 
+import { codePointName, HIDDEN_CHARACTER } from "../common/validation/client-id";
+
 /** HTML that is already safe: built by `html` from escaped values, never from raw input. */
 export class SafeHtml {
   constructor(readonly value: string) {}
@@ -41,4 +43,15 @@ function render(value: Interpolated): string {
 /** The CSP source of an inline style element: its SHA-256, so no 'unsafe-inline' is needed. */
 export function styleHashSource(css: string): string {
   return `'sha256-${createHash("sha256").update(css, "utf8").digest("base64")}'`;
+}
+
+const HIDDEN_CHARACTERS = new RegExp(HIDDEN_CHARACTER.source, "gu");
+
+/**
+ * An id as a page shows it: each control, bidirectional or zero-width character as its code point
+ * (⟨U+202E⟩), so that none hides in the id or reorders the page around it. The API refuses them in
+ * ids; a page still shows an id from its URL, or one accepted before that rule.
+ */
+export function visibleId(id: string | null): string | null {
+  return id === null ? null : id.replace(HIDDEN_CHARACTERS, (character) => `⟨${codePointName(character)}⟩`);
 }

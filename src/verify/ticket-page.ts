@@ -1,5 +1,5 @@
 import { registryPriceText } from "../registry";
-import { html, SafeHtml, styleHashSource } from "./html";
+import { html, SafeHtml, styleHashSource, visibleId } from "./html";
 import type { ChainTx, EventDetailsOnChain, TicketVerification, VerifiedEvent, VerifiedSale } from "./ticket-verification.service";
 
 const STYLE = `
@@ -64,7 +64,8 @@ export const PAGE_HEADERS: Record<string, string> = {
 
 /** The ticket as the chain records it. */
 export function ticketPage(verification: TicketVerification): string {
-  const { ticketId, sales } = verification;
+  const { sales } = verification;
+  const ticketId = visibleId(verification.ticketId);
   const title = sales.length > 1 ? `${sales.length} sales of ticket ${ticketId} on chain` : `Ticket ${ticketId} on chain`;
   return document(
     title,
@@ -104,15 +105,17 @@ export function tokenNotFoundPage(verification: Pick<TicketVerification, "chainI
 /** No sale recorded under the id's hash (or none for the event asked about). */
 export function notFoundPage(
   verification: Pick<TicketVerification, "ticketId" | "ticketHash" | "chainId" | "registryAddress" | "latestBlock">,
-  eventId?: string,
+  namedEventId?: string,
 ): string {
+  const ticketId = visibleId(verification.ticketId);
+  const eventId = namedEventId === undefined ? undefined : visibleId(namedEventId);
   return document(
-    `Ticket ${verification.ticketId} not found on chain`,
+    `Ticket ${ticketId} not found on chain`,
     html`<h1>Not found on chain</h1>
       <section>
         <p class="verdict bad" data-fact="verdict">
-          No sale of ticket <code data-fact="ticket-id">${verification.ticketId}</code>${eventId === undefined ? "" : html` for event <code>${eventId}</code>`}
-          is recorded on chain.
+          No sale of ticket <code data-fact="ticket-id">${ticketId}</code>${eventId === undefined ? "" : html` for event <code>${eventId}</code>`} is recorded
+          on chain.
         </p>
         <p>
           The registry has no <code>TicketSold</code> log whose <code>ticketHash</code> is the SHA-256 of this

@@ -14,14 +14,13 @@ import {
 import type { Request, Response } from "express";
 
 import { Public } from "../auth/authenticated-organization";
+import { idLookupProblem } from "../common/validation/client-id";
+import { MAX_TEXT_LENGTH } from "../common/validation/text";
 import { DECIMAL_TOKEN_ID_PATTERN, isTicketTokenId } from "../registry";
 import { VERIFY_PATH } from "./public-paths";
 import { messagePage, notFoundPage, PAGE_HEADERS, ticketPage, tokenNotFoundPage, tokenPage } from "./ticket-page";
 import { type EventFilter, TicketVerificationService } from "./ticket-verification.service";
 import { VerifyRateLimit } from "./verify-rate-limit";
-
-/** Ticket ids are 1 to 255 characters (the API's rule for every string). */
-const MAX_TICKET_ID_LENGTH = 255;
 
 const HTML = (description: string) => ({ description, content: { "text/html": { schema: { type: "string" } } } });
 
@@ -93,11 +92,16 @@ export class VerifyController {
       "VERIFY_RATE_LIMIT_WINDOW_SECONDS). Strict Content-Security-Policy: no scripts, no external assets.",
   })
   @ApiProduces("text/html")
-  @ApiParam({ name: "ticketId", description: "The ticket id as the organization sent it (URL-encoded)" })
+  @ApiParam({
+    name: "ticketId",
+    description:
+      "The ticket id as the organization sent it, URL-encoded (encodeURIComponent): every id the API accepts has this page. Control, " +
+      "bidirectional and zero-width characters in an id are shown as their code points (⟨U+202E⟩), never as they are.",
+  })
   @ApiQuery({ name: "ticketeerId", type: String, required: false, description: "With eventId: the organization of that event" })
   @ApiQuery({ name: "eventId", type: String, required: false, description: "With ticketeerId: show only the sale of this event" })
   @ApiOkResponse(HTML("The ticket as the chain records it"))
-  @ApiBadRequestResponse(HTML("Not a ticket id (over 255 characters), or only one of eventId and ticketeerId"))
+  @ApiBadRequestResponse(HTML("Not a ticket id (over 255 characters, counted as Unicode code points), or only one of eventId and ticketeerId"))
   @ApiNotFoundResponse(HTML("Not found on chain: no sale recorded under the id's hash (for that event, if named)"))
   @ApiTooManyRequestsResponse(HTML("Too many pages from this client IP; see Retry-After"))
   @ApiServiceUnavailableResponse(HTML("The chain cannot be read just now, or none is configured"))
@@ -113,13 +117,15 @@ export class VerifyController {
       send(429, messagePage("Too many requests", `This page allows ${this.rateLimit.describe} from one address. Try again later.`));
       return;
     }
-    if (ticketId.length === 0 || ticketId.length > MAX_TICKET_ID_LENGTH) {
-      send(400, messagePage("Not a ticket id", `Ticket ids are 1 to ${MAX_TICKET_ID_LENGTH} characters.`));
+    // Counted in code points, as acceptance counts them: every id the API took has its page. The
+    // characters acceptance refuses are looked up all the same (an id accepted before that rule), and shown visibly.
+    if (idLookupProblem(ticketId)) {
+      send(400, messagePage("Not a ticket id", `Ticket ids are 1 to ${MAX_TEXT_LENGTH} characters (Unicode code points).`));
       return;
     }
     const named = [eventId, ticketeerId].filter((value) => value !== undefined);
-    if (named.length === 1 || named.some((value) => typeof value !== "string" || value.length === 0 || value.length > 255)) {
-      send(400, messagePage("Bad query", "Name an event with both eventId and ticketeerId (1 to 255 characters each), or neither."));
+    if (named.length === 1 || named.some((value) => typeof value !== "string" || idLookupProblem(value) !== null)) {
+      send(400, messagePage("Bad query", `Name an event with both eventId and ticketeerId (1 to ${MAX_TEXT_LENGTH} characters each), or neither.`));
       return;
     }
     const filter: EventFilter | null = named.length === 2 ? { eventId: eventId as string, ticketeerId: ticketeerId as string } : null;

@@ -260,6 +260,8 @@ describe("ops CLI (npm run cli)", () => {
       [["org", "create", "solo"], /^error: missing --name <name>\n\nUsage: npm run cli -- org create <ticketeerId> --name <name>/],
       [["key", "create"], /^error: missing <ticketeerId>\n\nUsage: npm run cli -- key create/],
       [["org", "create", " ", "--name", "Blank"], /^error: <ticketeerId> must not be blank\n/],
+      [["org", "create", "acme\u202Etxt", "--name", "Hidden"], /^error: ticketeerId must not contain U\+202E \(character 5\), a bidirectional control/],
+      [["org", "create", "..", "--name", "Dots"], /^error: ticketeerId must not be only dots/],
       [["key", "revoke", "trk_a", "--label", "x"], /^error: key revoke does not take --label\n/],
       [["key", "list", "acme", "--verbose"], /^error: Unknown option '--verbose'/],
       [["user", "delete"], /^error: unknown command "user delete"\n\nRun "npm run cli -- help"/],

@@ -93,6 +93,14 @@ describe("OpenApiValidator", () => {
     expect(validator.check(answer("POST", "/api/v1/sold", 200, [results[0], results[0]], [sold, 42]))[0]).toContain("/requestBody/1");
   });
 
+  it("checks a path parameter as the service reads it: decoded once, a slash or a percent sign in it included", () => {
+    for (const eventId of ["a%b", "a/b", "%", "%2F", "𝄞 ?#"]) {
+      const url = `/api/v1/events/${encodeURIComponent(eventId)}`;
+      expect(validator.check(answer("GET", url, 200, { ...EVENT, eventId })), eventId).toEqual([]);
+      expect(validator.check(answer("GET", url, 200, { ...EVENT, eventId, ticketsSold: "12" }))[0], eventId).toContain("(getEvent)");
+    }
+  });
+
   it("checks the documented query parameters of a 2xx answer and leaves the others alone", () => {
     const get = (url: string) => validator.check(answer("GET", url, 200, []));
     expect(get("/api/v1/callbacks?limit=10&status=failed")).toEqual([]);

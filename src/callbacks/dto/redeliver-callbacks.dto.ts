@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from "@nestjs/swagger";
 
 import { ApiError } from "../../common/errors/api-error";
 import { errorDetail, invalidField } from "../../common/errors/error-detail";
+import { idLookupProblem } from "../../common/validation/client-id";
 
 export const REDELIVERABLE_STATUSES = ["pending", "delivered", "failed"] as const;
 export type RedeliverableStatus = (typeof REDELIVERABLE_STATUSES)[number];
@@ -50,8 +51,8 @@ export function redeliveryFilterOf(body: unknown): RedeliveryFilter {
   if (body === undefined || body === null || body === "") return { eventId: null, statuses: [...DEFAULT_REDELIVERY_STATUSES], since: null };
   if (typeof body !== "object" || Array.isArray(body)) throw new ApiError(400, errorDetail("invalid_body", "The body must be a JSON object (a filter)."));
   const { eventId, status, since } = body as Record<string, unknown>;
-  if (eventId !== undefined && (typeof eventId !== "string" || eventId.length === 0 || eventId.length > 255)) {
-    throw new ApiError(400, invalidField("eventId", "must be a string of 1 to 255 characters."));
+  if (eventId !== undefined && (typeof eventId !== "string" || idLookupProblem(eventId) !== null)) {
+    throw new ApiError(400, invalidField("eventId", "must be a string of 1 to 255 characters (Unicode code points)."));
   }
   const statuses = status === undefined ? [...DEFAULT_REDELIVERY_STATUSES] : Array.isArray(status) ? status : [status];
   if (statuses.length === 0 || statuses.some((entry) => !(REDELIVERABLE_STATUSES as readonly unknown[]).includes(entry))) {

@@ -32,3 +32,12 @@ export const WEB_URL_OR_BLANK_PATTERN = "^([hH][tT][tT][pP][sS]?://\\S+)?$";
 
 /** What IsCallbackUrl takes: an https URL (international characters allowed). */
 export const HTTPS_URL_PATTERN = "^[hH][tT][tT][pP][sS]://\\S+$";
+
+/**
+ * What IsClientId takes (client-id.ts), as the document says it: not only dots, and none of the
+ * control, bidirectional or zero-width characters. The length (255 code points) is the schema's maxLength.
+ */
+export const CLIENT_ID_PATTERN = "^(?!\\.+$)[^\\u0000-\\u001F\\u007F-\\u009F\\u061C\\u200B-\\u200F\\u202A-\\u202E\\u2060\\u2066-\\u2069\\uFEFF]+$";
+
+/** What IsTokenUri takes: an https, ipfs:// or ar:// URI (any letter case in the scheme), or blank. */
+export const TOKEN_URI_OR_BLANK_PATTERN = '^(([hH][tT][tT][pP][sS]|[iI][pP][fF][sS]|[aA][rR])://[^\\s"<>\\\\^`{|}]+)?$';

@@ -1,8 +1,10 @@
 import { registerDecorator, type ValidationArguments, type ValidationOptions } from "class-validator";
 
 import { callbackUrlProblem } from "./callback-target";
-import { isCurrencyCode, isUri, isWalletAddress, isWebUrl } from "./field-rules";
+import { clientIdProblem } from "./client-id";
+import { isCurrencyCode, isWalletAddress, isWebUrl } from "./field-rules";
 import { characterCount, MAX_TEXT_LENGTH } from "./text";
+import { tokenUriProblem } from "./token-uri";
 import { isUint64Input, uint64Problem } from "./uint64";
 
 /** A class-validator rule from a test and a message. */
@@ -48,12 +50,24 @@ export const IsCallbackUrl = (options?: ValidationOptions) =>
     options,
   );
 
-/** A blank URI is the default and clears the ticket's URI. */
-export const IsUri = (options?: ValidationOptions) =>
+/** A ticket's uri: https, ipfs:// or ar:// (token-uri.ts says why). A blank URI is the default and clears the ticket's URI. */
+export const IsTokenUri = (options?: ValidationOptions) =>
   rule(
-    "isUri",
-    (value) => value === "" || isUri(value),
-    (args) => `${args.property} must be a URI (scheme:rest) of at most 255 characters, or blank`,
+    "isTokenUri",
+    (value) => value === "" || tokenUriProblem(value) === null,
+    (args) => `${args.property} ${tokenUriProblem(args.value)}`,
+    options,
+  );
+
+/**
+ * An id the integrator chooses (eventId, ticketId, ticketeerId): one rule for every id field, so that
+ * every id the API accepts has a page (client-id.ts). It checks the type and blankness too.
+ */
+export const IsClientId = (options?: ValidationOptions) =>
+  rule(
+    "isClientId",
+    (value) => clientIdProblem(value) === null,
+    (args) => `${args.property} ${clientIdProblem(args.value)}`,
     options,
   );
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { isCurrencyCode, isUri, isWalletAddress, isWebUrl, MAX_TEXT_LENGTH } from "./field-rules";
+import { isCurrencyCode, isWalletAddress, isWebUrl, MAX_TEXT_LENGTH } from "./field-rules";
 
 /** An http(s) URL of exactly `length` characters. */
 function urlOfLength(length: number, scheme = "https"): string {
@@ -58,41 +58,6 @@ describe("isWebUrl", () => {
     expect(isWebUrl(42, false)).toBe(false);
     expect(isWebUrl(null, false)).toBe(false);
     expect(isWebUrl({ href: "https://shop.example.com" }, false)).toBe(false);
-  });
-});
-
-describe("isUri", () => {
-  it.each([
-    "ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/1.json",
-    "https://img.example.com/ticket/1.png",
-    "ar://Q2Wl1bnTgDRi0A9Q-aX5Oj1Yw0fFfeRZ4j4RbkG3wT0",
-    "data:application/json;base64,eyJuYW1lIjoiVGlja2V0In0=",
-  ])("takes %s", (uri) => {
-    expect(isUri(uri)).toBe(true);
-  });
-
-  it("takes 255 characters and refuses 256", () => {
-    const prefix = "ipfs://";
-    expect(isUri(prefix + "a".repeat(255 - prefix.length))).toBe(true);
-    expect(isUri(prefix + "a".repeat(256 - prefix.length))).toBe(false);
-  });
-
-  it.each([
-    ["no scheme", "bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/1.json"],
-    ["a scheme and nothing else", "ipfs:"],
-    ["a scheme starting with a digit", "1pfs://x"],
-    ["blank", ""],
-    ["only spaces", "   "],
-    ["spaces inside", "ipfs://bafy/ticket 1.json"],
-    ["a leading space", " ipfs://bafy/1.json"],
-  ])("refuses %s", (_case, uri) => {
-    expect(isUri(uri)).toBe(false);
-  });
-
-  it("refuses what is not a string", () => {
-    expect(isUri(undefined)).toBe(false);
-    expect(isUri(null)).toBe(false);
-    expect(isUri(1)).toBe(false);
   });
 });
 

@@ -18,11 +18,6 @@ export function isWebUrl(value: unknown, httpsOnly: boolean): boolean {
   return isURL(value, { protocols: httpsOnly ? ["https"] : ["http", "https"], require_protocol: true, require_tld: false, allow_underscores: true });
 }
 
-/** A URI of any scheme (https:, ipfs:, ar:, data: ...), at most 255 characters. */
-export function isUri(value: unknown): boolean {
-  return typeof value === "string" && characterCount(value) <= MAX_TEXT_LENGTH && /^[a-zA-Z][a-zA-Z0-9+.-]*:\S+$/.test(value);
-}
-
 /**
  * A 20-byte hex address; mixed case must carry a valid EIP-55 checksum. Not the zero address: the
  * registry refuses to transfer a claimed ticket there (InvalidReceiver), so accepting it would fail on chain.

@@ -207,6 +207,73 @@ describe("validateItem with the action DTOs", () => {
     });
   });
 
+  describe("ids: one rule for every id field", () => {
+    const ID_FIELDS = [
+      ["eventId", CreateEventDto, CREATE_EVENT],
+      ["ticketeerId", CreateEventDto, CREATE_EVENT],
+      ["eventId", NewEventDto, NEW_EVENT],
+      ["ticketeerId", NewEventDto, NEW_EVENT],
+      ["eventId", UpdateEventDto, { eventId: "e", eventName: "n" }],
+      ["eventId", SoldTicketDto, SOLD],
+      ["ticketId", SoldTicketDto, SOLD],
+      ["ticketId", ResoldTicketDto, { ticketId: "t", price: "1" }],
+      ["ticketId", TicketMomentDto, { ticketId: "t" }],
+      ["ticketId", UpdateTicketDto, { ticketId: "t", uri: "ipfs://x" }],
+      ["ticketId", ClaimedTicketDto, { ticketId: "t", to: ADDRESS }],
+    ] as const;
+    const REFUSED = [
+      "a\tb",
+      "\u0001",
+      "x\u007f",
+      "x\u0085",
+      "\u202Eabc",
+      "a\u2067b",
+      "\u200Ea",
+      "a\u061C",
+      "a\u200Bb",
+      "a\u200Db",
+      "\u2060",
+      "\uFEFFa",
+      ".",
+      "..",
+      "...",
+    ];
+    const TAKEN = ["𝄞".repeat(255), "🎫".repeat(255), "a b", "a/b", "%2F", "?#", ".a", "..a", "שלום", "e\u0301"];
+
+    it.each(ID_FIELDS)("%s of %O refuses control, bidirectional and zero-width characters and ids of only dots", (field, dto, valid) => {
+      for (const id of REFUSED) {
+        const { error } = sut(dto as never, { ...valid, [field]: id });
+        expect(error, JSON.stringify(id)).toMatchObject({ code: "invalid_field", field });
+        expect(error?.message.startsWith(`${field} must not`), error?.message).toBe(true);
+      }
+    });
+
+    it.each(ID_FIELDS)("%s of %O takes awkward ids up to 255 code points", (field, dto, valid) => {
+      for (const id of TAKEN) expect(sut(dto as never, { ...valid, [field]: id }).error, JSON.stringify(id)).toBeUndefined();
+    });
+  });
+
+  describe("a ticket's uri: https, ipfs and ar only", () => {
+    it.each(["javascript:alert(1)", "data:text/html;base64,PHNjcmlwdD4=", "http://img.example.com/1.png", "file:///etc/passwd", "ftp://x/y"])(
+      "refuses %s on a sale and an update, saying why",
+      (uri) => {
+        for (const [dto, valid] of [
+          [SoldTicketDto, SOLD],
+          [UpdateTicketDto, { ticketId: "t", uri: "ipfs://x" }],
+        ] as const) {
+          const { error } = sut(dto as never, { ...valid, uri });
+          expect(error).toMatchObject({ code: "invalid_field", field: "uri" });
+          expect(error?.message).toMatch(/^uri must be an https, ipfs:\/\/ or ar:\/\/ URI of at most 255 characters, or blank: ".+:" is refused, because/);
+        }
+      },
+    );
+
+    it.each(["https://img.example.com/1.png", "ipfs://bafy/1.json", "ar://Q2Wl1bnTgDRi0A9Q", ""])("takes %j", (uri) => {
+      expect(sut(SoldTicketDto, { ...SOLD, uri }).error).toBeUndefined();
+      expect(sut(UpdateTicketDto, { ticketId: "t", uri }).error).toBeUndefined();
+    });
+  });
+
   describe("coordinates", () => {
     it.each([-90, -45.5, 0, 1e-7, -5e-7, 52.3731, 90])("takes latitude %d", (latitude) => {
       expect(sut(NewEventDto, { ...NEW_EVENT, latitude }).error).toBeUndefined();

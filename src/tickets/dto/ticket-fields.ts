@@ -1,8 +1,10 @@
 import { applyDecorators } from "@nestjs/common";
 import { ApiProperty, ApiPropertyOptional } from "@nestjs/swagger";
-import { IsDefined, IsNotEmpty, IsOptional, IsString } from "class-validator";
+import { IsDefined, IsOptional } from "class-validator";
 
-import { IsUint64, IsUri, MaxText, rule } from "../../common/validation/field-decorators";
+import { TOKEN_URI_OR_BLANK_PATTERN } from "../../common/http/openapi-schemas";
+import { IsTokenUri, IsUint64, rule } from "../../common/validation/field-decorators";
+import { ClientIdField } from "../../common/validation/id-field";
 import { priceProblem } from "../../registry";
 
 /** A price the registry can record exactly. */
@@ -15,26 +17,18 @@ const IsPrice = () =>
 
 /** Field rules shared by the ticket DTOs, so every action states each rule once. */
 export const TicketIdField = () =>
-  applyDecorators(
-    ApiProperty({ maxLength: 255, example: "0b9e2c1a-7d4f-4a7e-8f3e-5c2d1b0a9f87", description: "Chosen by the integrator; on chain only as its SHA-256." }),
-    IsDefined(),
-    IsString(),
-    IsNotEmpty(),
-    MaxText(),
-  );
+  ClientIdField({
+    required: true,
+    example: "0b9e2c1a-7d4f-4a7e-8f3e-5c2d1b0a9f87",
+    description: "Chosen by the integrator (a UUID is recommended); on chain only as its SHA-256.",
+  });
 
 export const EventIdField = () =>
-  applyDecorators(
-    ApiProperty({
-      maxLength: 255,
-      example: "6f1c3f5e-8d0a-4c8e-9a43-0b7f3d1e2a10",
-      description: "A registered event (or one registered earlier in the same request).",
-    }),
-    IsDefined(),
-    IsString(),
-    IsNotEmpty(),
-    MaxText(),
-  );
+  ClientIdField({
+    required: true,
+    example: "6f1c3f5e-8d0a-4c8e-9a43-0b7f3d1e2a10",
+    description: "A registered event (or one registered earlier in the same request).",
+  });
 
 export const PriceField = () =>
   applyDecorators(
@@ -66,9 +60,14 @@ export const UriField = (required: boolean) =>
   applyDecorators(
     (required ? ApiProperty : ApiPropertyOptional)({
       maxLength: 255,
+      pattern: TOKEN_URI_OR_BLANK_PATTERN,
       example: "ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/1.json",
-      description: "Metadata or image URI of the ticket. Not on chain." + (required ? "" : " Defaults to blank."),
+      description:
+        "The ticket's image, which wallets show as its token's image: an https URL, ipfs://<CID>[/path] or ar://<transaction id>[/path], " +
+        "or blank (the event's imageUrl then stands in). Every other scheme (javascript:, data:, http:, file: ...) is refused, and so are spaces " +
+        'and the characters " < > \\ ^ ` { | }. Not on chain.' +
+        (required ? "" : " Defaults to blank."),
     }),
     required ? IsDefined() : IsOptional(),
-    IsUri(),
+    IsTokenUri(),
   );

@@ -33,13 +33,17 @@ export class TokenMetadataDto {
 
   @ApiPropertyOptional({
     example: "https://img.example.com/concert.png",
-    description: "The ticket's own uri where the integrator gave one (soldTicket or updateTicket), else the event's imageUrl; absent when neither is set.",
+    description:
+      "The ticket's own uri where the integrator gave one (soldTicket or updateTicket: https, ipfs:// or ar://), else the event's imageUrl; " +
+      "absent when neither is set. A uri of another scheme, taken before the API refused them, is never shown: the event's imageUrl stands in.",
   })
   image?: string;
 
   @ApiProperty({
     example: "https://registry.example.com/verify/tokens/55340232221128654860",
-    description: "The token's public page, addressed by tokenId: what the chain records of it, with the transactions.",
+    description:
+      "The token's public page, addressed by tokenId: what the chain records of it, with the transactions. Under PUBLIC_BASE_URL (outside " +
+      "production, where it may be unset: the address the server answered on, never the request's Host header).",
   })
   external_url: string;
 
@@ -61,6 +65,9 @@ export class CollectionMetadataDto {
   @ApiPropertyOptional({ description: "COLLECTION_IMAGE_URL; absent when not set." })
   image?: string;
 
-  @ApiProperty({ example: "https://registry.example.com", description: "COLLECTION_EXTERNAL_LINK, else PUBLIC_BASE_URL." })
+  @ApiProperty({
+    example: "https://registry.example.com",
+    description: "COLLECTION_EXTERNAL_LINK, else PUBLIC_BASE_URL (unset outside production: the address the server answered on, never the Host header).",
+  })
   external_link: string;
 }
