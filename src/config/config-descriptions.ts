@@ -139,7 +139,14 @@ export const CONFIG_SECTIONS: readonly ConfigSection[] = [
       METADATA_HEAD_MAX_AGE_MS: {
         meaning: "How old the chain head the token metadata is read at may get while requests come (a change in the ledger makes it look sooner).",
       },
-      METADATA_CACHE_WINDOWS: { meaning: "Windows of 64 tokens the api keeps in memory for the token metadata." },
+      METADATA_CACHE_WINDOWS: {
+        meaning: "Windows of 64 tokens the api keeps in memory for the token metadata (and as many events' details), the least recently read forgotten first.",
+      },
+      METADATA_CACHE_MISSES: {
+        meaning:
+          "Windows of 64 tokens in which no token was minted, and events not registered, that the api keeps in memory apart from `METADATA_CACHE_WINDOWS`: " +
+          "asking for tokens that do not exist pushes out only other such misses, never a real token.",
+      },
       COLLECTION_DESCRIPTION: { meaning: "`description` of the collection metadata (`GET /tokens/collection`), beside the registry's name and symbol." },
       COLLECTION_IMAGE_URL: { meaning: "`image` of the collection metadata; left out when unset." },
       COLLECTION_EXTERNAL_LINK: { meaning: "`external_link` of the collection metadata.", default: "`PUBLIC_BASE_URL`" },

@@ -75,6 +75,7 @@ export function readConfig(parse: VariableParser): AppConfig {
       durationSeconds: parse.integer("METADATA_RATE_LIMIT_WINDOW_SECONDS", 60, 1),
       headMaxAgeMs: parse.integer("METADATA_HEAD_MAX_AGE_MS", 1_000, 50, 60_000),
       cacheWindows: parse.integer("METADATA_CACHE_WINDOWS", 4_096, 16, 1_000_000),
+      cacheMisses: parse.integer("METADATA_CACHE_MISSES", 1_024, 16, 1_000_000),
       collection: {
         description: parse.string("COLLECTION_DESCRIPTION", "Event tickets, each mirrored on chain as it is sold, resold, checked in, invalidated or claimed."),
         imageUrl: parse.string("COLLECTION_IMAGE_URL", ""),

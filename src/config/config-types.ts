@@ -48,8 +48,10 @@ export interface AppConfig {
     durationSeconds: number;
     /** How old the chain head the metadata is read at may get before a request looks again. */
     headMaxAgeMs: number;
-    /** Windows of 64 consecutive tokens kept in memory. */
+    /** Windows of 64 consecutive tokens kept in memory (and as many events), least recently used out first. */
     cacheWindows: number;
+    /** Windows and events in which nothing was found, kept apart so that they never push out real ones. */
+    cacheMisses: number;
     /** The collection's metadata (ERC-7572) beside the registry's name and symbol. */
     collection: { description: string; imageUrl: string; externalLink: string | null };
   };
