@@ -571,7 +571,7 @@ export interface components {
              * @example invalid_field
              * @enum {string}
              */
-            code: "invalid_json" | "invalid_body" | "too_many_items" | "payload_too_large" | "nesting_too_deep" | "invalid_item" | "invalid_field" | "unknown_action" | "ticketeer_mismatch" | "event_exists" | "event_not_found" | "ticket_exists" | "ticket_not_found" | "ticket_checked_in" | "ticket_invalidated" | "ticket_claimed" | "ticket_not_checked_in" | "action_not_found" | "callback_not_found" | "token_not_found" | "not_found" | "rate_limited" | "idempotency_key_reused" | "idempotency_key_in_use" | "https_required" | "service_unavailable" | "internal_error";
+            code: "invalid_json" | "invalid_body" | "too_many_items" | "payload_too_large" | "nesting_too_deep" | "invalid_item" | "invalid_field" | "unknown_action" | "ticketeer_mismatch" | "event_exists" | "event_not_found" | "ticket_exists" | "ticket_not_found" | "ticket_checked_in" | "ticket_invalidated" | "ticket_claimed" | "ticket_not_checked_in" | "action_not_found" | "callback_not_found" | "token_not_found" | "not_found" | "rate_limited" | "idempotency_key_reused" | "idempotency_key_in_use" | "idempotency_answer_not_kept" | "idempotency_keys_exhausted" | "https_required" | "service_unavailable" | "internal_error";
             /** @example price is not a non-negative decimal number such as 12.50 */
             message: string;
             /**
@@ -1325,6 +1325,8 @@ export interface operations {
              * @description event_exists: the eventId is already registered by this organization.
              *
              *     idempotency_key_in_use: the first request with this Idempotency-Key is still running.
+             *
+             *     idempotency_answer_not_kept: the first request with this Idempotency-Key was applied, but its answer was over IDEMPOTENCY_MAX_ANSWER_BYTES and was not kept; nothing applied again.
              */
             409: {
                 headers: {
@@ -1367,7 +1369,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description rate_limited: see the RateLimit-* and Retry-After headers. */
+            /**
+             * @description rate_limited: see the RateLimit-* and Retry-After headers.
+             *
+             *     idempotency_keys_exhausted: the organization holds IDEMPOTENCY_MAX_KEYS_PER_ORGANIZATION keys; a new one is refused, nothing applied, until its oldest expires (Retry-After).
+             */
             429: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -1542,7 +1548,11 @@ export interface operations {
                     "application/json": components["schemas"]["ForbiddenBodyDto"];
                 };
             };
-            /** @description idempotency_key_in_use: the first request with this Idempotency-Key is still running. */
+            /**
+             * @description idempotency_key_in_use: the first request with this Idempotency-Key is still running.
+             *
+             *     idempotency_answer_not_kept: the first request with this Idempotency-Key was applied, but its answer was over IDEMPOTENCY_MAX_ANSWER_BYTES and was not kept; nothing applied again.
+             */
             409: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -1584,7 +1594,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description rate_limited: see the RateLimit-* and Retry-After headers. */
+            /**
+             * @description rate_limited: see the RateLimit-* and Retry-After headers.
+             *
+             *     idempotency_keys_exhausted: the organization holds IDEMPOTENCY_MAX_KEYS_PER_ORGANIZATION keys; a new one is refused, nothing applied, until its oldest expires (Retry-After).
+             */
             429: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -1664,7 +1678,11 @@ export interface operations {
                     "application/json": components["schemas"]["ForbiddenBodyDto"];
                 };
             };
-            /** @description idempotency_key_in_use: the first request with this Idempotency-Key is still running. */
+            /**
+             * @description idempotency_key_in_use: the first request with this Idempotency-Key is still running.
+             *
+             *     idempotency_answer_not_kept: the first request with this Idempotency-Key was applied, but its answer was over IDEMPOTENCY_MAX_ANSWER_BYTES and was not kept; nothing applied again.
+             */
             409: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -1706,7 +1724,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description rate_limited: see the RateLimit-* and Retry-After headers. */
+            /**
+             * @description rate_limited: see the RateLimit-* and Retry-After headers.
+             *
+             *     idempotency_keys_exhausted: the organization holds IDEMPOTENCY_MAX_KEYS_PER_ORGANIZATION keys; a new one is refused, nothing applied, until its oldest expires (Retry-After).
+             */
             429: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -1786,7 +1808,11 @@ export interface operations {
                     "application/json": components["schemas"]["ForbiddenBodyDto"];
                 };
             };
-            /** @description idempotency_key_in_use: the first request with this Idempotency-Key is still running. */
+            /**
+             * @description idempotency_key_in_use: the first request with this Idempotency-Key is still running.
+             *
+             *     idempotency_answer_not_kept: the first request with this Idempotency-Key was applied, but its answer was over IDEMPOTENCY_MAX_ANSWER_BYTES and was not kept; nothing applied again.
+             */
             409: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -1828,7 +1854,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description rate_limited: see the RateLimit-* and Retry-After headers. */
+            /**
+             * @description rate_limited: see the RateLimit-* and Retry-After headers.
+             *
+             *     idempotency_keys_exhausted: the organization holds IDEMPOTENCY_MAX_KEYS_PER_ORGANIZATION keys; a new one is refused, nothing applied, until its oldest expires (Retry-After).
+             */
             429: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -1908,7 +1938,11 @@ export interface operations {
                     "application/json": components["schemas"]["ForbiddenBodyDto"];
                 };
             };
-            /** @description idempotency_key_in_use: the first request with this Idempotency-Key is still running. */
+            /**
+             * @description idempotency_key_in_use: the first request with this Idempotency-Key is still running.
+             *
+             *     idempotency_answer_not_kept: the first request with this Idempotency-Key was applied, but its answer was over IDEMPOTENCY_MAX_ANSWER_BYTES and was not kept; nothing applied again.
+             */
             409: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -1950,7 +1984,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description rate_limited: see the RateLimit-* and Retry-After headers. */
+            /**
+             * @description rate_limited: see the RateLimit-* and Retry-After headers.
+             *
+             *     idempotency_keys_exhausted: the organization holds IDEMPOTENCY_MAX_KEYS_PER_ORGANIZATION keys; a new one is refused, nothing applied, until its oldest expires (Retry-After).
+             */
             429: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -2030,7 +2068,11 @@ export interface operations {
                     "application/json": components["schemas"]["ForbiddenBodyDto"];
                 };
             };
-            /** @description idempotency_key_in_use: the first request with this Idempotency-Key is still running. */
+            /**
+             * @description idempotency_key_in_use: the first request with this Idempotency-Key is still running.
+             *
+             *     idempotency_answer_not_kept: the first request with this Idempotency-Key was applied, but its answer was over IDEMPOTENCY_MAX_ANSWER_BYTES and was not kept; nothing applied again.
+             */
             409: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -2072,7 +2114,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description rate_limited: see the RateLimit-* and Retry-After headers. */
+            /**
+             * @description rate_limited: see the RateLimit-* and Retry-After headers.
+             *
+             *     idempotency_keys_exhausted: the organization holds IDEMPOTENCY_MAX_KEYS_PER_ORGANIZATION keys; a new one is refused, nothing applied, until its oldest expires (Retry-After).
+             */
             429: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -2337,7 +2383,11 @@ export interface operations {
                     "application/json": components["schemas"]["ForbiddenBodyDto"];
                 };
             };
-            /** @description idempotency_key_in_use: the first request with this Idempotency-Key is still running. */
+            /**
+             * @description idempotency_key_in_use: the first request with this Idempotency-Key is still running.
+             *
+             *     idempotency_answer_not_kept: the first request with this Idempotency-Key was applied, but its answer was over IDEMPOTENCY_MAX_ANSWER_BYTES and was not kept; nothing applied again.
+             */
             409: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -2379,7 +2429,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description rate_limited: see the RateLimit-* and Retry-After headers. */
+            /**
+             * @description rate_limited: see the RateLimit-* and Retry-After headers.
+             *
+             *     idempotency_keys_exhausted: the organization holds IDEMPOTENCY_MAX_KEYS_PER_ORGANIZATION keys; a new one is refused, nothing applied, until its oldest expires (Retry-After).
+             */
             429: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -2459,7 +2513,11 @@ export interface operations {
                     "application/json": components["schemas"]["ForbiddenBodyDto"];
                 };
             };
-            /** @description idempotency_key_in_use: the first request with this Idempotency-Key is still running. */
+            /**
+             * @description idempotency_key_in_use: the first request with this Idempotency-Key is still running.
+             *
+             *     idempotency_answer_not_kept: the first request with this Idempotency-Key was applied, but its answer was over IDEMPOTENCY_MAX_ANSWER_BYTES and was not kept; nothing applied again.
+             */
             409: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -2501,7 +2559,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description rate_limited: see the RateLimit-* and Retry-After headers. */
+            /**
+             * @description rate_limited: see the RateLimit-* and Retry-After headers.
+             *
+             *     idempotency_keys_exhausted: the organization holds IDEMPOTENCY_MAX_KEYS_PER_ORGANIZATION keys; a new one is refused, nothing applied, until its oldest expires (Retry-After).
+             */
             429: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -3377,7 +3439,11 @@ export interface operations {
                     "application/json": components["schemas"]["ForbiddenBodyDto"];
                 };
             };
-            /** @description idempotency_key_in_use: the first request with this Idempotency-Key is still running. */
+            /**
+             * @description idempotency_key_in_use: the first request with this Idempotency-Key is still running.
+             *
+             *     idempotency_answer_not_kept: the first request with this Idempotency-Key was applied, but its answer was over IDEMPOTENCY_MAX_ANSWER_BYTES and was not kept; nothing applied again.
+             */
             409: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -3419,7 +3485,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description rate_limited: see the RateLimit-* and Retry-After headers. */
+            /**
+             * @description rate_limited: see the RateLimit-* and Retry-After headers.
+             *
+             *     idempotency_keys_exhausted: the organization holds IDEMPOTENCY_MAX_KEYS_PER_ORGANIZATION keys; a new one is refused, nothing applied, until its oldest expires (Retry-After).
+             */
             429: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -3600,7 +3670,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description idempotency_key_in_use: the first request with this Idempotency-Key is still running. */
+            /**
+             * @description idempotency_key_in_use: the first request with this Idempotency-Key is still running.
+             *
+             *     idempotency_answer_not_kept: the first request with this Idempotency-Key was applied, but its answer was over IDEMPOTENCY_MAX_ANSWER_BYTES and was not kept; nothing applied again.
+             */
             409: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -3640,7 +3714,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description rate_limited */
+            /**
+             * @description rate_limited
+             *
+             *     idempotency_keys_exhausted: the organization holds IDEMPOTENCY_MAX_KEYS_PER_ORGANIZATION keys; a new one is refused, nothing applied, until its oldest expires (Retry-After).
+             */
             429: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */

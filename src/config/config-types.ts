@@ -37,6 +37,11 @@ export interface AppConfig {
   limits: { ticketItems: number; streamActions: number; ticketBodyBytes: number; streamBodyBytes: number; jsonDepth: number };
   /** Requests per API key per window, status reads (GET /api/v1/actions/…) excepted. */
   rateLimit: { points: number; durationSeconds: number };
+  /**
+   * Idempotency-Key: the largest answer kept for replay (a larger one is not kept, and a retry learns
+   * so), and the most live keys per organization (a new key past it is refused, 429).
+   */
+  idempotency: { maxAnswerBytes: number; maxKeysPerOrganization: number };
   /** Status reads per API key per window, a budget of their own so that polling never takes the writes' room. */
   statusReadLimit: { points: number; durationSeconds: number };
   /** The public ticket pages (GET /verify/{ticketId}, /verify/tokens/{tokenId}): requests per client IP per window. */

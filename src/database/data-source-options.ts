@@ -14,6 +14,7 @@ import { TokenTransfers1763840000000 } from "./migrations/1763840000000-TokenTra
 import { LedgerBinding1763850000000 } from "./migrations/1763850000000-LedgerBinding";
 import { SignerStops1763860000000 } from "./migrations/1763860000000-SignerStops";
 import { CallbackReceivers1763870000000 } from "./migrations/1763870000000-CallbackReceivers";
+import { IdempotencyKeysPerOrganization1763885000000 } from "./migrations/1763885000000-IdempotencyKeysPerOrganization";
 
 export const MIGRATIONS = [
   InitialSchema1763740000000,
@@ -30,6 +31,7 @@ export const MIGRATIONS = [
   LedgerBinding1763850000000,
   SignerStops1763860000000,
   CallbackReceivers1763870000000,
+  IdempotencyKeysPerOrganization1763885000000,
 ];
 
 /**
