@@ -571,7 +571,7 @@ export interface components {
              * @example invalid_field
              * @enum {string}
              */
-            code: "invalid_json" | "invalid_body" | "too_many_items" | "payload_too_large" | "nesting_too_deep" | "invalid_item" | "invalid_field" | "unknown_action" | "ticketeer_mismatch" | "event_exists" | "event_not_found" | "ticket_exists" | "ticket_not_found" | "ticket_checked_in" | "ticket_invalidated" | "ticket_claimed" | "ticket_not_checked_in" | "action_not_found" | "callback_not_found" | "token_not_found" | "not_found" | "rate_limited" | "idempotency_key_reused" | "idempotency_key_in_use" | "https_required" | "service_unavailable" | "internal_error";
+            code: "invalid_json" | "invalid_body" | "too_many_items" | "payload_too_large" | "nesting_too_deep" | "invalid_item" | "invalid_field" | "unknown_action" | "ticketeer_mismatch" | "event_exists" | "event_not_found" | "ticket_exists" | "ticket_not_found" | "ticket_checked_in" | "ticket_invalidated" | "ticket_claimed" | "ticket_not_checked_in" | "action_not_found" | "callback_not_found" | "token_not_found" | "not_found" | "rate_limited" | "idempotency_key_reused" | "idempotency_key_in_use" | "idempotency_answer_not_kept" | "idempotency_keys_exhausted" | "https_required" | "service_unavailable" | "internal_error";
             /** @example price is not a non-negative decimal number such as 12.50 */
             message: string;
             /**
@@ -1328,6 +1328,8 @@ export interface operations {
              * @description event_exists: the eventId is already registered by this organization.
              *
              *     idempotency_key_in_use: the first request with this Idempotency-Key is still running.
+             *
+             *     idempotency_answer_not_kept: the first request with this Idempotency-Key was applied, but its answer was over IDEMPOTENCY_MAX_ANSWER_BYTES and was not kept; nothing applied again.
              */
             409: {
                 headers: {
@@ -1370,7 +1372,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description rate_limited: see the RateLimit-* and Retry-After headers. */
+            /**
+             * @description rate_limited: see the RateLimit-* and Retry-After headers.
+             *
+             *     idempotency_keys_exhausted: the organization holds IDEMPOTENCY_MAX_KEYS_PER_ORGANIZATION keys; a new one is refused, nothing applied, until its oldest expires (Retry-After).
+             */
             429: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -1545,7 +1551,11 @@ export interface operations {
                     "application/json": components["schemas"]["ForbiddenBodyDto"];
                 };
             };
-            /** @description idempotency_key_in_use: the first request with this Idempotency-Key is still running. */
+            /**
+             * @description idempotency_key_in_use: the first request with this Idempotency-Key is still running.
+             *
+             *     idempotency_answer_not_kept: the first request with this Idempotency-Key was applied, but its answer was over IDEMPOTENCY_MAX_ANSWER_BYTES and was not kept; nothing applied again.
+             */
             409: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -1587,7 +1597,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description rate_limited: see the RateLimit-* and Retry-After headers. */
+            /**
+             * @description rate_limited: see the RateLimit-* and Retry-After headers.
+             *
+             *     idempotency_keys_exhausted: the organization holds IDEMPOTENCY_MAX_KEYS_PER_ORGANIZATION keys; a new one is refused, nothing applied, until its oldest expires (Retry-After).
+             */
             429: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -1667,7 +1681,11 @@ export interface operations {
                     "application/json": components["schemas"]["ForbiddenBodyDto"];
                 };
             };
-            /** @description idempotency_key_in_use: the first request with this Idempotency-Key is still running. */
+            /**
+             * @description idempotency_key_in_use: the first request with this Idempotency-Key is still running.
+             *
+             *     idempotency_answer_not_kept: the first request with this Idempotency-Key was applied, but its answer was over IDEMPOTENCY_MAX_ANSWER_BYTES and was not kept; nothing applied again.
+             */
             409: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -1709,7 +1727,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description rate_limited: see the RateLimit-* and Retry-After headers. */
+            /**
+             * @description rate_limited: see the RateLimit-* and Retry-After headers.
+             *
+             *     idempotency_keys_exhausted: the organization holds IDEMPOTENCY_MAX_KEYS_PER_ORGANIZATION keys; a new one is refused, nothing applied, until its oldest expires (Retry-After).
+             */
             429: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -1789,7 +1811,11 @@ export interface operations {
                     "application/json": components["schemas"]["ForbiddenBodyDto"];
                 };
             };
-            /** @description idempotency_key_in_use: the first request with this Idempotency-Key is still running. */
+            /**
+             * @description idempotency_key_in_use: the first request with this Idempotency-Key is still running.
+             *
+             *     idempotency_answer_not_kept: the first request with this Idempotency-Key was applied, but its answer was over IDEMPOTENCY_MAX_ANSWER_BYTES and was not kept; nothing applied again.
+             */
             409: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -1831,7 +1857,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description rate_limited: see the RateLimit-* and Retry-After headers. */
+            /**
+             * @description rate_limited: see the RateLimit-* and Retry-After headers.
+             *
+             *     idempotency_keys_exhausted: the organization holds IDEMPOTENCY_MAX_KEYS_PER_ORGANIZATION keys; a new one is refused, nothing applied, until its oldest expires (Retry-After).
+             */
             429: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -1911,7 +1941,11 @@ export interface operations {
                     "application/json": components["schemas"]["ForbiddenBodyDto"];
                 };
             };
-            /** @description idempotency_key_in_use: the first request with this Idempotency-Key is still running. */
+            /**
+             * @description idempotency_key_in_use: the first request with this Idempotency-Key is still running.
+             *
+             *     idempotency_answer_not_kept: the first request with this Idempotency-Key was applied, but its answer was over IDEMPOTENCY_MAX_ANSWER_BYTES and was not kept; nothing applied again.
+             */
             409: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -1953,7 +1987,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description rate_limited: see the RateLimit-* and Retry-After headers. */
+            /**
+             * @description rate_limited: see the RateLimit-* and Retry-After headers.
+             *
+             *     idempotency_keys_exhausted: the organization holds IDEMPOTENCY_MAX_KEYS_PER_ORGANIZATION keys; a new one is refused, nothing applied, until its oldest expires (Retry-After).
+             */
             429: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -2033,7 +2071,11 @@ export interface operations {
                     "application/json": components["schemas"]["ForbiddenBodyDto"];
                 };
             };
-            /** @description idempotency_key_in_use: the first request with this Idempotency-Key is still running. */
+            /**
+             * @description idempotency_key_in_use: the first request with this Idempotency-Key is still running.
+             *
+             *     idempotency_answer_not_kept: the first request with this Idempotency-Key was applied, but its answer was over IDEMPOTENCY_MAX_ANSWER_BYTES and was not kept; nothing applied again.
+             */
             409: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -2075,7 +2117,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description rate_limited: see the RateLimit-* and Retry-After headers. */
+            /**
+             * @description rate_limited: see the RateLimit-* and Retry-After headers.
+             *
+             *     idempotency_keys_exhausted: the organization holds IDEMPOTENCY_MAX_KEYS_PER_ORGANIZATION keys; a new one is refused, nothing applied, until its oldest expires (Retry-After).
+             */
             429: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -2340,7 +2386,11 @@ export interface operations {
                     "application/json": components["schemas"]["ForbiddenBodyDto"];
                 };
             };
-            /** @description idempotency_key_in_use: the first request with this Idempotency-Key is still running. */
+            /**
+             * @description idempotency_key_in_use: the first request with this Idempotency-Key is still running.
+             *
+             *     idempotency_answer_not_kept: the first request with this Idempotency-Key was applied, but its answer was over IDEMPOTENCY_MAX_ANSWER_BYTES and was not kept; nothing applied again.
+             */
             409: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -2382,7 +2432,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description rate_limited: see the RateLimit-* and Retry-After headers. */
+            /**
+             * @description rate_limited: see the RateLimit-* and Retry-After headers.
+             *
+             *     idempotency_keys_exhausted: the organization holds IDEMPOTENCY_MAX_KEYS_PER_ORGANIZATION keys; a new one is refused, nothing applied, until its oldest expires (Retry-After).
+             */
             429: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -2462,7 +2516,11 @@ export interface operations {
                     "application/json": components["schemas"]["ForbiddenBodyDto"];
                 };
             };
-            /** @description idempotency_key_in_use: the first request with this Idempotency-Key is still running. */
+            /**
+             * @description idempotency_key_in_use: the first request with this Idempotency-Key is still running.
+             *
+             *     idempotency_answer_not_kept: the first request with this Idempotency-Key was applied, but its answer was over IDEMPOTENCY_MAX_ANSWER_BYTES and was not kept; nothing applied again.
+             */
             409: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -2504,7 +2562,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description rate_limited: see the RateLimit-* and Retry-After headers. */
+            /**
+             * @description rate_limited: see the RateLimit-* and Retry-After headers.
+             *
+             *     idempotency_keys_exhausted: the organization holds IDEMPOTENCY_MAX_KEYS_PER_ORGANIZATION keys; a new one is refused, nothing applied, until its oldest expires (Retry-After).
+             */
             429: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -3380,7 +3442,11 @@ export interface operations {
                     "application/json": components["schemas"]["ForbiddenBodyDto"];
                 };
             };
-            /** @description idempotency_key_in_use: the first request with this Idempotency-Key is still running. */
+            /**
+             * @description idempotency_key_in_use: the first request with this Idempotency-Key is still running.
+             *
+             *     idempotency_answer_not_kept: the first request with this Idempotency-Key was applied, but its answer was over IDEMPOTENCY_MAX_ANSWER_BYTES and was not kept; nothing applied again.
+             */
             409: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -3422,7 +3488,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description rate_limited: see the RateLimit-* and Retry-After headers. */
+            /**
+             * @description rate_limited: see the RateLimit-* and Retry-After headers.
+             *
+             *     idempotency_keys_exhausted: the organization holds IDEMPOTENCY_MAX_KEYS_PER_ORGANIZATION keys; a new one is refused, nothing applied, until its oldest expires (Retry-After).
+             */
             429: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -3603,7 +3673,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description idempotency_key_in_use: the first request with this Idempotency-Key is still running. */
+            /**
+             * @description idempotency_key_in_use: the first request with this Idempotency-Key is still running.
+             *
+             *     idempotency_answer_not_kept: the first request with this Idempotency-Key was applied, but its answer was over IDEMPOTENCY_MAX_ANSWER_BYTES and was not kept; nothing applied again.
+             */
             409: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -3643,7 +3717,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description rate_limited */
+            /**
+             * @description rate_limited
+             *
+             *     idempotency_keys_exhausted: the organization holds IDEMPOTENCY_MAX_KEYS_PER_ORGANIZATION keys; a new one is refused, nothing applied, until its oldest expires (Retry-After).
+             */
             429: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */

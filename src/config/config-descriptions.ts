@@ -126,11 +126,28 @@ export const CONFIG_SECTIONS: readonly ConfigSection[] = [
       STATUS_RATE_LIMIT_WINDOW_SECONDS: { meaning: "The window of `STATUS_RATE_LIMIT_REQUESTS`." },
       VERIFY_RATE_LIMIT_REQUESTS: {
         meaning:
-          "Pages of the public ticket pages (`GET /verify/{ticketId}`, `/verify/tokens/{tokenId}`) per client IP per window: each page costs a dozen JSON-RPC calls.",
+          "Pages of the public ticket pages (`GET /verify/{ticketId}`, `/verify/tokens/{tokenId}`) per client IP per window: each page costs a dozen JSON-RPC calls. " +
+          "An IPv6 client counts by its /64, an IPv4-mapped IPv6 address as its IPv4 address.",
       },
       VERIFY_RATE_LIMIT_WINDOW_SECONDS: { meaning: "The window of `VERIFY_RATE_LIMIT_REQUESTS`." },
-      METADATA_RATE_LIMIT_REQUESTS: { meaning: "Token metadata requests (`GET /tokens/…`) per client IP per window." },
+      METADATA_RATE_LIMIT_REQUESTS: {
+        meaning: "Token metadata requests (`GET /tokens/…`) per client IP per window; an IPv6 client counts by its /64, as for `VERIFY_RATE_LIMIT_REQUESTS`.",
+      },
       METADATA_RATE_LIMIT_WINDOW_SECONDS: { meaning: "The window of `METADATA_RATE_LIMIT_REQUESTS`." },
+      IDEMPOTENCY_MAX_ANSWER_BYTES: {
+        meaning:
+          "The largest answer an `Idempotency-Key` keeps for replay (bytes of its JSON). The request is answered in full all the same; a larger answer is " +
+          "not kept, and a retry with the key gets `409 idempotency_answer_not_kept`, nothing applied again (or, if the request applied nothing, runs " +
+          "again). The default keeps a 5,000-action `/stream` answered in full with UUID ids (about 800 KB). " +
+          "See [idempotency](../integrators/idempotency.md#limits).",
+      },
+      IDEMPOTENCY_MAX_KEYS_PER_ORGANIZATION: {
+        meaning:
+          "The most `Idempotency-Key`s an organization holds at once (each for 24 hours): a request with a new key past it is refused with " +
+          "`429 idempotency_keys_exhausted` and `Retry-After` (until its oldest key expires), nothing applied. Counted about every 10 s per instance, " +
+          "so it may be passed by the keyed requests of those seconds. The default allows a keyed request every 0.9 s around the clock; at most " +
+          "this many times `IDEMPOTENCY_MAX_ANSWER_BYTES` is kept per organization.",
+      },
     },
   },
   {
@@ -140,7 +157,14 @@ export const CONFIG_SECTIONS: readonly ConfigSection[] = [
       METADATA_HEAD_MAX_AGE_MS: {
         meaning: "How old the chain head the token metadata is read at may get while requests come (a change in the ledger makes it look sooner).",
       },
-      METADATA_CACHE_WINDOWS: { meaning: "Windows of 64 tokens the api keeps in memory for the token metadata." },
+      METADATA_CACHE_WINDOWS: {
+        meaning: "Windows of 64 tokens the api keeps in memory for the token metadata (and as many events' details), the least recently read forgotten first.",
+      },
+      METADATA_CACHE_MISSES: {
+        meaning:
+          "Windows of 64 tokens in which no token was minted, and events not registered, that the api keeps in memory apart from `METADATA_CACHE_WINDOWS`: " +
+          "asking for tokens that do not exist pushes out only other such misses, never a real token.",
+      },
       COLLECTION_DESCRIPTION: { meaning: "`description` of the collection metadata (`GET /tokens/collection`), beside the registry's name and symbol." },
       COLLECTION_IMAGE_URL: { meaning: "`image` of the collection metadata; left out when unset." },
       COLLECTION_EXTERNAL_LINK: { meaning: "`external_link` of the collection metadata.", default: "`PUBLIC_BASE_URL`" },

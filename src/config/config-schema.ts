@@ -62,6 +62,11 @@ export function readConfig(parse: VariableParser): AppConfig {
       points: parse.integer("RATE_LIMIT_REQUESTS", 4_000, 1),
       durationSeconds: parse.integer("RATE_LIMIT_WINDOW_SECONDS", 10, 1),
     },
+    // A 5,000-item /stream answered in full (UUID ids) is about 800 KB; see docs/integrators/idempotency.md.
+    idempotency: {
+      maxAnswerBytes: parse.integer("IDEMPOTENCY_MAX_ANSWER_BYTES", 1024 * 1024, 1024, 64 * 1024 * 1024),
+      maxKeysPerOrganization: parse.integer("IDEMPOTENCY_MAX_KEYS_PER_ORGANIZATION", 100_000, 10, 10_000_000),
+    },
     statusReadLimit: {
       points: parse.integer("STATUS_RATE_LIMIT_REQUESTS", 2_000, 1),
       durationSeconds: parse.integer("STATUS_RATE_LIMIT_WINDOW_SECONDS", 10, 1),
@@ -75,6 +80,7 @@ export function readConfig(parse: VariableParser): AppConfig {
       durationSeconds: parse.integer("METADATA_RATE_LIMIT_WINDOW_SECONDS", 60, 1),
       headMaxAgeMs: parse.integer("METADATA_HEAD_MAX_AGE_MS", 1_000, 50, 60_000),
       cacheWindows: parse.integer("METADATA_CACHE_WINDOWS", 4_096, 16, 1_000_000),
+      cacheMisses: parse.integer("METADATA_CACHE_MISSES", 1_024, 16, 1_000_000),
       collection: {
         description: parse.string("COLLECTION_DESCRIPTION", "Event tickets, each mirrored on chain as it is sold, resold, checked in, invalidated or claimed."),
         imageUrl: parse.string("COLLECTION_IMAGE_URL", ""),

@@ -37,6 +37,11 @@ export interface AppConfig {
   limits: { ticketItems: number; streamActions: number; ticketBodyBytes: number; streamBodyBytes: number; jsonDepth: number };
   /** Requests per API key per window, status reads (GET /api/v1/actions/…) excepted. */
   rateLimit: { points: number; durationSeconds: number };
+  /**
+   * Idempotency-Key: the largest answer kept for replay (a larger one is not kept, and a retry learns
+   * so), and the most live keys per organization (a new key past it is refused, 429).
+   */
+  idempotency: { maxAnswerBytes: number; maxKeysPerOrganization: number };
   /** Status reads per API key per window, a budget of their own so that polling never takes the writes' room. */
   statusReadLimit: { points: number; durationSeconds: number };
   /** The public ticket pages (GET /verify/{ticketId}, /verify/tokens/{tokenId}): requests per client IP per window. */
@@ -48,8 +53,10 @@ export interface AppConfig {
     durationSeconds: number;
     /** How old the chain head the metadata is read at may get before a request looks again. */
     headMaxAgeMs: number;
-    /** Windows of 64 consecutive tokens kept in memory. */
+    /** Windows of 64 consecutive tokens kept in memory (and as many events), least recently used out first. */
     cacheWindows: number;
+    /** Windows and events in which nothing was found, kept apart so that they never push out real ones. */
+    cacheMisses: number;
     /** The collection's metadata (ERC-7572) beside the registry's name and symbol. */
     collection: { description: string; imageUrl: string; externalLink: string | null };
   };

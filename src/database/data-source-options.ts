@@ -15,6 +15,7 @@ import { LedgerBinding1763850000000 } from "./migrations/1763850000000-LedgerBin
 import { SignerStops1763860000000 } from "./migrations/1763860000000-SignerStops";
 import { CallbackReceivers1763870000000 } from "./migrations/1763870000000-CallbackReceivers";
 import { ReleasedTickets1763885000000 } from "./migrations/1763885000000-ReleasedTickets";
+import { IdempotencyKeysPerOrganization1763886000000 } from "./migrations/1763886000000-IdempotencyKeysPerOrganization";
 
 export const MIGRATIONS = [
   InitialSchema1763740000000,
@@ -32,6 +33,7 @@ export const MIGRATIONS = [
   SignerStops1763860000000,
   CallbackReceivers1763870000000,
   ReleasedTickets1763885000000,
+  IdempotencyKeysPerOrganization1763886000000,
 ];
 
 /**

@@ -22,6 +22,8 @@ const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
  * answer (status and body) is kept for 24 hours; the same key with the same request answers that
  * again with `Idempotent-Replayed: true` and applies nothing; with another request (endpoint or
  * body) it answers 422 idempotency_key_reused; while the first still runs, 409 idempotency_key_in_use.
+ * An answer too large to keep answers 409 idempotency_answer_not_kept to a retry (its request applied,
+ * never twice); an organization holding its most keys gets 429 idempotency_keys_exhausted for a new one.
  * Keys are per organization. Runs after the key and rate-limit guards: a 403 or 429 never claims a key.
  */
 @Injectable()
@@ -58,6 +60,28 @@ export class IdempotencyInterceptor implements NestInterceptor {
           errorDetail(
             "idempotency_key_reused",
             `This ${IDEMPOTENCY_KEY_HEADER} was used in the last ${IDEMPOTENCY_KEY_TTL_HOURS} hours for another request (another endpoint or body); use a new key for a new request.`,
+            IDEMPOTENCY_KEY_HEADER,
+          ),
+        );
+      case "not_kept":
+        throw new ApiError(
+          409,
+          errorDetail(
+            "idempotency_answer_not_kept",
+            `The first request with this ${IDEMPOTENCY_KEY_HEADER} ran and was answered ${claim.status}, but its answer was larger than the ` +
+              `${this.store.answerLimitBytes} bytes kept for a retry, so it cannot be sent again; nothing was applied again. The actions it ` +
+              `accepted carry its X-Request-Id${claim.requestId === null ? "" : ` (${claim.requestId})`}: each ticket's and event's view lists them with their promises.`,
+            IDEMPOTENCY_KEY_HEADER,
+          ),
+        );
+      case "exhausted":
+        response.setHeader("Retry-After", String(claim.retryAfterSeconds));
+        throw new ApiError(
+          429,
+          errorDetail(
+            "idempotency_keys_exhausted",
+            `This organization holds as many ${IDEMPOTENCY_KEY_HEADER}s as it may (each for ${IDEMPOTENCY_KEY_TTL_HOURS} hours); nothing was applied. ` +
+              `Send it again after Retry-After seconds, when the oldest expires, or without the header.`,
             IDEMPOTENCY_KEY_HEADER,
           ),
         );

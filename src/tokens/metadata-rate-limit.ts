@@ -7,7 +7,7 @@ import { InjectConfig } from "../config/config.module";
 import { InjectRedis } from "../redis/redis.module";
 
 /**
- * Metadata requests per client IP per window (METADATA_RATE_LIMIT_REQUESTS per
+ * Metadata requests per client IP (an IPv6 client by its /64, see clientKeyOf) per window (METADATA_RATE_LIMIT_REQUESTS per
  * METADATA_RATE_LIMIT_WINDOW_SECONDS): wide enough for a marketplace's crawl, which mostly hits the
  * cache, narrow enough that nobody anonymous spends the node's quota on tokens that do not exist.
  */

@@ -5,6 +5,7 @@ import { InjectConfig } from "../config/config.module";
 import { ChainClient } from "../chain/chain-client";
 import { isTicketTokenId } from "../registry";
 import { LoadingCache } from "./chain/loading-cache";
+import { RegistryExtent } from "./chain/registry-extent";
 import { type HeadChanges, RegistryHead } from "./chain/registry-head";
 import { RegistryReads } from "./chain/registry-reads";
 import { type EventFacts, stateOf, type TokenFacts } from "./chain/token-facts";
@@ -23,7 +24,9 @@ type Window = Map<bigint, TokenFacts | null>;
  * log query for all of them, and one log query per event. The registry's ERC-4906 and EventUpdated
  * logs, which RegistryHead reads as blocks come, say which windows and events to read again; a reorg
  * forgets everything. So 1,000 tokens crawled cost about 2 calls per 64 tokens, and tokens read again
- * cost none.
+ * cost none. A token that cannot exist (RegistryExtent: its event index or serial past what was ever
+ * handed out) costs none either; windows and events where nothing was found are kept apart from the
+ * others (METADATA_CACHE_MISSES), so asking for tokens that do not exist never pushes real ones out.
  */
 @Injectable()
 export class TokenFactsService {
@@ -34,10 +37,12 @@ export class TokenFactsService {
     private readonly chain: ChainClient,
     private readonly head: RegistryHead,
     private readonly reads: RegistryReads,
+    private readonly extent: RegistryExtent,
     @InjectConfig() config: AppConfig,
   ) {
-    this.windows = new LoadingCache(config.tokenMetadata.cacheWindows);
-    this.events = new LoadingCache(config.tokenMetadata.cacheWindows);
+    const { cacheWindows, cacheMisses } = config.tokenMetadata;
+    this.windows = new LoadingCache({ entries: cacheWindows, misses: cacheMisses, isMiss: (window) => ![...window.values()].some(Boolean) });
+    this.events = new LoadingCache({ entries: cacheWindows, misses: cacheMisses, isMiss: (event) => event === null });
     head.onChanges((changes) => this.forget(changes));
   }
 
@@ -51,6 +56,9 @@ export class TokenFactsService {
     const { number } = await this.head.current();
     // Taken with the head, before anything else can run: what is read at this block is kept only if no change came since.
     const generations = { windows: this.windows.generation, events: this.events.generation };
+    const verdict = this.extent.verdict(tokenId);
+    if (verdict === "absent") return null;
+    if (verdict === "unknown_event" && (await this.eventOf(tokenId >> 64n, number, generations.events)) === null) return null;
     const window = tokenId >> WINDOW_BITS;
     return (await this.windows.get(window, () => this.readWindow(window, number, generations.events), generations.windows)).get(tokenId) ?? null;
   }
@@ -67,7 +75,7 @@ export class TokenFactsService {
         tickets.map((ticket) => ticket.tokenId),
         blockNumber,
       ),
-      this.events.get(eventIndex, () => this.reads.eventDetails(eventIndex, blockNumber), eventsGeneration),
+      this.eventOf(eventIndex, blockNumber, eventsGeneration),
     ]);
     for (const ticket of tickets) {
       facts.set(ticket.tokenId, {
@@ -83,6 +91,10 @@ export class TokenFactsService {
     return facts;
   }
 
+  private eventOf(eventIndex: bigint, blockNumber: number, generation: number): Promise<EventFacts | null> {
+    return this.events.get(eventIndex, () => this.reads.eventDetails(eventIndex, blockNumber), generation);
+  }
+
   private forget(changes: HeadChanges): void {
     if (changes.reset) {
       this.windows.clear();
@@ -93,6 +105,9 @@ export class TokenFactsService {
       const [low, high] = [from >> WINDOW_BITS, to >> WINDOW_BITS];
       this.windows.invalidate((window) => window >= low && window <= high);
     }
+    // An event found unregistered (a miss) is registered now.
+    const registered = new Set(changes.registeredEvents);
+    if (registered.size > 0) this.events.invalidate((key) => registered.has(key));
     for (const eventIndex of changes.updatedEvents) {
       this.events.invalidate((key) => key === eventIndex);
       this.windows.invalidate((window) => window >> WINDOW_EVENT_SHIFT === eventIndex);

@@ -16,6 +16,7 @@ import { createHash } from "node:crypto";
 import type { Request, Response } from "express";
 
 import { Public } from "../auth/authenticated-organization";
+import { clientKeyOfRequest } from "../common/http/client-key";
 import { ErrorBodyDto } from "../common/errors/error-body.dto";
 import { type ErrorDetail, errorDetail, invalidField } from "../common/errors/error-detail";
 import { COLLECTION_SEGMENT, connectionBaseUrl, TOKENS_PATH, tokenPageUrl } from "../common/public-urls";
@@ -130,8 +131,9 @@ export class TokensController {
     if (!this.facts.configured) return unavailable(response, "No chain is configured, so there are no tokens to describe.");
     let answer: TokenMetadataDto | null;
     try {
-      const [facts, uri] = await Promise.all([this.facts.facts(tokenId), this.uris.uriOf(tokenId)]);
-      answer = facts && tokenMetadata(facts, uri, tokenPageUrl(this.publicBaseUrl(request), tokenId));
+      // The ledger is asked for the uri of a token the chain holds only: a made-up tokenId costs no query.
+      const facts = await this.facts.facts(tokenId);
+      answer = facts && tokenMetadata(facts, await this.uris.uriOf(tokenId), tokenPageUrl(this.publicBaseUrl(request), tokenId));
     } catch (error) {
       this.logger.warn(`metadata of token ${tokenId} could not be read: ${(error as Error).message}`);
       return unavailable(response, "The chain or the ledger could not be read just now.");
@@ -163,7 +165,7 @@ export class TokensController {
   }
 
   private async allowed(request: Request, response: Response): Promise<boolean> {
-    if (await this.rateLimit.allow(request.ip ?? request.socket.remoteAddress ?? "unknown", response)) return true;
+    if (await this.rateLimit.allow(clientKeyOfRequest(request), response)) return true;
     refuse(response, 429, errorDetail("rate_limited", "Too many metadata requests from this address; see Retry-After."));
     return false;
   }

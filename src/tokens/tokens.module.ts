@@ -2,9 +2,11 @@ import { Module } from "@nestjs/common";
 
 import { ChainModule } from "../chain/chain.module";
 import { LiveChangesModule } from "../ledger/live/live-changes.module";
+import { RegistryExtent } from "./chain/registry-extent";
 import { RegistryHead } from "./chain/registry-head";
 import { RegistryReads } from "./chain/registry-reads";
 import { CollectionService } from "./collection.service";
+import { LedgerExtentStore } from "./ledger-extent.store";
 import { MetadataRateLimit } from "./metadata-rate-limit";
 import { TokenFactsService } from "./token-facts.service";
 import { TokenUrisStore } from "./token-uris.store";
@@ -14,6 +16,6 @@ import { TokensController } from "./tokens.controller";
 @Module({
   imports: [ChainModule, LiveChangesModule],
   controllers: [TokensController],
-  providers: [RegistryHead, RegistryReads, TokenFactsService, TokenUrisStore, CollectionService, MetadataRateLimit],
+  providers: [RegistryHead, RegistryReads, RegistryExtent, LedgerExtentStore, TokenFactsService, TokenUrisStore, CollectionService, MetadataRateLimit],
 })
 export class TokensModule {}

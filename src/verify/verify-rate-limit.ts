@@ -8,7 +8,7 @@ import { InjectConfig } from "../config/config.module";
 import { InjectRedis } from "../redis/redis.module";
 
 /**
- * Requests to the public ticket page per client IP per window (VERIFY_RATE_LIMIT_REQUESTS per
+ * Requests to the public ticket page per client IP (an IPv6 client by its /64) per window (VERIFY_RATE_LIMIT_REQUESTS per
  * VERIFY_RATE_LIMIT_WINDOW_SECONDS; see SharedRateLimit). Each page
  * costs several JSON-RPC calls, so anonymous readers must not be able to spend the node's quota.
  */
@@ -24,9 +24,9 @@ export class VerifyRateLimit {
     this.limit = new SharedRateLimit(redis, { keyPrefix: `${config.redis.keyPrefix}:verify-rate`, points, durationSeconds }, new Logger(VerifyRateLimit.name));
   }
 
-  /** Counts one request of `clientIp`; false (with Retry-After set) when it is over the limit. */
-  allow(clientIp: string, response: Response): Promise<boolean> {
-    return this.limit.allow(clientIp, response);
+  /** Counts one request of `clientKey` (clientKeyOf: an IPv4 address, or an IPv6 /64); false (with Retry-After set) when it is over the limit. */
+  allow(clientKey: string, response: Response): Promise<boolean> {
+    return this.limit.allow(clientKey, response);
   }
 
   get describe(): string {

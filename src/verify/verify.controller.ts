@@ -14,6 +14,7 @@ import {
 import type { Request, Response } from "express";
 
 import { Public } from "../auth/authenticated-organization";
+import { clientKeyOfRequest } from "../common/http/client-key";
 import { idLookupProblem } from "../common/validation/client-id";
 import { MAX_TEXT_LENGTH } from "../common/validation/text";
 import { DECIMAL_TOKEN_ID_PATTERN, isTicketTokenId } from "../registry";
@@ -57,7 +58,7 @@ export class VerifyController {
   @ApiServiceUnavailableResponse(HTML("The chain cannot be read just now, or none is configured"))
   async tokenPage(@Param("tokenId") rawTokenId: string, @Req() request: Request, @Res() response: Response): Promise<void> {
     const send = (status: number, body: string) => response.status(status).set(PAGE_HEADERS).send(body);
-    if (!(await this.rateLimit.allow(request.ip ?? request.socket.remoteAddress ?? "unknown", response))) {
+    if (!(await this.rateLimit.allow(clientKeyOfRequest(request), response))) {
       send(429, messagePage("Too many requests", `This page allows ${this.rateLimit.describe} from one address. Try again later.`));
       return;
     }
@@ -113,7 +114,7 @@ export class VerifyController {
     @Res() response: Response,
   ): Promise<void> {
     const send = (status: number, body: string) => response.status(status).set(PAGE_HEADERS).send(body);
-    if (!(await this.rateLimit.allow(request.ip ?? request.socket.remoteAddress ?? "unknown", response))) {
+    if (!(await this.rateLimit.allow(clientKeyOfRequest(request), response))) {
       send(429, messagePage("Too many requests", `This page allows ${this.rateLimit.describe} from one address. Try again later.`));
       return;
     }

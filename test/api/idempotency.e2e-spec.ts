@@ -66,8 +66,12 @@ async function soldTicket(): Promise<string> {
   return ticketId;
 }
 
+/** IDEMPOTENCY_MAX_KEYS_PER_ORGANIZATION here: small enough to reach (IDEMPOTENCY_MAX_ANSWER_BYTES keeps its 1 MiB default). */
+const MAX_KEYS = 30;
+const MAX_ANSWER_BYTES = 1024 * 1024;
+
 beforeAll(async () => {
-  testApp = await startTestApp();
+  testApp = await startTestApp({ IDEMPOTENCY_MAX_KEYS_PER_ORGANIZATION: String(MAX_KEYS) });
   ({ ticketeerId, key: apiKey } = await testApp.organization());
   api = apiClient(testApp.baseUrl, apiKey);
   eventId = id("ev-idem");
@@ -252,6 +256,121 @@ describe("Idempotency-Key", () => {
     expect(retried.body).toEqual([
       { ticketId, status: "error", error: expect.objectContaining({ code: "ticket_exists" }), txPromise: first.body[0].txPromise },
     ]);
+  });
+});
+
+describe("Idempotency-Key limits", () => {
+  /** The id of the organization whose ticketeerId this is. */
+  async function organizationId(ticketeerId: string): Promise<string> {
+    const [row] = await testApp.app.get(DataSource).query<{ id: string }[]>("SELECT id FROM organizations WHERE ticketeer_id = $1", [ticketeerId]);
+    return row.id;
+  }
+
+  /** Bytes of answers the organization's keys keep. */
+  const keptBytes = (organization: string) =>
+    count("SELECT coalesce(sum(octet_length(response_body)), 0) AS n FROM idempotency_keys WHERE organization_id = $1", [organization]);
+
+  /** `count` soldTicket actions refused (their event does not exist), each answer about 440 bytes. */
+  const refusedSales = (count: number) =>
+    Array.from({ length: count }, (_, i) => ({
+      action: "soldTicket",
+      data: { eventId: `missing-${randomUUID()}`, ticketId: `${"t".repeat(200)}-${i}`, price: "10.00" },
+    }));
+
+  it("keeps no answer over IDEMPOTENCY_MAX_ANSWER_BYTES: 20 keyed /stream requests of 5,000 refused items each store almost nothing", async () => {
+    const flooder = await testApp.client();
+    const organization = await organizationId(flooder.ticketeerId);
+    const requests = Array.from({ length: 20 }, () => ({ key: randomUUID(), body: refusedSales(5_000) }));
+    for (const { key, body } of requests) {
+      const answer = await post(flooder.api, "/stream", body, key);
+      expect(answer.status).toBe(200);
+      expect(answer.body.data).toHaveLength(5_000);
+      expect(answer.body.data.every((item: { error?: { code: string } }) => item.error?.code === "event_not_found")).toBe(true);
+      expect(Buffer.byteLength(JSON.stringify(answer.body))).toBeGreaterThan(2 * MAX_ANSWER_BYTES);
+    }
+    // 20 answers of over 2 MB each: none of them kept.
+    expect(await keptBytes(organization)).toBeLessThan(20 * 1024);
+
+    // A retry with one of the keys: told that the answer was not kept; nothing runs again.
+    const actions = await actionCount();
+    const retry = await post(flooder.api, "/stream", requests[0].body, requests[0].key);
+    expect(retry.status).toBe(409);
+    expect(retry.body.error).toMatchObject({ code: "idempotency_answer_not_kept", field: "Idempotency-Key", message: expect.stringContaining("answered 200") });
+    expect(await actionCount()).toBe(actions);
+  });
+
+  it("never applies twice a request whose answer was too large to keep: a retry gets 409 idempotency_answer_not_kept", async () => {
+    const eventId = id("ev-large");
+    const ticketIds = [id("t"), id("t"), id("t")];
+    const body = [
+      { action: "newEvent", data: { eventId, currency: "EUR", callbackUrl: "https://cb.example.com/x" } },
+      ...ticketIds.map((ticketId) => ({ action: "soldTicket", data: { eventId, ticketId, price: "10.00" } })),
+      ...refusedSales(3_000),
+    ];
+    const key = randomUUID();
+    const first = await post(api, "/stream", body, key);
+    expect(first.status).toBe(200);
+    expect(first.body.data.slice(0, 4).map((item: { status: string }) => item.status)).toEqual(["success", "success", "success", "success"]);
+    expect(Buffer.byteLength(JSON.stringify(first.body))).toBeGreaterThan(MAX_ANSWER_BYTES);
+    expect(await keyRow(key)).toEqual({ state: "done", applied: true });
+    const actions = await actionCount();
+
+    const retry = await post(api, "/stream", body, key);
+    expect(retry.status).toBe(409);
+    expect(retry.headers.get("idempotent-replayed")).toBeNull();
+    expect(retry.body).toEqual({
+      status: "error",
+      error: { code: "idempotency_answer_not_kept", field: "Idempotency-Key", message: expect.stringContaining("X-Request-Id") },
+    });
+    expect(await actionCount()).toBe(actions);
+    for (const ticketId of ticketIds) expect((await api.get(`/api/v1/tickets/${ticketId}`)).body.actions).toHaveLength(1);
+  });
+
+  it("frees the key of a request over IDEMPOTENCY_MAX_ANSWER_BYTES that applied nothing: a retry runs it again, and refuses the same", async () => {
+    const key = randomUUID();
+    // Refused field by field, before any acceptance: nothing applied, nothing to apply twice.
+    const body = Array.from({ length: 3_000 }, (_, i) => ({ action: "soldTicket", data: { eventId, ticketId: `${"u".repeat(200)}-${i}`, price: "ten" } }));
+    const first = await post(api, "/stream", body, key);
+    expect(first.status).toBe(200);
+    expect(first.body.data.every((item: { error?: { code: string } }) => item.error?.code === "invalid_field")).toBe(true);
+    expect(Buffer.byteLength(JSON.stringify(first.body))).toBeGreaterThan(MAX_ANSWER_BYTES);
+    expect(await keyRow(key)).toBeUndefined();
+
+    const retry = await post(api, "/stream", body, key);
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get("idempotent-replayed")).toBeNull();
+    expect(retry.body).toEqual(first.body);
+  });
+
+  it("refuses a new key past IDEMPOTENCY_MAX_KEYS_PER_ORGANIZATION with 429 idempotency_keys_exhausted, nothing applied; its keys still replay", async () => {
+    const busy = await testApp.client();
+    const organization = await organizationId(busy.ticketeerId);
+    const keys = Array.from({ length: MAX_KEYS }, () => randomUUID());
+    const bodies = keys.map(() => eventBody(id("ev-k"), busy.ticketeerId));
+    for (const [index, key] of keys.entries()) expect((await post(busy.api, "/api/v1/events", bodies[index], key)).status).toBe(200);
+    const actions = await actionCount();
+
+    const refused = await post(busy.api, "/api/v1/events", eventBody(id("ev-k"), busy.ticketeerId), randomUUID());
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toMatchObject({ code: "idempotency_keys_exhausted", field: "Idempotency-Key" });
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(23 * 3600);
+    expect(await actionCount()).toBe(actions);
+    expect(await count("SELECT count(*) AS n FROM idempotency_keys WHERE organization_id = $1", [organization])).toBe(MAX_KEYS);
+
+    // A key it holds replays; a request without a key runs; another organization is not concerned.
+    const replay = await post(busy.api, "/api/v1/events", bodies[0], keys[0]);
+    expect(replay.status).toBe(200);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect((await busy.api.post("/api/v1/events", eventBody(id("ev-k"), busy.ticketeerId))).status).toBe(200);
+    expect((await post(api, "/api/v1/events", eventBody(id("ev-k"), ticketeerId), randomUUID())).status).toBe(200);
+
+    // Once a key expires, a new one is taken again (the count is looked at again within a second).
+    await testApp.app
+      .get(DataSource)
+      .query("UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE organization_id = $1 AND key = $2", [organization, keys[1]]);
+    const body = eventBody(id("ev-k"), busy.ticketeerId);
+    const key = randomUUID();
+    await until(async () => (await post(busy.api, "/api/v1/events", body, key)).status === 200);
   });
 });
 

@@ -172,6 +172,21 @@ describe("retries", () => {
     expect(requests[1].receivedAt - requests[0].receivedAt).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
   });
 
+  it("reads at most 64 KiB of an answer: a 200 followed by a 2 GiB body is delivered at once, and the receiver's connection closed after a few chunks", async () => {
+    const path = "/endless";
+    const { eventId, ticketIds } = await eventWithTickets(chainApp.api, chainApp.receiver.url(path), 1);
+    chainApp.receiver.script(path, [{ status: 200, streamBytes: 2 * 1024 ** 3 }], {}, updateTicketOf(ticketIds[0]));
+    const [promise] = await updateTickets(chainApp.api, ticketIds);
+
+    const view = await callbackWhen(chainApp.api, eventId, promise);
+    expect(view).toMatchObject({ status: "delivered", attempts: 1, lastStatusCode: 200, lastError: null });
+    const [request] = requestsFor(chainApp.receiver.requests(path), promise);
+    await request.streamed!.done;
+    expect(request.streamed!.closedByClient).toBe(true);
+    // 64 KiB read, and what the connection's buffers took before the close: nowhere near 2 GiB.
+    expect(request.streamed!.bytesWritten).toBeLessThan(32 * 1024 ** 2);
+  });
+
   it("waits as long as 429 and 503 ask with Retry-After (seconds or an HTTP date) before the next attempt", async () => {
     const path = "/busy";
     const { eventId, ticketIds } = await eventWithTickets(chainApp.api, chainApp.receiver.url(path), 3);

@@ -15,6 +15,21 @@ export interface ScriptedReply {
   delayMs?: number;
   /** Never answer (the request stays open until the client gives up or the receiver closes). */
   hang?: boolean;
+  /**
+   * Answer the status and then a body of this many bytes, written 64 KiB at a time as the connection
+   * takes them (a receiver that answers 200 and streams gigabytes); what was written is in `streamed`.
+   */
+  streamBytes?: number;
+  /** Answer the status and headers, then never send the body (a receiver that dribbles its answer). */
+  bodyHangs?: boolean;
+}
+
+/** How far a streamed body went: the bytes handed to the connection, and whether the client closed it before the end. */
+export interface StreamedBody {
+  bytesWritten: number;
+  closedByClient: boolean;
+  /** Settles when the body has been written to its end, or the connection closed before it. */
+  done: Promise<void>;
 }
 
 /** A request as the receiver saw it. */
@@ -29,6 +44,8 @@ export interface ReceivedRequest {
   /** Date.now() when the answer was sent (undefined while pending, or for a hang). */
   answeredAt?: number;
   reply: ScriptedReply;
+  /** For a reply with `streamBytes`: how far its body went. */
+  streamed?: StreamedBody;
 }
 
 export interface HttpsReceiver {
@@ -75,7 +92,9 @@ export async function startHttpsReceiver(): Promise<HttpsReceiver> {
         if (response.destroyed) return;
         entry.answeredAt = Date.now();
         response.writeHead(reply.status ?? 204, reply.headers);
-        response.end(reply.body);
+        if (reply.bodyHangs) response.flushHeaders();
+        else if (reply.streamBytes !== undefined) entry.streamed = streamBody(response, reply.streamBytes);
+        else response.end(reply.body);
       };
       if (reply.delayMs) setTimeout(answer, reply.delayMs);
       else answer();
@@ -118,6 +137,32 @@ export async function startHttpsReceiver(): Promise<HttpsReceiver> {
         server.closeAllConnections();
       }),
   };
+}
+
+/** Writes `total` bytes of body, one chunk whenever the connection has room for it, until the end or until the client closes. */
+function streamBody(response: ServerResponse, total: number): StreamedBody {
+  const chunk = Buffer.alloc(64 * 1024, "x");
+  const streamed: StreamedBody = { bytesWritten: 0, closedByClient: false, done: Promise.resolve() };
+  streamed.done = new Promise<void>((resolve) => {
+    response.once("finish", () => resolve());
+    response.once("close", () => {
+      streamed.closedByClient = !response.writableFinished;
+      resolve();
+    });
+  });
+  const pump = () => {
+    while (streamed.bytesWritten < total && !response.destroyed) {
+      const size = Math.min(chunk.length, total - streamed.bytesWritten);
+      streamed.bytesWritten += size;
+      if (!response.write(size === chunk.length ? chunk : chunk.subarray(0, size))) {
+        response.once("drain", pump);
+        return;
+      }
+    }
+    if (!response.destroyed) response.end();
+  };
+  pump();
+  return streamed;
 }
 
 function parseJson(text: string): unknown {

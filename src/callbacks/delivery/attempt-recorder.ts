@@ -82,6 +82,7 @@ function logAttempt(logger: Logger, { callback, answer, status, nextAttemptAt }:
     statusCode: answer.statusCode,
     error: answer.error,
     durationMs: answer.durationMs,
+    answerRead: answer.answerRead,
     status,
     nextAttemptAt,
   });

@@ -287,6 +287,39 @@ describe("CallbackHttp.post", () => {
     http.close();
   });
 
+  it("reads at most 64 KiB of an answer, then closes the connection: a 200 followed by 256 MiB is delivered and the receiver's body cut short", async () => {
+    const http = new CallbackHttp({ timeoutMs: 60_000, allowHosts: ["localhost"] });
+    receiver.script("/endless", [{ status: 200, streamBytes: 256 * 1024 * 1024 }]);
+    const answer = await post(http, receiver.url("/endless"));
+    expect(answer).toMatchObject({ statusCode: 200, error: null, answerRead: { bytes: 64 * 1024, cut: true } });
+    const [request] = receiver.requests("/endless");
+    await request.streamed!.done;
+    expect(request.streamed!.closedByClient).toBe(true);
+    // What the connection's buffers took before the close, far from the whole body.
+    expect(request.streamed!.bytesWritten).toBeLessThan(32 * 1024 * 1024);
+    http.close();
+  });
+
+  it("reads an answer of up to 64 KiB to its end and keeps the connection for the next callback", async () => {
+    const http = new CallbackHttp({ timeoutMs: 2_000, allowHosts: ["localhost"], maxSockets: 1 });
+    receiver.script("/small", [{ status: 200, streamBytes: 64 * 1024 }, { status: 204 }]);
+    expect(await post(http, receiver.url("/small"))).toMatchObject({ statusCode: 200, answerRead: { bytes: 64 * 1024, cut: false } });
+    const [first] = receiver.requests("/small");
+    await first.streamed!.done;
+    expect(first.streamed).toMatchObject({ bytesWritten: 64 * 1024, closedByClient: false });
+    expect(await post(http, receiver.url("/small"))).toMatchObject({ statusCode: 204, answerRead: { bytes: 0, cut: false } });
+    const [, second] = receiver.requests("/small");
+    expect(second.headers).toBeDefined();
+    http.close();
+  });
+
+  it("keeps the status of an answer whose body does not come within the timeout, and closes the connection", async () => {
+    const http = new CallbackHttp({ timeoutMs: 300, allowHosts: ["localhost"] });
+    receiver.script("/dribble", [{ status: 200, bodyHangs: true }]);
+    expect(await post(http, receiver.url("/dribble"))).toMatchObject({ statusCode: 200, error: null, answerRead: { bytes: 0, cut: true } });
+    http.close();
+  });
+
   it("gives up on a receiver that does not answer within the timeout", async () => {
     const http = new CallbackHttp({ timeoutMs: 300, allowHosts: ["localhost"] });
     receiver.script("/hang", [{ hang: true }]);

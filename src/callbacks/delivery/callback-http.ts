@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import type { LookupFunction } from "node:net";
 import https from "node:https";
 import { isIP } from "node:net";
@@ -11,7 +12,23 @@ export interface DeliveryAnswer {
   error: string | null;
   durationMs: number;
   retryAfter: string | undefined;
+  /** How much of the answer's body was read (at most MAX_ANSWER_BYTES), and whether the rest was cut off; absent when no answer came. */
+  answerRead?: AnswerRead;
 }
+
+export interface AnswerRead {
+  bytes: number;
+  /** The connection was closed before the body's end: it was longer than MAX_ANSWER_BYTES, or did not end within the timeout. */
+  cut: boolean;
+}
+
+/**
+ * The most of a receiver's answer body an attempt reads. Nothing of it decides the outcome (the status
+ * does), so a longer body is not read on: the connection is closed, and a receiver that answers 200 and
+ * then streams gigabytes costs the worker 64 KiB. A body within it is read to its end, which keeps the
+ * connection for the receiver's next callback.
+ */
+export const MAX_ANSWER_BYTES = 64 * 1024;
 
 export interface CallbackHttpOptions {
   timeoutMs: number;
@@ -42,7 +59,8 @@ export function createPublicAgent(maxSockets = MAX_SOCKETS): https.Agent {
  * socket actually connects to (so DNS rebinding gains nothing): private, loopback, link-local,
  * carrier-grade NAT, multicast, reserved and IPv4-mapped addresses are refused before connecting.
  * Names are resolved by a NameResolver (c-ares, off the thread pool, with its own deadline), so one
- * receiver's hanging name costs only its own attempts. Redirects are never followed.
+ * receiver's hanging name costs only its own attempts. Redirects are never followed, and at most
+ * MAX_ANSWER_BYTES of an answer's body are read.
  */
 export class CallbackHttp {
   private readonly publicAgent: https.Agent;
@@ -88,14 +106,19 @@ export class CallbackHttp {
     return new Promise((resolve) => {
       let answered = false;
       let timer: NodeJS.Timeout | undefined;
+      /** Once the status has come: ends the attempt with it and what was read of the body. */
+      let endWithStatus: ((cut: boolean) => void) | undefined;
       const answer = (result: Omit<DeliveryAnswer, "durationMs">) => {
         if (answered) return;
         answered = true;
+        clearTimeout(timer);
         resolve(finish(result));
       };
       const giveUp = (error: string) => {
-        answer({ statusCode: null, error, retryAfter: undefined });
-        // A request still waiting for a connection is dropped from the agent's queue unsent.
+        // A receiver that sent its status in time keeps it; a request still waiting for a connection
+        // is dropped from the agent's queue unsent.
+        if (endWithStatus) endWithStatus(true);
+        else answer({ statusCode: null, error, retryAfter: undefined });
         request.destroy();
       };
       const request = https.request(
@@ -109,9 +132,10 @@ export class CallbackHttp {
         (response) => {
           // The timer keeps running until the answer's body has ended: a receiver that sends its
           // status and then dribbles a body still loses its connection at the timeout.
-          response.once("close", () => clearTimeout(timer));
-          response.resume();
-          answer({ statusCode: response.statusCode ?? null, error: null, retryAfter: firstValue(response.headers["retry-after"]) });
+          endWithStatus = readAnswer(response, (read) => {
+            answer({ statusCode: response.statusCode ?? null, error: null, retryAfter: firstValue(response.headers["retry-after"]), answerRead: read });
+            if (read.cut) request.destroy();
+          });
         },
       );
       if (Number.isFinite(startBy)) {
@@ -125,8 +149,8 @@ export class CallbackHttp {
         timer = setTimeout(() => giveUp(`no answer within ${timeoutMs} ms`), Math.max(0, timeoutMs - lookupMs));
       });
       request.on("error", (error) => {
-        clearTimeout(timer);
-        answer({ statusCode: null, error: error.message, retryAfter: undefined });
+        if (endWithStatus) endWithStatus(true);
+        else answer({ statusCode: null, error: error.message, retryAfter: undefined });
       });
       request.end(body);
     });
@@ -157,6 +181,28 @@ export class CallbackHttp {
   private agentFor(url: URL): https.Agent {
     return this.options.allowHosts.includes(url.hostname.toLowerCase()) ? this.allowedAgent : this.publicAgent;
   }
+}
+
+/**
+ * Reads the answer's body up to MAX_ANSWER_BYTES, counting it (nothing of it is kept), and calls `done`
+ * once: at the body's end, at the first byte past the limit, or when the connection closes first. The
+ * function returned ends it from outside (the timeout), as cut.
+ */
+function readAnswer(response: IncomingMessage, done: (read: AnswerRead) => void): (cut: boolean) => void {
+  let bytes = 0;
+  let ended = false;
+  const end = (cut: boolean) => {
+    if (ended) return;
+    ended = true;
+    done({ bytes: Math.min(bytes, MAX_ANSWER_BYTES), cut });
+  };
+  response.on("data", (chunk: Buffer) => {
+    bytes += chunk.length;
+    if (bytes > MAX_ANSWER_BYTES) end(true);
+  });
+  response.once("end", () => end(false));
+  response.once("close", () => end(!response.complete));
+  return end;
 }
 
 /** A header's first value, should it come as a list. */

@@ -1,5 +1,7 @@
 import type { Logger } from "@nestjs/common";
 
+import type { AnswerRead } from "./callback-http";
+
 /** One finished delivery attempt, as its log line tells it. */
 export interface DeliveryLogEntry {
   callbackId: string;
@@ -12,6 +14,8 @@ export interface DeliveryLogEntry {
   statusCode: number | null;
   error: string | null;
   durationMs: number;
+  /** How much of the receiver's answer body was read (never more than 64 KiB), and whether the rest was cut off. */
+  answerRead?: AnswerRead;
   status: "delivered" | "failed" | "pending";
   nextAttemptAt: Date | null;
 }
@@ -30,6 +34,9 @@ export function logDelivery(logger: Logger, entry: DeliveryLogEntry): void {
     receiver: originOf(entry.url),
     statusCode: entry.statusCode,
     durationMs: entry.durationMs,
+    // The body itself is never logged (it is the receiver's): only how much of it was read.
+    answerBytes: entry.answerRead?.bytes,
+    answerCut: entry.answerRead?.cut,
     outcome: entry.status,
   };
   const answer = entry.statusCode === null ? (entry.error ?? "no answer") : `HTTP ${entry.statusCode}`;

@@ -27,6 +27,8 @@ export const ERROR_CODES = [
   "rate_limited",
   "idempotency_key_reused",
   "idempotency_key_in_use",
+  "idempotency_answer_not_kept",
+  "idempotency_keys_exhausted",
   "https_required",
   "service_unavailable",
   "internal_error",

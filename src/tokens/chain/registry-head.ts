@@ -18,11 +18,13 @@ export interface HeadChanges {
   tokenRanges: [bigint, bigint][];
   /** Events whose details an EventUpdated log replaced. */
   updatedEvents: bigint[];
+  /** Events an EventRegistered log registered. */
+  registeredEvents: bigint[];
   /** Nothing read before can be trusted: a reorg, a gap too long to read, the node behind. */
   reset: boolean;
 }
 
-const RESET: HeadChanges = { tokenRanges: [], updatedEvents: [], reset: true };
+const RESET: HeadChanges = { tokenRanges: [], updatedEvents: [], registeredEvents: [], reset: true };
 
 /** A head older than this many blocks is not caught up log by log: everything is read again instead. */
 const MAX_BLOCKS_CAUGHT_UP = 5_000;
@@ -37,15 +39,15 @@ interface RawBlock {
 
 /**
  * The latest block the token metadata is read at, and what changed since the last one. A look costs one
- * call (the latest block) when nothing moved, three when blocks came (their ERC-4906 and EventUpdated
- * logs, and the previous head again, which must still be on the chain). Looks happen only when a request
+ * call (the latest block) when nothing moved, three when blocks came (their ERC-4906, EventUpdated and
+ * EventRegistered logs, and the previous head again, which must still be on the chain). Looks happen only when a request
  * asks for the head and it is older than METADATA_HEAD_MAX_AGE_MS, or when the ledger changed (an action
  * confirmed, say): the metadata of a token whose callback just went out is never older than its chain.
  */
 @Injectable()
 export class RegistryHead implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(RegistryHead.name);
-  private readonly listeners = new Set<(changes: HeadChanges) => void>();
+  private readonly listeners = new Set<(changes: HeadChanges) => void | Promise<void>>();
   private head: ChainHead | null = null;
   private lookedAt = 0;
   private ledgerChanged = false;
@@ -69,8 +71,8 @@ export class RegistryHead implements OnModuleInit, OnModuleDestroy {
     this.unsubscribe?.();
   }
 
-  /** Told of every change found, before the head that shows it is handed out. */
-  onChanges(listener: (changes: HeadChanges) => void): void {
+  /** Told of every change found, before the head that shows it is handed out (a listener that returns a promise is waited for). */
+  onChanges(listener: (changes: HeadChanges) => void | Promise<void>): void {
     this.listeners.add(listener);
   }
 
@@ -100,7 +102,7 @@ export class RegistryHead implements OnModuleInit, OnModuleDestroy {
     const latest = headOf((await provider.send("eth_getBlockByNumber", ["latest", false])) as RawBlock | null);
     const previous = this.head;
     const changes = previous === null ? RESET : latest.hash === previous.hash ? null : await this.changesSince(provider, previous, latest);
-    if (changes) for (const listener of this.listeners) listener(changes);
+    if (changes) for (const listener of this.listeners) await listener(changes);
     this.head = latest;
     this.lookedAt = Date.now();
     return latest;
@@ -109,18 +111,19 @@ export class RegistryHead implements OnModuleInit, OnModuleDestroy {
   private async changesSince(provider: JsonRpcProvider, previous: ChainHead, latest: ChainHead): Promise<HeadChanges> {
     if (latest.number <= previous.number || latest.number - previous.number > MAX_BLOCKS_CAUGHT_UP) return RESET;
     const registry = this.chain.registry;
-    const topics = (["BatchMetadataUpdate", "MetadataUpdate", "EventUpdated"] as const).map((name) => registry.getEvent(name).topicHash);
+    const topics = (["BatchMetadataUpdate", "MetadataUpdate", "EventUpdated", "EventRegistered"] as const).map((name) => registry.getEvent(name).topicHash);
     const [logs, previousNow] = await Promise.all([
       provider.getLogs({ address: this.chain.registryAddress, topics: [topics], fromBlock: previous.number + 1, toBlock: latest.number }),
       provider.send("eth_getBlockByNumber", [toQuantity(previous.number), false]) as Promise<RawBlock | null>,
     ]);
     if (previousNow?.hash !== previous.hash) return RESET;
-    const changes: HeadChanges = { tokenRanges: [], updatedEvents: [], reset: false };
+    const changes: HeadChanges = { tokenRanges: [], updatedEvents: [], registeredEvents: [], reset: false };
     for (const log of logs) {
       const parsed = registry.parseLog(log);
       if (parsed?.name === "BatchMetadataUpdate") changes.tokenRanges.push([parsed.args[0] as bigint, parsed.args[1] as bigint]);
       if (parsed?.name === "MetadataUpdate") changes.tokenRanges.push([parsed.args[0] as bigint, parsed.args[0] as bigint]);
       if (parsed?.name === "EventUpdated") changes.updatedEvents.push(parsed.args.eventIndex as bigint);
+      if (parsed?.name === "EventRegistered") changes.registeredEvents.push(parsed.args.eventIndex as bigint);
     }
     return changes;
   }
