@@ -35,6 +35,11 @@ export class ActionRecorder {
     return id;
   }
 
+  /** How many actions were recorded. */
+  get count(): number {
+    return this.entries.length;
+  }
+
   get broadcastCount(): number {
     return this.entries.filter((entry) => entry.onChain !== null).length;
   }

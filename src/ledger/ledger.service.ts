@@ -116,8 +116,9 @@ export class LedgerService {
     const result = evaluate(context);
     await state.flush();
     await actions.flush();
-    // The request's own step inside the transaction (an Idempotency-Key marks itself applied).
-    await transactionHook()?.(manager);
+    // The request's own step inside the transaction (an Idempotency-Key marks itself applied), when
+    // it applied something: a request whose every item was refused may be sent again as it is.
+    if (actions.count > 0) await transactionHook()?.(manager);
     await state.settle?.();
     return { result, broadcasts: actions.broadcastCount };
   }
