@@ -60,8 +60,8 @@ export class RegistryRequestError extends Error {
 }
 
 /**
- * Polls GET /api/v1/actions/{promise} until the action is final (confirmed, error or
- * no_broadcast_required) and returns its status. The callback brings the same news without
+ * Polls GET /api/v1/actions/{promise} until the action is final (confirmed, error,
+ * no_broadcast_required or cancelled) and returns its status. The callback brings the same news without
  * polling; this is for scripts, tests and reconciliation.
  */
 export async function waitForFinalStatus(

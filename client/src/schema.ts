@@ -254,6 +254,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/actions/{promise}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw an action that has not gone out
+         * @description Succeeds while the action is waiting_broadcast or waiting_funds: it becomes cancelled (final), nothing of it goes on chain, no callback is sent for it, and its ticket or event is as if it had never been accepted (a cancelled sale frees its ticketId, a cancelled claim leaves the ticket checked in and unclaimed, a cancelled registration frees its eventId). Answers the action's status.
+         */
+        post: operations["cancelAction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/chain": {
         parameters: {
             query?: never;
@@ -571,7 +591,7 @@ export interface components {
              * @example invalid_field
              * @enum {string}
              */
-            code: "invalid_json" | "invalid_body" | "too_many_items" | "payload_too_large" | "nesting_too_deep" | "invalid_item" | "invalid_field" | "unknown_action" | "ticketeer_mismatch" | "event_exists" | "event_not_found" | "ticket_exists" | "ticket_not_found" | "ticket_checked_in" | "ticket_invalidated" | "ticket_claimed" | "ticket_not_checked_in" | "action_not_found" | "callback_not_found" | "token_not_found" | "not_found" | "rate_limited" | "idempotency_key_reused" | "idempotency_key_in_use" | "idempotency_answer_not_kept" | "idempotency_keys_exhausted" | "https_required" | "service_unavailable" | "internal_error";
+            code: "invalid_json" | "invalid_body" | "too_many_items" | "payload_too_large" | "nesting_too_deep" | "invalid_item" | "invalid_field" | "unknown_action" | "ticketeer_mismatch" | "event_exists" | "event_not_found" | "ticket_exists" | "ticket_not_found" | "ticket_checked_in" | "ticket_invalidated" | "ticket_claimed" | "ticket_not_checked_in" | "action_not_found" | "action_not_cancellable" | "callback_not_found" | "token_not_found" | "not_found" | "rate_limited" | "idempotency_key_reused" | "idempotency_key_in_use" | "idempotency_answer_not_kept" | "idempotency_keys_exhausted" | "https_required" | "service_unavailable" | "internal_error";
             /** @example price is not a non-negative decimal number such as 12.50 */
             message: string;
             /**
@@ -655,10 +675,10 @@ export interface components {
              */
             requestedAs: string;
             /**
-             * @description waiting_broadcast: accepted, queued for the chain; waiting_funds: queued, but the signer that sends it cannot pay for a transaction now (short of funds, or fees above the operator's cap); it moves on by itself once funded or fees drop; pending: in a broadcast transaction (txHash known); confirmed: enough confirmations; error: failed on chain (see error); no_broadcast_required: nothing of it goes on chain.
+             * @description waiting_broadcast: accepted, queued for the chain; waiting_funds: queued, but the signer that sends it cannot pay for a transaction now (short of funds, or fees above the operator's cap); it moves on by itself once funded or fees drop; pending: in a broadcast transaction (txHash known); confirmed: enough confirmations; error: failed on chain (see error); no_broadcast_required: nothing of it goes on chain; cancelled: withdrawn before it was signed (POST /api/v1/actions/{promise}/cancel), final, nothing of it on chain and no callback.
              * @enum {string}
              */
-            status: "waiting_broadcast" | "waiting_funds" | "pending" | "confirmed" | "error" | "no_broadcast_required";
+            status: "waiting_broadcast" | "waiting_funds" | "pending" | "confirmed" | "error" | "no_broadcast_required" | "cancelled";
             /** @example null */
             txHash: string | null;
             /** @example null */
@@ -1111,10 +1131,10 @@ export interface components {
              */
             requestedAs: string;
             /**
-             * @description waiting_broadcast: accepted, queued for the chain; waiting_funds: queued, but the signer that sends it cannot pay for a transaction now (short of funds, or fees above the operator's cap); it moves on by itself once funded or fees drop; pending: in a broadcast transaction (txHash known); confirmed: enough confirmations; error: failed on chain (see error); no_broadcast_required: nothing of it goes on chain.
+             * @description waiting_broadcast: accepted, queued for the chain; waiting_funds: queued, but the signer that sends it cannot pay for a transaction now (short of funds, or fees above the operator's cap); it moves on by itself once funded or fees drop; pending: in a broadcast transaction (txHash known); confirmed: enough confirmations; error: failed on chain (see error); no_broadcast_required: nothing of it goes on chain; cancelled: withdrawn before it was signed (POST /api/v1/actions/{promise}/cancel), final, nothing of it on chain and no callback.
              * @enum {string}
              */
-            status: "waiting_broadcast" | "waiting_funds" | "pending" | "confirmed" | "error" | "no_broadcast_required";
+            status: "waiting_broadcast" | "waiting_funds" | "pending" | "confirmed" | "error" | "no_broadcast_required" | "cancelled";
             /** @example null */
             txHash: string | null;
             /** @example null */
@@ -1135,6 +1155,19 @@ export interface components {
             eventId: string;
             /** @description Null for event actions. */
             ticketId: string | null;
+        };
+        CancelRefusedBodyDto: {
+            /**
+             * @example error
+             * @enum {string}
+             */
+            status: "error";
+            error: components["schemas"]["ErrorDetailDto"];
+            /**
+             * @description The promise of the later action that depends on this one (cancel it first); null when sales still being accepted block a registration.
+             * @example 01a9c3d2-5b7e-7f10-8a4b-2c6d8e0f1a3b
+             */
+            blockedBy?: string | null;
         };
         ChainInfoDto: {
             /** @example 80002 */
@@ -2772,6 +2805,146 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description internal_error: something went wrong on the service's side; nothing of the request was applied. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database) cannot be reached just now; nothing of the request was applied. Send it again after the Retry-After header's seconds (with the same Idempotency-Key, where the endpoint takes one). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    cancelAction: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same key with the same body within 24 hours answers the first answer again (status and body, with Idempotent-Replayed: true) and applies nothing. Per organization; 1 to 255 visible ASCII characters. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                promise: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActionStatusDto"];
+                };
+            };
+            /** @description invalid_json, invalid_body (not what the endpoint takes), nesting_too_deep or too_many_items. */
+            400: {
+                headers: {
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Missing, unknown or revoked X-Api-Key: exactly {"message":"Forbidden"}. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenBodyDto"];
+                };
+            };
+            /** @description action_not_found (also for another organization's action). */
+            404: {
+                headers: {
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /**
+             * @description action_not_cancellable: the action was signed already (pending or final), or a later accepted action depends on it (a sale with later actions on its ticket, a registration with sales or updates, a check-in with a claim after it): blockedBy names that action.
+             *
+             *     idempotency_key_in_use: the first request with this Idempotency-Key is still running.
+             *
+             *     idempotency_answer_not_kept: the first request with this Idempotency-Key was applied, but its answer was over IDEMPOTENCY_MAX_ANSWER_BYTES and was not kept; nothing applied again.
+             */
+            409: {
+                headers: {
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelRefusedBodyDto"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the endpoint's size cap. */
+            413: {
+                headers: {
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description invalid_body: the body is not UTF-8 JSON: a Content-Type charset other than utf-8, or a Content-Encoding other than gzip, deflate, br or zstd. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used for another request (endpoint or body) in the last 24 hours. */
+            422: {
+                headers: {
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /**
+             * @description rate_limited: see the RateLimit-* and Retry-After headers.
+             *
+             *     idempotency_keys_exhausted: the organization holds IDEMPOTENCY_MAX_KEYS_PER_ORGANIZATION keys; a new one is refused, nothing applied, until its oldest expires (Retry-After).
+             */
+            429: {
+                headers: {
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {

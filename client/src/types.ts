@@ -49,4 +49,4 @@ export type TokenMetadata = OkBody<"/tokens/{tokenId}", "get">;
 export type CallbackView = OkBody<"/api/v1/callbacks/{callbackId}", "get">;
 
 /** The statuses an action ends in: it changes no more after one of them. */
-export const FINAL_ACTION_STATES = ["confirmed", "error", "no_broadcast_required"] as const satisfies readonly ActionState[];
+export const FINAL_ACTION_STATES = ["confirmed", "error", "no_broadcast_required", "cancelled"] as const satisfies readonly ActionState[];

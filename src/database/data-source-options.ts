@@ -16,6 +16,7 @@ import { SignerStops1763860000000 } from "./migrations/1763860000000-SignerStops
 import { CallbackReceivers1763870000000 } from "./migrations/1763870000000-CallbackReceivers";
 import { ReleasedTickets1763885000000 } from "./migrations/1763885000000-ReleasedTickets";
 import { IdempotencyKeysPerOrganization1763886000000 } from "./migrations/1763886000000-IdempotencyKeysPerOrganization";
+import { CancelledActions1763887000000 } from "./migrations/1763887000000-CancelledActions";
 
 export const MIGRATIONS = [
   InitialSchema1763740000000,
@@ -34,6 +35,7 @@ export const MIGRATIONS = [
   CallbackReceivers1763870000000,
   ReleasedTickets1763885000000,
   IdempotencyKeysPerOrganization1763886000000,
+  CancelledActions1763887000000,
 ];
 
 /**

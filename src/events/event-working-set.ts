@@ -3,7 +3,10 @@ import { AcceptanceConflict } from "../ledger/acceptance-conflict";
 import { EventEntity } from "./entities/event.entity";
 import type { EventsStore, SerialRange } from "./events.store";
 
-export type NewEventFields = Omit<EventEntity, "id" | "organizationId" | "eventIndex" | "ticketsSold" | "lastSerial" | "createdAt" | "updatedAt">;
+export type NewEventFields = Omit<
+  EventEntity,
+  "id" | "organizationId" | "eventIndex" | "ticketsSold" | "lastSerial" | "releasedAt" | "createdAt" | "updatedAt"
+>;
 
 /** What a working set needs of the events' storage. */
 export type EventWorkingSetStore = Pick<

@@ -1,4 +1,4 @@
-import type { EntityManager } from "typeorm";
+import { type EntityManager, IsNull } from "typeorm";
 
 import { retargetCallbacks } from "../ledger/outbox";
 import { EventEntity } from "./entities/event.entity";
@@ -17,7 +17,7 @@ export class EventsStore {
   constructor(private readonly manager: EntityManager) {}
 
   findByOrganizationAndEventId(organizationId: string, eventId: string): Promise<EventEntity | null> {
-    return this.manager.getRepository(EventEntity).findOneBy({ organizationId, eventId });
+    return this.manager.getRepository(EventEntity).findOneBy({ organizationId, eventId, releasedAt: IsNull() });
   }
 
   findById(id: string): Promise<EventEntity> {
@@ -35,7 +35,7 @@ export class EventsStore {
     return this.manager
       .getRepository(EventEntity)
       .createQueryBuilder("event")
-      .where("event.organization_id = :organizationId AND event.event_id = ANY(:eventIds)", { organizationId, eventIds })
+      .where("event.organization_id = :organizationId AND event.event_id = ANY(:eventIds) AND event.released_at IS NULL", { organizationId, eventIds })
       .orderBy("event.id")
       .setLock("pessimistic_write")
       .getMany();
@@ -50,7 +50,7 @@ export class EventsStore {
     return this.manager
       .getRepository(EventEntity)
       .createQueryBuilder("event")
-      .where("event.organization_id = :organizationId AND event.event_id = ANY(:eventIds)", { organizationId, eventIds })
+      .where("event.organization_id = :organizationId AND event.event_id = ANY(:eventIds) AND event.released_at IS NULL", { organizationId, eventIds })
       .getMany();
   }
 
@@ -75,7 +75,7 @@ export class EventsStore {
             reserved AS (
               UPDATE events AS e SET last_serial = e.last_serial + r.count
                 FROM unnest($2::text[], $3::int[]) AS r(event_id, count)
-               WHERE e.id IN (SELECT id FROM events WHERE organization_id = $1 AND event_id = ANY($2::text[]) ORDER BY id FOR NO KEY UPDATE)
+               WHERE e.id IN (SELECT id FROM events WHERE organization_id = $1 AND event_id = ANY($2::text[]) AND released_at IS NULL ORDER BY id FOR NO KEY UPDATE)
                  AND e.event_id = r.event_id
               RETURNING e.event_id, e.last_serial::text AS last, r.count)
        SELECT reserved.* FROM reserved, commit_mode`,
@@ -117,7 +117,7 @@ export class EventsStore {
                            latitude, longitude, start_time, end_time, callback_url, tickets_sold, last_serial)
        SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
                             $10::float8[], $11::float8[], $12::numeric[], $13::numeric[], $14::text[], $15::bigint[], $16::bigint[])
-       ON CONFLICT (organization_id, event_id) DO NOTHING
+       ON CONFLICT (organization_id, event_id) WHERE released_at IS NULL DO NOTHING
        RETURNING id`,
       columnsOf(events),
     );

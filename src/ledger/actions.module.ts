@@ -2,6 +2,7 @@ import { Module } from "@nestjs/common";
 
 import { ActionsController } from "./actions.controller";
 import { ActionsService } from "./actions.service";
+import { ActionCancellationStore } from "./cancellation/action-cancellation.store";
 import { LedgerModule } from "./ledger.module";
 import { ActionChangesStore } from "./live/action-changes.store";
 import { ActionEventsController } from "./live/action-events.controller";
@@ -13,6 +14,6 @@ import { LiveChangesModule } from "./live/live-changes.module";
   imports: [LedgerModule, LiveChangesModule],
   // ActionEventsController first: its `events` route must come before `:promise`.
   controllers: [ActionEventsController, ActionsController],
-  providers: [ActionsService, ActionChangesStore, ActionEventsService],
+  providers: [ActionsService, ActionCancellationStore, ActionChangesStore, ActionEventsService],
 })
 export class ActionsModule {}

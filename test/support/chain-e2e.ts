@@ -12,7 +12,7 @@ export type { ApiClient as Api } from "./api-client";
 export { CALLBACK_URL, id as uid, WALLET } from "./fixtures";
 
 /** The statuses an action ends in. */
-export const FINAL_STATUSES = ["confirmed", "error", "no_broadcast_required"];
+export const FINAL_STATUSES = ["confirmed", "error", "no_broadcast_required", "cancelled"];
 
 /** SQL against the test app's own database. */
 export function sqlOf(testApp: TestApp) {

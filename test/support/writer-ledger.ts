@@ -114,6 +114,11 @@ export class WriterLedger {
     return this.db.dataSource;
   }
 
+  /** The organization every seeded event and ticket belongs to. */
+  get organization(): string {
+    return this.organizationId;
+  }
+
   close(): Promise<void> {
     return this.db.close();
   }

@@ -56,7 +56,7 @@ export class LedgerReconcileStore {
   /** The keys of the ledger's events under these registry indexes. */
   async events(eventIndexes: readonly bigint[]): Promise<Map<bigint, ExpectedHash>> {
     const rows = await this.dataSource.query<{ event_index: string; ticketeer_id: string; event_id: string }[]>(
-      `SELECT e.event_index::text, o.ticketeer_id, e.event_id FROM events e JOIN organizations o ON o.id = e.organization_id WHERE e.event_index = ANY($1::bigint[])`,
+      `SELECT e.event_index::text, o.ticketeer_id, e.event_id FROM events e JOIN organizations o ON o.id = e.organization_id WHERE e.event_index = ANY($1::bigint[]) AND e.released_at IS NULL`,
       [eventIndexes.map(String)],
     );
     return new Map(rows.map((row) => [BigInt(row.event_index), eventKeyOf(row.ticketeer_id, row.event_id)]));

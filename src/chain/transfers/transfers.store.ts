@@ -49,7 +49,7 @@ export class TransfersStore {
     if (tokenIds.length === 0) return new Set();
     const rows = await this.dataSource.query<{ token_id: string }[]>(
       `SELECT t.token_id FROM tickets t JOIN chain_actions a ON a.ticket_ref = t.id AND a.kind = 'claimed'
-        WHERE t.token_id = ANY($1::numeric[]) AND a.status NOT IN ('confirmed', 'error')`,
+        WHERE t.token_id = ANY($1::numeric[]) AND a.status NOT IN ('confirmed', 'error', 'cancelled')`,
       [[...new Set(tokenIds.map(String))]],
     );
     return new Set(rows.map((row) => BigInt(row.token_id)));

@@ -22,6 +22,17 @@ export class ErrorBodyDto {
   error: ErrorDetailDto;
 }
 
+/** The refusal of a cancellation that a later action depends on: it names that action. */
+export class CancelRefusedBodyDto extends ErrorBodyDto {
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: "01a9c3d2-5b7e-7f10-8a4b-2c6d8e0f1a3b",
+    description: "The promise of the later action that depends on this one (cancel it first); null when sales still being accepted block a registration.",
+  })
+  blockedBy?: string | null;
+}
+
 export class ForbiddenBodyDto {
   @ApiProperty({ enum: ["Forbidden"], example: "Forbidden" })
   message: "Forbidden";

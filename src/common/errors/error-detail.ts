@@ -21,6 +21,7 @@ export const ERROR_CODES = [
   "ticket_claimed",
   "ticket_not_checked_in",
   "action_not_found",
+  "action_not_cancellable",
   "callback_not_found",
   "token_not_found",
   "not_found",

@@ -4,7 +4,7 @@ import { bigintColumn } from "../../database/columns";
 
 /** An integrator's event, as accepted; `eventIndex` numbers it in the on-chain registry. */
 @Entity("events")
-@Index(["organizationId", "eventId"], { unique: true })
+@Index(["organizationId", "eventId"], { unique: true, where: "released_at IS NULL" })
 export class EventEntity {
   @PrimaryGeneratedColumn("uuid")
   id: string;
@@ -62,6 +62,13 @@ export class EventEntity {
    */
   @Column({ name: "last_serial", type: "bigint", transformer: bigintColumn })
   lastSerial: bigint;
+
+  /**
+   * Set when the integrator cancelled the event's registration before it went out: the row keeps its
+   * actions' history, but the event no longer exists and its eventId may be registered again.
+   */
+  @Column({ name: "released_at", type: "timestamptz", nullable: true, insert: false, update: false })
+  releasedAt: Date | null;
 
   @CreateDateColumn({ name: "created_at", type: "timestamptz" })
   createdAt: Date;

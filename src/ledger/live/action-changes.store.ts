@@ -50,7 +50,7 @@ export class ActionChangesStore {
 
   /** The organization's event by the integrator's id; null when it has none. */
   async eventRef(organizationId: string, eventId: string): Promise<string | null> {
-    const [row] = await this.dataSource.query<{ id: string }[]>(`SELECT id FROM events WHERE organization_id = $1 AND event_id = $2`, [
+    const [row] = await this.dataSource.query<{ id: string }[]>(`SELECT id FROM events WHERE organization_id = $1 AND event_id = $2 AND released_at IS NULL`, [
       organizationId,
       eventId,
     ]);

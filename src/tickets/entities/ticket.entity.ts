@@ -53,8 +53,9 @@ export class TicketEntity {
   holder: string | null;
 
   /**
-   * Set when the registry refused the ticket's sale: the row keeps its actions' history, but the
-   * ticket no longer exists and its ticketId may be sold again. Written by the chain side only.
+   * Set when the registry refused the ticket's sale, or the integrator cancelled it before it went
+   * out: the row keeps its actions' history, but the ticket no longer exists and its ticketId may be
+   * sold again.
    */
   @Column({ name: "released_at", type: "timestamptz", nullable: true, insert: false, update: false })
   releasedAt: Date | null;

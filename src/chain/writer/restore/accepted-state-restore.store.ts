@@ -95,7 +95,7 @@ async function liveActions(manager: EntityManager, ticketRefs: readonly string[]
   const rows = await manager.query<{ ticket_ref: string; kind: string; open: boolean; payload: LiveTicketAction["payload"] }[]>(
     `SELECT ticket_ref, kind, status IN ('waiting_broadcast', 'waiting_funds', 'pending') AS open, payload
        FROM chain_actions
-      WHERE ticket_ref = ANY($1::uuid[]) AND status <> 'error' AND kind IN ('sold', 'resold', 'scanned', 'invalidated', 'claimed')
+      WHERE ticket_ref = ANY($1::uuid[]) AND status NOT IN ('error', 'cancelled') AND kind IN ('sold', 'resold', 'scanned', 'invalidated', 'claimed')
       ORDER BY seq`,
     [ticketRefs],
   );

@@ -7,9 +7,11 @@ import type { GateAnswer } from "../gate-answer";
 import type { SignerSlot } from "../signer-slot";
 import { SignerLocks } from "../signer-locks";
 import { logSent } from "../transaction-log";
+import type { BatchPlan } from "./batch-plan";
 import { BatchReader } from "./batch-reader";
-import { BatchSender } from "./batch-sender";
+import { BatchSender, type FlushSending } from "./batch-sender";
 import { FlushGates } from "./flush-gates";
+import { ActionsChangedWhileSigning } from "./sending.store";
 
 /**
  * Sends the ledger's waiting actions to the registry, per signer, in acceptance order: every event
@@ -68,10 +70,22 @@ export class ChainWriter {
         const plan = await this.batches.next(slot, limits);
         if (!plan) return;
         if (this.held(slot, await this.gates.checkBatch(provider, slot, plan, funds))) return;
-        logSent(this.logger, await this.sender.send(sending, plan));
+        const sent = await this.sentUnlessChanged(sending, plan);
+        if (sent) logSent(this.logger, sent);
       }
     } finally {
       await this.sender.settled(sending);
+    }
+  }
+
+  /** Sends the batch; null when one of its actions was cancelled while it was signed (nothing went out: the next plan leaves it out). */
+  private async sentUnlessChanged(sending: FlushSending, plan: BatchPlan): Promise<Awaited<ReturnType<BatchSender["send"]>> | null> {
+    try {
+      return await this.sender.send(sending, plan);
+    } catch (error) {
+      if (!(error instanceof ActionsChangedWhileSigning)) throw error;
+      this.logger.debug({ signer: sending.wallet.address, actions: plan.actions.length }, `batch planned again: ${error.message}`);
+      return null;
     }
   }
 

@@ -21,6 +21,17 @@ export interface UnencodableAction {
 }
 
 /**
+ * An action of the batch stopped waiting while its transaction was signed (it was cancelled, say):
+ * nothing was committed, the nonce is still free, and the batch is planned again without it.
+ */
+export class ActionsChangedWhileSigning extends Error {
+  constructor() {
+    super("an action of the batch stopped waiting while its transaction was signed");
+    this.name = "ActionsChangedWhileSigning";
+  }
+}
+
+/**
  * What the sending side reads and writes in the ledger: the waiting actions, the signers' nonces,
  * and the signed transactions committed before they go out (their broadcast is BroadcastStore's).
  */
@@ -130,6 +141,6 @@ async function claimActions(manager: EntityManager, signer: string, signed: Sign
       RETURNING a.id, a.request_id`,
     [signed.hash, signer, signed.nonce.toString(), actions.map((action) => action.id)],
   );
-  if (rowCount(claimed) !== actions.length) throw new Error("actions changed while their transaction was signed");
+  if (rowCount(claimed) !== actions.length) throw new ActionsChangedWhileSigning();
   return claimed[0].map((row) => ({ id: row.id, requestId: row.request_id }));
 }
