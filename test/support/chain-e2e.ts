@@ -89,13 +89,14 @@ export async function mints(chain: TestChain): Promise<{ tokenId: bigint; to: st
   return logs.map((log) => ({ tokenId: log.args.tokenId, to: log.args.to, txHash: log.transactionHash }));
 }
 
-/** The app's tickets' tokenIds by ticketId (of the tickets that exist: not released). */
+/** The app's tickets' tokenIds by ticketId (of the tickets that exist: not released), in the order of `ticketIds`. */
 export async function tokenIds(testApp: TestApp, ticketIds: string[]): Promise<Map<string, bigint>> {
   const rows = await sqlOf(testApp)<{ ticket_id: string; token_id: string }>(
     `SELECT ticket_id, token_id FROM tickets WHERE ticket_id = ANY($1::text[]) AND released_at IS NULL`,
     [ticketIds],
   );
-  return new Map(rows.map((row) => [row.ticket_id, BigInt(row.token_id)]));
+  const byId = new Map(rows.map((row) => [row.ticket_id, BigInt(row.token_id)]));
+  return new Map(ticketIds.filter((ticketId) => byId.has(ticketId)).map((ticketId) => [ticketId, byId.get(ticketId)!]));
 }
 
 /** The registry index the service gave an event. */
