@@ -63,10 +63,7 @@ export async function runFairnessBench(): Promise<Figure[]> {
       if (body.ticketId?.startsWith("b-")) calledBack.set(body.ticketId, callback.receivedAt);
     });
     teardown.add("callback receiver", receiver.close);
-    const server = await startBenchServer(
-      { ...chain.env, APP_ROLE: "all", CALLBACK_ALLOW_HOSTS: "localhost", NODE_EXTRA_CA_CERTS: tls.caFile },
-      logs.path,
-    );
+    const server = await startBenchServer({ ...chain.env, APP_ROLE: "all", CALLBACK_ALLOW_HOSTS: "localhost", NODE_EXTRA_CA_CERTS: tls.caFile }, logs.path);
     teardown.add("service", server.stop);
     const db = new Client({ connectionString: server.databaseUrl });
     await db.connect();
@@ -100,9 +97,7 @@ export async function runFairnessBench(): Promise<Figure[]> {
 
     const backlogStarted = Date.now();
     await Promise.all(
-      Array.from({ length: BACKLOG_REQUESTS }, (_, request) =>
-        postOk(server.baseUrl, a, "/stream", soldActions(eventA, request * PER_REQUEST, PER_REQUEST)),
-      ),
+      Array.from({ length: BACKLOG_REQUESTS }, (_, request) => postOk(server.baseUrl, a, "/stream", soldActions(eventA, request * PER_REQUEST, PER_REQUEST))),
     );
     const backlogAcceptedSeconds = (Date.now() - backlogStarted) / 1000;
     const waitingAtB = await waitingOf(db, a);
@@ -110,10 +105,7 @@ export async function runFairnessBench(): Promise<Figure[]> {
     const loaded = await sellB("b-behind-backlog");
     const carrier = await carrierOf(db, loaded.ticketId, bAcceptedAt);
 
-    console.table([
-      ...idle.map((sale) => row("idle", sale)),
-      { ...row(`behind ${waitingAtB.toLocaleString("en-US")} of A's actions still waiting`, loaded) },
-    ]);
+    console.table([...idle.map((sale) => row("idle", sale)), { ...row(`behind ${waitingAtB.toLocaleString("en-US")} of A's actions still waiting`, loaded) }]);
     console.log(
       `A's ${BACKLOG.toLocaleString("en-US")} actions were accepted in ${backlogAcceptedSeconds.toFixed(2)} s; B's sale went in batch ${carrier.position} of those signed after it was accepted ` +
         `(${carrier.itemsOfA} of A's actions and ${carrier.itemsOfB} of B's in it).`,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { actionPromises, allSettled, type Api, eventIndexOf, sqlOf, uid } from "../support/chain-e2e";
+import { actionPromises, allSettled, type Api, eventIndexOf, sqlOf, uid, waitForLedgerStatus } from "../support/chain-e2e";
 import { useChainApp } from "../support/chain-app";
 
 /**
@@ -55,8 +55,7 @@ describe("a fair share of the writer", () => {
     expect(behind).toBeGreaterThan(0);
 
     // Every sale of A confirms, in A's acceptance order: by nonce, then by place in the batch.
-    const settledOfA = await allSettled(a, promisesOfA, 300_000);
-    expect(settledOfA.every((action) => action.status === "confirmed")).toBe(true);
+    await waitForLedgerStatus(chainApp.testApp, promisesOfA, "confirmed", 300_000);
     const order = await sql<{ nonce: string; batch_index: number }>(
       `SELECT t.nonce, a.batch_index FROM chain_actions a JOIN chain_transactions t ON t.tx_hash = a.tx_hash WHERE a.id = ANY($1::uuid[]) ORDER BY a.seq`,
       [promisesOfA],
@@ -66,9 +65,9 @@ describe("a fair share of the writer", () => {
     expect((await chainApp.chain.registry.eventRecord(await eventIndexOf(chainApp.testApp, eventA))).ticketsSold).toBe(BigInt(BACKLOG_REQUESTS * PER_REQUEST));
 
     // B's callback carries the batch that took its sale.
-    const [callback] = await chainApp.receiver.waitForRequests("/b", 2, 30_000).then((requests) =>
-      requests.map((request) => JSON.parse(request.body)).filter((body) => body.actionPromise === promiseOfB),
-    );
+    const [callback] = await chainApp.receiver
+      .waitForRequests("/b", 2, 30_000)
+      .then((requests) => requests.map((request) => JSON.parse(request.body)).filter((body) => body.actionPromise === promiseOfB));
     expect(callback).toMatchObject({ action: "sold", ticketId: "b-0", txHash: saleOfB.txHash });
-  });
+  }, 240_000);
 });

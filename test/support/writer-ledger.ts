@@ -110,6 +110,13 @@ export class WriterLedger {
     return new WriterLedger(db, await db.organization("ticketeer-writer"));
   }
 
+  /** The same ledger as another organization sees it: its events and actions are that organization's. */
+  async otherOrganization(ticketeerId: string): Promise<WriterLedger> {
+    const other = new WriterLedger(this.db, await this.db.organization(ticketeerId));
+    other.nextShard = this.nextShard + 100_000;
+    return other;
+  }
+
   get dataSource(): DataSource {
     return this.db.dataSource;
   }
