@@ -18,6 +18,7 @@ import { ReleasedTickets1763885000000 } from "./migrations/1763885000000-Release
 import { IdempotencyKeysPerOrganization1763886000000 } from "./migrations/1763886000000-IdempotencyKeysPerOrganization";
 import { CancelledActions1763887000000 } from "./migrations/1763887000000-CancelledActions";
 import { WaitingByOrganization1763888000000 } from "./migrations/1763888000000-WaitingByOrganization";
+import { OrganizationQueues1763889000000 } from "./migrations/1763889000000-OrganizationQueues";
 
 export const MIGRATIONS = [
   InitialSchema1763740000000,
@@ -38,6 +39,7 @@ export const MIGRATIONS = [
   IdempotencyKeysPerOrganization1763886000000,
   CancelledActions1763887000000,
   WaitingByOrganization1763888000000,
+  OrganizationQueues1763889000000,
 ];
 
 /**
