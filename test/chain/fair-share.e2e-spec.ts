@@ -63,6 +63,11 @@ describe("a fair share of the writer", () => {
     const positions = order.map((row) => [Number(row.nonce), row.batch_index]);
     expect(positions).toEqual([...positions].sort(([n1, i1], [n2, i2]) => n1 - n2 || i1 - i2));
     expect((await chainApp.chain.registry.eventRecord(await eventIndexOf(chainApp.testApp, eventA))).ticketsSold).toBe(BigInt(BACKLOG_REQUESTS * PER_REQUEST));
+    expect((await chainApp.chain.registry.eventRecord(await eventIndexOf(chainApp.testApp, eventB))).ticketsSold).toBe(1n);
+    const [saleLog] = await chainApp.chain.registry.queryFilter(
+      chainApp.chain.registry.filters.TicketSold(BigInt((await b.api.get("/api/v1/tickets/b-0")).body.chain.tokenId)),
+    );
+    expect(saleLog.transactionHash).toBe(saleOfB.txHash);
 
     // B's callback carries the batch that took its sale.
     const [callback] = await chainApp.receiver
