@@ -15,6 +15,7 @@ const ON_ANVIL = [
   "test/chain/actions-confirmed.e2e-spec.ts",
   "test/chain/batch-gas.e2e-spec.ts",
   "test/chain/batch-limits.e2e-spec.ts",
+  "test/chain/fair-share.e2e-spec.ts",
   "test/chain/node-lost-blocks.e2e-spec.ts",
   "test/chain/node-refusals.e2e-spec.ts",
   "test/chain/pipeline.e2e-spec.ts",

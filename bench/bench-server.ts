@@ -39,6 +39,7 @@ export async function startBenchServer(env: Record<string, string>, logDir: stri
       DEV_API_KEY: apiKey,
       REDIS_KEY_PREFIX: `trs-bench-${randomBytes(4).toString("hex")}`,
       RATE_LIMIT_REQUESTS: "1000000",
+      RATE_LIMIT_ACTIONS: "1000000000",
       LOG_LEVEL: "warn",
       ...env,
     },

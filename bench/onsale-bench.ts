@@ -52,9 +52,17 @@ export interface OnsaleResult {
   seconds: number;
   /** PostgreSQL's COPY of 5000 of the run's sales (50 requests' rows), median, measured after the load. */
   copyMs: number | undefined;
+  /** The most actions of the organization accepted and not yet on chain seen during the load (ORG_MAX_QUEUED_ACTIONS's count). */
+  peakQueued: number;
 }
 
-const FIGURE_WHAT = { "tickets/s": "tickets accepted per second", p99: "request p99", "requests/s": "requests/s on one API key" } as const;
+const FIGURE_WHAT = {
+  "tickets/s": "tickets accepted per second",
+  p99: "request p99",
+  "requests/s": "requests/s on one API key",
+  "actions/s": "actions/s on one API key",
+  queued: "actions accepted and not yet on chain, at most",
+} as const;
 
 export const onsaleFigureName = (events: number, what: keyof typeof FIGURE_WHAT) =>
   `On-sale: ${events === 1 ? "one event" : `${events} events`}, ${CLIENTS} clients × ${TICKETS_PER_REQUEST} tickets a request (npm start), ${FIGURE_WHAT[what]}`;
@@ -65,8 +73,19 @@ function defaultRequestsPerSecond(): number {
   return points / durationSeconds;
 }
 
-/** The key's request rate at most half its default budget: room for an on-sale twice as fast. */
+/** The default per-key actions budget (RATE_LIMIT_ACTIONS), in actions per second. */
+function defaultActionsPerSecond(): number {
+  const { actions, durationSeconds } = loadConfig({}).rateLimit;
+  return actions / durationSeconds;
+}
+
+/** The default ORG_MAX_QUEUED_ACTIONS. */
+const defaultQueueLimit = () => loadConfig({}).limits.organizationQueuedActions;
+
+/** The key's request rate at most half its default budget: room for an on-sale twice as fast. The same for its actions and its queue. */
 const REQUEST_RATE_GOAL = 0.5;
+/** How often the organization's queue (actions accepted and not yet on chain) is looked at during the load. */
+const QUEUE_SAMPLE_MS = 250;
 
 /** Runs each variant on a fresh stack, prints the table and returns the figures. */
 export async function runOnsaleBench(options: OnsaleOptions = { events: [1, 10], seconds: 30, layout: "split" }): Promise<Figure[]> {
@@ -88,6 +107,7 @@ export async function runOnsaleBench(options: OnsaleOptions = { events: [1, 10],
       "p99 ms": Math.round(r.p99Ms),
       "max ms": Math.round(r.maxMs),
       "COPY of 5000 sales ms": r.copyMs === undefined ? "-" : r.copyMs.toFixed(1),
+      "queued at most": r.peakQueued,
       target: `≥ ${TARGET_TICKETS_PER_SECOND}/s, p99 ≤ ${TARGET_P99_MS} ms`,
       met: r.ticketsPerSecond >= TARGET_TICKETS_PER_SECOND && r.p99Ms <= TARGET_P99_MS ? "yes" : "NO",
     })),
@@ -95,6 +115,11 @@ export async function runOnsaleBench(options: OnsaleOptions = { events: [1, 10],
   // The layout npm start runs by default is the figure; --layout single is for comparison.
   if (options.layout !== "split") return [];
   const budget = defaultRequestsPerSecond();
+  const actionsBudget = defaultActionsPerSecond();
+  const queueLimit = defaultQueueLimit();
+  console.log(
+    `Default budgets of one key: ${budget} requests/s (RATE_LIMIT_REQUESTS), ${actionsBudget} actions/s (RATE_LIMIT_ACTIONS); of one organization: ${queueLimit} actions accepted and not yet on chain (ORG_MAX_QUEUED_ACTIONS).`,
+  );
   return results.flatMap((r) => [
     {
       name: onsaleFigureName(r.events, "requests/s"),
@@ -105,6 +130,28 @@ export async function runOnsaleBench(options: OnsaleOptions = { events: [1, 10],
       limit: budget,
       limitName: "the default per-key rate limit",
       ratio: ratioOf(r.requests / r.seconds, budget),
+      ratioGoal: REQUEST_RATE_GOAL,
+    } satisfies Figure,
+    {
+      name: onsaleFigureName(r.events, "actions/s"),
+      value: Math.round(r.ticketsPerSecond),
+      unit: "actions/s",
+      target: actionsBudget,
+      better: "lower",
+      limit: actionsBudget,
+      limitName: "the default per-key actions budget (RATE_LIMIT_ACTIONS per RATE_LIMIT_WINDOW_SECONDS)",
+      ratio: ratioOf(r.ticketsPerSecond, actionsBudget),
+      ratioGoal: REQUEST_RATE_GOAL,
+    } satisfies Figure,
+    {
+      name: onsaleFigureName(r.events, "queued"),
+      value: r.peakQueued,
+      unit: "actions",
+      target: queueLimit,
+      better: "lower",
+      limit: queueLimit,
+      limitName: "the default ORG_MAX_QUEUED_ACTIONS",
+      ratio: ratioOf(r.peakQueued, queueLimit),
       ratioGoal: REQUEST_RATE_GOAL,
     } satisfies Figure,
     {
@@ -137,9 +184,11 @@ async function runVariant(eventCount: number, seconds: number, layout: Layout): 
 
     const sell = seller([server], eventIds, run);
 
+    const queue = sampleQueue(db);
     await load(sell, WARMUP_SECONDS * 1000);
     const before = await acceptedTickets(db);
     const measured = await load(sell, seconds * 1000);
+    const peakQueued = await queue.stop();
     const after = await acceptedTickets(db);
     if (after - before !== measured.tickets)
       throw new Error(`the ledger gained ${after - before} tickets during the run, the answers accepted ${measured.tickets}`);
@@ -170,6 +219,7 @@ async function runVariant(eventCount: number, seconds: number, layout: Layout): 
       maxMs: Math.max(...measured.latencies),
       seconds: measured.seconds,
       copyMs: copy?.medianMs,
+      peakQueued,
     };
   } finally {
     await teardown.run();
@@ -223,6 +273,33 @@ async function post(server: { baseUrl: string; apiKey: string }, path: string, b
   });
   if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
   return response.json();
+}
+
+/**
+ * Looks at the organizations' queues every QUEUE_SAMPLE_MS (the ledger's own count, which is what
+ * ORG_MAX_QUEUED_ACTIONS holds against: one read of a few rows, not a count of the actions) until
+ * stopped; the largest seen of any organization.
+ */
+export function sampleQueue(db: Client): { stop: () => Promise<number> } {
+  let peak = 0;
+  let stopped = false;
+  const sampling = (async () => {
+    while (!stopped) {
+      const { rows } = await db.query<{ queued: string | null }>(
+        `SELECT max(q.queued + COALESCE((SELECT sum(c.delta) FROM organization_queue_changes c WHERE c.organization_id = q.organization_id), 0))::text AS queued
+           FROM organization_queues q`,
+      );
+      peak = Math.max(peak, Number(rows[0].queued ?? 0));
+      await new Promise((resolve) => setTimeout(resolve, QUEUE_SAMPLE_MS));
+    }
+  })();
+  return {
+    stop: async () => {
+      stopped = true;
+      await sampling;
+      return peak;
+    },
+  };
 }
 
 export async function acceptedTickets(db: Client): Promise<number> {

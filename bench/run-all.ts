@@ -5,6 +5,7 @@ import { runApiBench } from "./api-bench";
 import { runCallbacksBench } from "./callbacks-bench";
 import { runDrainBench } from "./drain-bench";
 import { runE2eBench } from "./e2e-bench";
+import { runFairnessBench } from "./fairness-bench";
 import { type Figure, meetsRatioGoal, meetsTarget } from "./figures";
 import { measureGasFigures } from "./gas-figures";
 import { machineInfo } from "./machine";
@@ -21,6 +22,7 @@ const BENCHMARKS: { name: string; command: string; run: () => Promise<Figure[]> 
   { name: "API acceptance", command: "npm run bench:api", run: runApiBench },
   { name: "Token metadata", command: "npm run bench:metadata", run: runMetadataBench },
   { name: "End to end to chain", command: "npm run bench:e2e", run: runE2eBench },
+  { name: "Fairness between organizations", command: "npm run bench:fairness", run: runFairnessBench },
   { name: "Callbacks", command: "npm run bench:callbacks", run: runCallbacksBench },
   { name: "API while the worker drains", command: "npm run bench:drain -- --layout split", run: () => runDrainBench(["split"]) },
   { name: "On-sale", command: "npm run bench:onsale", run: () => runOnsaleBench() },

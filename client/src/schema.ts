@@ -591,7 +591,7 @@ export interface components {
              * @example invalid_field
              * @enum {string}
              */
-            code: "invalid_json" | "invalid_body" | "too_many_items" | "payload_too_large" | "nesting_too_deep" | "invalid_item" | "invalid_field" | "unknown_action" | "ticketeer_mismatch" | "event_exists" | "event_not_found" | "ticket_exists" | "ticket_not_found" | "ticket_checked_in" | "ticket_invalidated" | "ticket_claimed" | "ticket_not_checked_in" | "action_not_found" | "action_not_cancellable" | "callback_not_found" | "token_not_found" | "not_found" | "rate_limited" | "idempotency_key_reused" | "idempotency_key_in_use" | "idempotency_answer_not_kept" | "idempotency_keys_exhausted" | "https_required" | "service_unavailable" | "internal_error";
+            code: "invalid_json" | "invalid_body" | "too_many_items" | "payload_too_large" | "nesting_too_deep" | "invalid_item" | "invalid_field" | "unknown_action" | "ticketeer_mismatch" | "event_exists" | "event_not_found" | "ticket_exists" | "ticket_not_found" | "ticket_checked_in" | "ticket_invalidated" | "ticket_claimed" | "ticket_not_checked_in" | "action_not_found" | "action_not_cancellable" | "callback_not_found" | "token_not_found" | "not_found" | "rate_limited" | "queue_full" | "idempotency_key_reused" | "idempotency_key_in_use" | "idempotency_answer_not_kept" | "idempotency_keys_exhausted" | "https_required" | "service_unavailable" | "internal_error";
             /** @example price is not a non-negative decimal number such as 12.50 */
             message: string;
             /**
@@ -1408,16 +1408,20 @@ export interface operations {
             /**
              * @description rate_limited: see the RateLimit-* and Retry-After headers.
              *
+             *     queue_full, with its eventId: the organization has ORG_MAX_QUEUED_ACTIONS actions accepted and not yet on chain; or rate_limited, without eventId (see the RateLimit-* headers). Both with Retry-After.
+             *
              *     idempotency_keys_exhausted: the organization holds IDEMPOTENCY_MAX_KEYS_PER_ORGANIZATION keys; a new one is refused, nothing applied, until its oldest expires (Retry-After).
              */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBodyDto"];
+                    "application/json": components["schemas"]["EventRefusedDto"];
                 };
             };
             /** @description internal_error: something went wrong on the service's side; nothing of the request was applied. */
@@ -1553,9 +1557,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description An array in request order: {txPromise, ticketId, status: "success"} for each accepted item, {ticketId, status: "error", error} for each refused one (on /api/v1/sold a ticket_exists item also carries the txPromise of the ticket's sale). */
+            /** @description An array in request order: {txPromise, ticketId, status: "success"} for each accepted item, {ticketId, status: "error", error} for each refused one (on /api/v1/sold a ticket_exists item also carries the txPromise of the ticket's sale). When an item was refused queue_full, the answer carries Retry-After. */
             200: {
                 headers: {
+                    /** @description Present when an item was refused queue_full: seconds to wait before sending those items again. */
+                    "Retry-After"?: number;
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -1683,9 +1689,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description An array in request order: {txPromise, ticketId, status: "success"} for each accepted item, {ticketId, status: "error", error} for each refused one (on /api/v1/sold a ticket_exists item also carries the txPromise of the ticket's sale). */
+            /** @description An array in request order: {txPromise, ticketId, status: "success"} for each accepted item, {ticketId, status: "error", error} for each refused one (on /api/v1/sold a ticket_exists item also carries the txPromise of the ticket's sale). When an item was refused queue_full, the answer carries Retry-After. */
             200: {
                 headers: {
+                    /** @description Present when an item was refused queue_full: seconds to wait before sending those items again. */
+                    "Retry-After"?: number;
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -1813,9 +1821,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description An array in request order: {txPromise, ticketId, status: "success"} for each accepted item, {ticketId, status: "error", error} for each refused one (on /api/v1/sold a ticket_exists item also carries the txPromise of the ticket's sale). */
+            /** @description An array in request order: {txPromise, ticketId, status: "success"} for each accepted item, {ticketId, status: "error", error} for each refused one (on /api/v1/sold a ticket_exists item also carries the txPromise of the ticket's sale). When an item was refused queue_full, the answer carries Retry-After. */
             200: {
                 headers: {
+                    /** @description Present when an item was refused queue_full: seconds to wait before sending those items again. */
+                    "Retry-After"?: number;
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -1943,9 +1953,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description An array in request order: {txPromise, ticketId, status: "success"} for each accepted item, {ticketId, status: "error", error} for each refused one (on /api/v1/sold a ticket_exists item also carries the txPromise of the ticket's sale). */
+            /** @description An array in request order: {txPromise, ticketId, status: "success"} for each accepted item, {ticketId, status: "error", error} for each refused one (on /api/v1/sold a ticket_exists item also carries the txPromise of the ticket's sale). When an item was refused queue_full, the answer carries Retry-After. */
             200: {
                 headers: {
+                    /** @description Present when an item was refused queue_full: seconds to wait before sending those items again. */
+                    "Retry-After"?: number;
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -2073,9 +2085,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description An array in request order: {txPromise, ticketId, status: "success"} for each accepted item, {ticketId, status: "error", error} for each refused one (on /api/v1/sold a ticket_exists item also carries the txPromise of the ticket's sale). */
+            /** @description An array in request order: {txPromise, ticketId, status: "success"} for each accepted item, {ticketId, status: "error", error} for each refused one (on /api/v1/sold a ticket_exists item also carries the txPromise of the ticket's sale). When an item was refused queue_full, the answer carries Retry-After. */
             200: {
                 headers: {
+                    /** @description Present when an item was refused queue_full: seconds to wait before sending those items again. */
+                    "Retry-After"?: number;
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -2391,6 +2405,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Present when an item was refused queue_full: seconds to wait before sending those items again. */
+                    "Retry-After"?: number;
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -2521,6 +2537,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Present when an item was refused queue_full: seconds to wait before sending those items again. */
+                    "Retry-After"?: number;
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;

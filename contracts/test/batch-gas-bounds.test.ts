@@ -26,7 +26,8 @@ async function nineEvents(connection: NetworkConnection) {
   return base;
 }
 
-const asPending = (items: RegistryBatchItem[]): PendingAction[] => items.map((item, i) => ({ id: `a${i}`, seq: BigInt(i), acceptedAt: new Date(), item }));
+const asPending = (items: RegistryBatchItem[]): PendingAction[] =>
+  items.map((item, i) => ({ id: `a${i}`, seq: BigInt(i), organizationId: "organization", acceptedAt: new Date(), item }));
 
 /** Item `i` of a batch that visits the events in turn: event (i mod `events`) + 1, and a serial that moves on every round. */
 function inTurn(count: number, events: number, item: (tokenId: bigint) => RegistryBatchItem): RegistryBatchItem[] {

@@ -118,7 +118,15 @@ export const CONFIG_SECTIONS: readonly ConfigSection[] = [
         meaning:
           "Requests per API key per window, counted in Redis across instances; status reads (`GET /api/v1/actions/…`) count on `STATUS_RATE_LIMIT_REQUESTS` instead. The default admits 400 requests/s, over twice the best on-sale the benchmark has measured (10 clients of 100 tickets a request: up to 145 requests/s, 14,500 tickets/s, on 2 cores).",
       },
-      RATE_LIMIT_WINDOW_SECONDS: { meaning: "The window of `RATE_LIMIT_REQUESTS`." },
+      RATE_LIMIT_WINDOW_SECONDS: { meaning: "The window of `RATE_LIMIT_REQUESTS` and `RATE_LIMIT_ACTIONS`." },
+      RATE_LIMIT_ACTIONS: {
+        meaning:
+          "Actions per API key per window (`RATE_LIMIT_WINDOW_SECONDS`), beside the requests: the items of the accepting endpoints' bodies (`POST /stream`, `/api/v1/sold`, `resold`, `scanned`, `checkedin`, `invalidated`; `POST /api/v1/events` counts one), so that a `/stream` of 5000 actions costs 5000, not one. A request whose actions do not fit in what is left of the window is refused whole, `429 rate_limited` with `Retry-After`, and takes nothing of the budget. The default admits 35,000 actions/s, twice the most the benchmarks have measured on one key (16,832 tickets/s with two api processes in `bench:scale`, 14,500 in the on-sale).",
+      },
+      ORG_MAX_QUEUED_ACTIONS: {
+        meaning:
+          "Actions of one organization accepted and not yet on chain (waiting for the writer, or sent and not yet final) at most, counted across every API instance: an item beyond it is refused on its own, `queue_full`, with `Retry-After` on the answer (`429` on `POST /api/v1/events`); actions with nothing for the chain still pass. Another organization's backlog never delays yours either way: the writer takes organizations in turn. The default is twice the most the benchmarks queue: the on-sale (`bench:onsale`, 10 clients of 100 tickets a request on one key for 33 s against `npm start`'s chain) queued up to 200,000 at 7,000 tickets/s, which is up to 430,000 at the 14,500 tickets/s it reaches at best; no other benchmark queues more (`bench:scale`'s api part about 330,000).",
+      },
       STATUS_RATE_LIMIT_REQUESTS: {
         meaning:
           "Status reads (`GET /api/v1/actions/{promise}` and the live status stream `GET /api/v1/actions/events`) per API key per window, counted on their own so that polling never takes the room of writes.",

@@ -55,12 +55,16 @@ export function readConfig(parse: VariableParser): AppConfig {
       ticketBodyBytes: parse.integer("TICKET_BODY_LIMIT_BYTES", 256 * 1024, 1024),
       streamBodyBytes: parse.integer("STREAM_BODY_LIMIT_BYTES", 16 * 1024 * 1024, 1024),
       jsonDepth: MAX_JSON_DEPTH,
+      // Sized from the on-sale benchmark's queue (bench/README.md): twice the most it holds at its best speed.
+      organizationQueuedActions: parse.integer("ORG_MAX_QUEUED_ACTIONS", 1_000_000, 1),
     },
     // Sized from the on-sale benchmark (bench/README.md): 10 clients sending 100 tickets a request on
     // one key reach 50 to 100 requests/s; the default admits twice the best of them.
     rateLimit: {
       points: parse.integer("RATE_LIMIT_REQUESTS", 4_000, 1),
       durationSeconds: parse.integer("RATE_LIMIT_WINDOW_SECONDS", 10, 1),
+      // Twice the most actions/s the benchmarks send on one key (bench:scale's two apis: 16,832).
+      actions: parse.integer("RATE_LIMIT_ACTIONS", 350_000, 1),
     },
     // A 5,000-item /stream answered in full (UUID ids) is about 800 KB; see docs/integrators/idempotency.md.
     idempotency: {

@@ -33,10 +33,21 @@ export interface AppConfig {
   };
   database: { url: string; createIfMissing: boolean; migrateAtBoot: boolean };
   redis: { url: string; keyPrefix: string };
-  /** jsonDepth: the most levels of arrays and objects a JSON body may nest (the endpoints take 3 at most). */
-  limits: { ticketItems: number; streamActions: number; ticketBodyBytes: number; streamBodyBytes: number; jsonDepth: number };
-  /** Requests per API key per window, status reads (GET /api/v1/actions/…) excepted. */
-  rateLimit: { points: number; durationSeconds: number };
+  limits: {
+    ticketItems: number;
+    streamActions: number;
+    ticketBodyBytes: number;
+    streamBodyBytes: number;
+    /** The most levels of arrays and objects a JSON body may nest (the endpoints take 3 at most). */
+    jsonDepth: number;
+    /** The most actions of one organization accepted and not yet on chain (ORG_MAX_QUEUED_ACTIONS). */
+    organizationQueuedActions: number;
+  };
+  /**
+   * Requests per API key per window, status reads (GET /api/v1/actions/…) excepted; and `actions`, the
+   * actions those requests carry (the items of the accepting endpoints' bodies) in the same window.
+   */
+  rateLimit: { points: number; durationSeconds: number; actions: number };
   /**
    * Idempotency-Key: the largest answer kept for replay (a larger one is not kept, and a retry learns
    * so), and the most live keys per organization (a new key past it is refused, 429).

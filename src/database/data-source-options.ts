@@ -17,6 +17,8 @@ import { CallbackReceivers1763870000000 } from "./migrations/1763870000000-Callb
 import { ReleasedTickets1763885000000 } from "./migrations/1763885000000-ReleasedTickets";
 import { IdempotencyKeysPerOrganization1763886000000 } from "./migrations/1763886000000-IdempotencyKeysPerOrganization";
 import { CancelledActions1763887000000 } from "./migrations/1763887000000-CancelledActions";
+import { WaitingByOrganization1763888000000 } from "./migrations/1763888000000-WaitingByOrganization";
+import { OrganizationQueues1763889000000 } from "./migrations/1763889000000-OrganizationQueues";
 
 export const MIGRATIONS = [
   InitialSchema1763740000000,
@@ -36,6 +38,8 @@ export const MIGRATIONS = [
   ReleasedTickets1763885000000,
   IdempotencyKeysPerOrganization1763886000000,
   CancelledActions1763887000000,
+  WaitingByOrganization1763888000000,
+  OrganizationQueues1763889000000,
 ];
 
 /**

@@ -2,7 +2,7 @@ import { describeAction } from "../ledger/action-descriptor";
 import { CreateEventDto, NewEventDto } from "./dto/new-event.dto";
 import { UpdateEventDto } from "./dto/update-event.dto";
 import type { EventPlan } from "./event-acceptance";
-import { registerEvent, updateEvent } from "./event-rules";
+import { registerEvent, touchesChain, updateEvent } from "./event-rules";
 
 const planNewEvent = (input: { eventId: string }, plan: EventPlan) => {
   plan.eventIds.push(input.eventId);
@@ -17,5 +17,6 @@ export const EventActions = {
     dto: UpdateEventDto,
     plan: (input, plan: EventPlan) => plan.eventIds.push(input.eventId),
     apply: updateEvent,
+    staysOffChain: (input) => !touchesChain(input),
   }),
 };

@@ -84,7 +84,8 @@ function applyUpdate(event: EventEntity, input: UpdateEventDto, startTime: bigin
   event.callbackUrl = input.callbackUrl ?? event.callbackUrl;
 }
 
-function touchesChain(input: UpdateEventDto): boolean {
+/** Whether an update changes fields the chain records: only then does it go on chain. */
+export function touchesChain(input: UpdateEventDto): boolean {
   return ["eventName", "ticketeerName", "currency", "shopUrl", "imageUrl", "latitude", "longitude", "startTime", "endTime"].some(
     (field) => input[field as keyof UpdateEventDto] !== undefined,
   );

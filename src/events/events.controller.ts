@@ -1,9 +1,20 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Req } from "@nestjs/common";
-import { ApiBadRequestResponse, ApiBody, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from "@nestjs/swagger";
-import type { Request } from "express";
+import { Body, Controller, Get, HttpCode, Param, Post, Req, Res } from "@nestjs/common";
+import {
+  ApiBadRequestResponse,
+  ApiBody,
+  ApiConflictResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  ApiTooManyRequestsResponse,
+} from "@nestjs/swagger";
+import type { Request, Response } from "express";
 
 import { type AuthenticatedOrganization, CurrentOrganization } from "../auth/authenticated-organization";
+import { CountsActions } from "../auth/rate-limit.guard";
 import { LedgerService } from "../ledger/ledger.service";
+import { retryAfterQueueFull } from "../ledger/queue-full";
 import { ENDPOINT } from "../common/actions";
 import { ApiError } from "../common/errors/api-error";
 import { ErrorBodyDto } from "../common/errors/error-body.dto";
@@ -18,7 +29,7 @@ import { EVENT_ACCEPTANCE } from "./event-acceptance";
 import { EventActions } from "./event-actions";
 import { EventsService } from "./events.service";
 
-const STATUS_OF_CODE: Record<string, number> = { event_exists: 409 };
+const STATUS_OF_CODE: Record<string, number> = { event_exists: 409, queue_full: 429 };
 
 @ApiTags("events")
 @Controller(`api/v1/${ENDPOINT.events}`)
@@ -30,6 +41,7 @@ export class EventsController {
 
   @Post()
   @HttpCode(200)
+  @CountsActions()
   @ApiOperation({
     operationId: "registerEvent",
     summary: "Register an event",
@@ -43,8 +55,20 @@ export class EventsController {
       "The event refused: invalid_field or ticketeer_mismatch, with its eventId. The body refused: invalid_json, invalid_body (not one JSON object), https_required, or a malformed Idempotency-Key (invalid_field), without eventId.",
   })
   @ApiConflictResponse({ type: EventRefusedDto, description: "event_exists: the eventId is already registered by this organization." })
+  @ApiTooManyRequestsResponse({
+    type: EventRefusedDto,
+    description:
+      "queue_full, with its eventId: the organization has ORG_MAX_QUEUED_ACTIONS actions accepted and not yet on chain; or rate_limited, without eventId " +
+      "(see the RateLimit-* headers). Both with Retry-After.",
+    headers: { "Retry-After": { description: "Seconds to wait before sending the request again.", schema: { type: "integer", minimum: 1 } } },
+  })
   @ApiCommonWriteResponses()
-  async create(@CurrentOrganization() organization: AuthenticatedOrganization, @Body() raw: unknown, @Req() request: Request): Promise<EventAcceptedDto> {
+  async create(
+    @CurrentOrganization() organization: AuthenticatedOrganization,
+    @Body() raw: unknown,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<EventAcceptedDto> {
     // One event, a JSON object: anything else is not what the endpoint takes (invalid_body, like a
     // non-array on the per-ticket endpoints); invalid_item is for the items of an array.
     const body = requireObjectBody(raw, "one event");
@@ -55,6 +79,7 @@ export class EventsController {
       requestIdOf(request),
     );
     const eventId = rawId(body, "eventId");
+    retryAfterQueueFull(response, [outcome]);
     if (outcome.error) throw new ApiError(STATUS_OF_CODE[outcome.error.code] ?? 400, outcome.error, { eventId });
     return { txPromise: outcome.actionId, eventId: eventId as string, status: "success" };
   }

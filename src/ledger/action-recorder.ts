@@ -2,6 +2,7 @@ import { uuidv7 } from "../common/uuid-v7";
 
 import type { EntityManager } from "typeorm";
 
+import { recordQueued } from "./organization-queue.store";
 import { insertCallbacks } from "./outbox";
 import { copyRows } from "../database/copy-rows";
 import { type RegistryBatchItem, registryItemToJson } from "../registry";
@@ -21,6 +22,7 @@ export interface ActionEntry {
 /** Ledger rows of one acceptance, copied in acceptance order (their seq follows it) in one statement. */
 export class ActionRecorder {
   private readonly entries: (ActionEntry & { id: string })[] = [];
+  private broadcasts = 0;
 
   constructor(
     private readonly manager: EntityManager,
@@ -32,6 +34,7 @@ export class ActionRecorder {
   record(entry: ActionEntry): string {
     const id = uuidv7();
     this.entries.push({ ...entry, id });
+    if (entry.onChain !== null) this.broadcasts += 1;
     return id;
   }
 
@@ -40,8 +43,9 @@ export class ActionRecorder {
     return this.entries.length;
   }
 
+  /** How many of the recorded actions go on chain. */
   get broadcastCount(): number {
-    return this.entries.filter((entry) => entry.onChain !== null).length;
+    return this.broadcasts;
   }
 
   async flush(): Promise<void> {
@@ -62,6 +66,8 @@ export class ActionRecorder {
         x.eventIndex,
       ]),
     );
+    // Their organization's queue grows by those that go on chain (see OrganizationQueueStore).
+    await recordQueued(this.manager, this.organizationId, this.broadcasts);
     // Nothing will confirm these on chain: their callbacks are due at once.
     const unbroadcast = this.entries.filter((entry) => entry.onChain === null).map((entry) => entry.id);
     await insertCallbacks(this.manager, unbroadcast, null, null);

@@ -2,6 +2,7 @@ import { Module } from "@nestjs/common";
 
 import { ChainActionsStore } from "./chain-actions.store";
 import { LedgerService } from "./ledger.service";
+import { OrganizationQueueStore } from "./organization-queue.store";
 
 /**
  * The action ledger: what feature modules accept actions through and what the chain and the
@@ -9,7 +10,7 @@ import { LedgerService } from "./ledger.service";
  * module provides globally, so the ledger imports no consumer.
  */
 @Module({
-  providers: [LedgerService, ChainActionsStore],
+  providers: [LedgerService, ChainActionsStore, OrganizationQueueStore],
   exports: [LedgerService, ChainActionsStore],
 })
 export class LedgerModule {}

@@ -6,6 +6,8 @@ import { DataSource, type EntityManager } from "typeorm";
 
 import type { AuthenticatedOrganization } from "../auth/authenticated-organization";
 import { transactionHook } from "../common/transaction-hook";
+import type { AppConfig } from "../config/app-config";
+import { InjectConfig } from "../config/config.module";
 import { countActionOutcomes } from "../metrics/action-outcomes";
 import { METRICS } from "../metrics/metric-definitions";
 import { AcceptanceConflict } from "./acceptance-conflict";
@@ -13,7 +15,9 @@ import type { AcceptanceContext, AcceptedStateKind, ItemOutcome } from "./accept
 import { AcceptedActionsNotifier } from "./accepted-actions.notifier";
 import { CoalescedNotification } from "./coalesced-notification";
 import { ActionRecorder } from "./action-recorder";
-import { mergeOutcomes, type RequestedItem, validateItems } from "./item-acceptance";
+import { mergeOutcomes, type RequestedItem, validateItems, type ValidatedItems } from "./item-acceptance";
+import { OrganizationQueueStore, type QueueRoom } from "./organization-queue.store";
+import { queueFull } from "./queue-full";
 
 const MAX_ATTEMPTS = 5;
 /** A request never waits long on Redis: its actions are already safe in the ledger. */
@@ -28,7 +32,10 @@ const RETRYABLE_SQLSTATES = new Set(["40001", "40P01", "23505"]);
 /**
  * Accepts a request's actions: evaluates them in order against locked state and writes the state
  * and the ledger rows in one transaction, then asks the chain writer to run. An action is accepted
- * only once its row is committed; a lost queue message is recovered by the sweep.
+ * only once its row is committed; a lost queue message is recovered by the sweep. An organization
+ * has at most ORG_MAX_QUEUED_ACTIONS actions accepted and not yet on chain: the room is reserved
+ * before the transaction (OrganizationQueueStore), and the items that would go on chain beyond it
+ * are refused `queue_full`, each on its own.
  */
 @Injectable()
 export class LedgerService {
@@ -40,6 +47,8 @@ export class LedgerService {
     @InjectDataSource() private readonly dataSource: DataSource,
     notifier: AcceptedActionsNotifier,
     @InjectMetric(METRICS.actions.name) private readonly actionsCounter: Counter<string>,
+    private readonly queue: OrganizationQueueStore,
+    @InjectConfig() private readonly config: AppConfig,
   ) {
     // The timeout bounds each telling, not only each request's wait: a hung one must not hold up the next.
     this.writerNotification = new CoalescedNotification(() => withTimeout(notifier.actionsAccepted(), NOTIFY_TIMEOUT_MS));
@@ -57,16 +66,7 @@ export class LedgerService {
   ): Promise<ItemOutcome[]> {
     const plan = kind.emptyPlan();
     const { valid, refused } = validateItems(items, plan);
-    const accepted =
-      valid.length === 0
-        ? new Map<number, ItemOutcome>()
-        : await this.accept(
-            kind,
-            organization,
-            plan,
-            (context) => new Map(valid.map(({ position, item, input }) => [position, item.descriptor!.apply(context, input, item.requestedAs)])),
-            requestId,
-          );
+    const accepted = valid.length === 0 ? new Map<number, ItemOutcome>() : await this.acceptValid(kind, organization, plan, valid, requestId);
     const outcomes = mergeOutcomes(items.length, accepted, refused);
     countActionOutcomes(this.actionsCounter, items, outcomes);
     // Logged inside the request, so the line carries its requestId; the ledger rows carry it too.
@@ -75,12 +75,40 @@ export class LedgerService {
     return outcomes;
   }
 
+  /** The valid items within the room their organization's queue has for them; the room is given back if the acceptance fails. */
+  private async acceptValid<Plan, Parts extends object>(
+    kind: AcceptedStateKind<Plan, Parts>,
+    organization: AuthenticatedOrganization,
+    plan: Plan,
+    valid: ValidatedItems<Plan, Parts>,
+    requestId: string | null,
+  ): Promise<Map<number, ItemOutcome>> {
+    const limit = this.config.limits.organizationQueuedActions;
+    const room = await this.queue.reserve(organization.id, valid.length, limit);
+    const evaluate = (context: AcceptanceContext<Parts>) =>
+      new Map(
+        valid.map(({ position, item, input }) => {
+          const descriptor = item.descriptor!;
+          // Checked before the rule runs: a rule changes the accepted state as it accepts.
+          const full = context.actions.broadcastCount >= room.room && !descriptor.staysOffChain?.(input);
+          return [position, full ? { error: queueFull(limit) } : descriptor.apply(context, input, item.requestedAs)];
+        }),
+      );
+    try {
+      return await this.accept(kind, organization, plan, evaluate, requestId, room);
+    } catch (error) {
+      await this.queue.release(room).catch((release: unknown) => this.logger.warn(`queue room not released, it expires: ${(release as Error).message}`));
+      throw error;
+    }
+  }
+
   private async accept<Plan, Parts extends object, T>(
     kind: AcceptedStateKind<Plan, Parts>,
     organization: AuthenticatedOrganization,
     plan: Plan,
     evaluate: (context: AcceptanceContext<Parts>) => T,
     requestId: string | null,
+    room: QueueRoom,
   ): Promise<T> {
     let reserved = plan;
     for (let attempt = 1; ; attempt++) {
@@ -89,7 +117,7 @@ export class LedgerService {
         if (kind.reserve) reserved = await kind.reserve(this.dataSource.manager, organization.id, reserved);
         const attemptPlan = attempt === 1 ? reserved : kind.retryPlan(reserved);
         const { result, broadcasts } = await this.dataSource.transaction((manager) =>
-          this.acceptOnce(manager, kind, organization, attemptPlan, evaluate, requestId),
+          this.acceptOnce(manager, kind, organization, attemptPlan, evaluate, requestId, room),
         );
         if (broadcasts > 0) await this.notifyWriter();
         return result;
@@ -107,6 +135,7 @@ export class LedgerService {
     plan: Plan,
     evaluate: (context: AcceptanceContext<Parts>) => T,
     requestId: string | null,
+    room: QueueRoom,
   ): Promise<{ result: T; broadcasts: number }> {
     const state = kind.open(manager, organization.id);
     const actions = new ActionRecorder(manager, organization.id, requestId);
@@ -120,6 +149,8 @@ export class LedgerService {
     // it applied something: a request whose every item was refused may be sent again as it is.
     if (actions.count > 0) await transactionHook()?.(manager);
     await state.settle?.();
+    // The reservation ends as the rows it made room for, and their count, commit.
+    await this.queue.settle(manager, room);
     return { result, broadcasts: actions.broadcastCount };
   }
 

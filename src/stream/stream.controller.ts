@@ -1,13 +1,15 @@
-import { applyDecorators, Body, Controller, HttpCode, Post, Req } from "@nestjs/common";
+import { applyDecorators, Body, Controller, HttpCode, Post, Req, Res } from "@nestjs/common";
 import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from "@nestjs/swagger";
-import type { Request } from "express";
+import type { Request, Response } from "express";
 
 import { type AuthenticatedOrganization, CurrentOrganization } from "../auth/authenticated-organization";
+import { CountsActions } from "../auth/rate-limit.guard";
 import { ApiCommonWriteResponses } from "../common/http/api-responses";
 import { requireItemArray } from "../common/http/item-array";
 import { requestIdOf } from "../common/http/request-id";
 import type { AppConfig } from "../config/app-config";
 import { InjectConfig } from "../config/config.module";
+import { QUEUE_FULL_RETRY_AFTER_HEADER, retryAfterQueueFull } from "../ledger/queue-full";
 import { ApiStreamActionModels, STREAM_ACTION_SCHEMA, StreamResponseDto } from "./dto/stream-action.dto";
 import { StreamService } from "./stream.service";
 
@@ -19,6 +21,7 @@ export const STREAM_PATHS = [STREAM_PATH, STREAM_PATH_V1];
 const StreamOperation = (operationId: string) =>
   applyDecorators(
     HttpCode(200),
+    CountsActions(),
     ApiOperation({
       operationId,
       summary: "Register a mixed list of actions",
@@ -31,7 +34,7 @@ const StreamOperation = (operationId: string) =>
       description:
         "Up to 5000 {action, data} entries (too_many_items beyond). An entry that does not match its action's schema is refused on its own (invalid_item, unknown_action, invalid_field, ...) in the answer's data; the others are still taken.",
     }),
-    ApiOkResponse({ type: StreamResponseDto }),
+    ApiOkResponse({ type: StreamResponseDto, headers: QUEUE_FULL_RETRY_AFTER_HEADER }),
     ApiCommonWriteResponses(),
   );
 
@@ -45,18 +48,30 @@ export class StreamController {
 
   @Post(STREAM_PATH)
   @StreamOperation("streamActions")
-  accept(@CurrentOrganization() organization: AuthenticatedOrganization, @Body() body: unknown, @Req() request: Request): Promise<StreamResponseDto> {
-    return this.acceptList(organization, body, request);
+  accept(
+    @CurrentOrganization() organization: AuthenticatedOrganization,
+    @Body() body: unknown,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<StreamResponseDto> {
+    return this.acceptList(organization, body, request, response);
   }
 
   @Post(STREAM_PATH_V1)
   @StreamOperation("streamActionsV1")
-  acceptV1(@CurrentOrganization() organization: AuthenticatedOrganization, @Body() body: unknown, @Req() request: Request): Promise<StreamResponseDto> {
-    return this.acceptList(organization, body, request);
+  acceptV1(
+    @CurrentOrganization() organization: AuthenticatedOrganization,
+    @Body() body: unknown,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<StreamResponseDto> {
+    return this.acceptList(organization, body, request, response);
   }
 
-  private async acceptList(organization: AuthenticatedOrganization, body: unknown, request: Request): Promise<StreamResponseDto> {
+  private async acceptList(organization: AuthenticatedOrganization, body: unknown, request: Request, response: Response): Promise<StreamResponseDto> {
     const raw = requireItemArray(body, this.config.limits.streamActions, "actions");
-    return { status: "success", data: await this.stream.accept(organization, raw, requestIdOf(request)) };
+    const data = await this.stream.accept(organization, raw, requestIdOf(request));
+    retryAfterQueueFull(response, data);
+    return { status: "success", data };
   }
 }

@@ -1,10 +1,12 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from "@nestjs/common";
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from "@nestjs/common";
 import { ApiBadRequestResponse, ApiBody, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from "@nestjs/swagger";
-import type { Request } from "express";
+import type { Request, Response } from "express";
 
 import { type AuthenticatedOrganization, CurrentOrganization } from "../auth/authenticated-organization";
+import { CountsActions } from "../auth/rate-limit.guard";
 import type { ActionDescriptor } from "../ledger/action-descriptor";
 import { LedgerService } from "../ledger/ledger.service";
+import { QUEUE_FULL_RETRY_AFTER_HEADER, retryAfterQueueFull } from "../ledger/queue-full";
 import { ErrorBodyDto } from "../common/errors/error-body.dto";
 import { ENDPOINT, type EndpointName } from "../common/actions";
 import { ApiCommonReadResponses, ApiCommonWriteResponses } from "../common/http/api-responses";
@@ -25,7 +27,7 @@ import { TicketsService } from "./tickets.service";
 
 const RESULTS =
   'An array in request order: {txPromise, ticketId, status: "success"} for each accepted item, {ticketId, status: "error", error} for each refused one ' +
-  "(on /api/v1/sold a ticket_exists item also carries the txPromise of the ticket's sale).";
+  "(on /api/v1/sold a ticket_exists item also carries the txPromise of the ticket's sale). When an item was refused queue_full, the answer carries Retry-After.";
 
 @ApiTags("tickets")
 @Controller("api/v1")
@@ -38,72 +40,102 @@ export class TicketsController {
 
   @Post(ENDPOINT.sold)
   @HttpCode(200)
+  @CountsActions()
   @ApiOperation({
     operationId: "registerSales",
     summary: "Register primary sales",
     description: "Up to 100 tickets; each is minted as an NFT to its event's custody address. Callback action: sold.",
   })
   @ApiBody({ type: [SoldTicketDto] })
-  @ApiOkResponse({ type: [TicketResultDto], description: RESULTS })
+  @ApiOkResponse({ type: [TicketResultDto], description: RESULTS, headers: QUEUE_FULL_RETRY_AFTER_HEADER })
   @ApiCommonWriteResponses()
-  sold(@CurrentOrganization() organization: AuthenticatedOrganization, @Body() body: unknown, @Req() request: Request) {
-    return this.accept(organization, body, TicketActions.sold, ENDPOINT.sold, request);
+  sold(
+    @CurrentOrganization() organization: AuthenticatedOrganization,
+    @Body() body: unknown,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ) {
+    return this.accept(organization, body, TicketActions.sold, ENDPOINT.sold, { request, response });
   }
 
   @Post(ENDPOINT.resold)
   @HttpCode(200)
+  @CountsActions()
   @ApiOperation({
     operationId: "registerResales",
     summary: "Register resales",
     description: "Up to 100 tickets; ownership moves to a fresh holder address. Callback action: resold.",
   })
   @ApiBody({ type: [ResoldTicketDto] })
-  @ApiOkResponse({ type: [TicketResultDto], description: RESULTS })
+  @ApiOkResponse({ type: [TicketResultDto], description: RESULTS, headers: QUEUE_FULL_RETRY_AFTER_HEADER })
   @ApiCommonWriteResponses()
-  resold(@CurrentOrganization() organization: AuthenticatedOrganization, @Body() body: unknown, @Req() request: Request) {
-    return this.accept(organization, body, TicketActions.resold, ENDPOINT.resold, request);
+  resold(
+    @CurrentOrganization() organization: AuthenticatedOrganization,
+    @Body() body: unknown,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ) {
+    return this.accept(organization, body, TicketActions.resold, ENDPOINT.resold, { request, response });
   }
 
   @Post(ENDPOINT.scanned)
   @HttpCode(200)
+  @CountsActions()
   @ApiOperation({
     operationId: "registerCheckIns",
     summary: "Register check-ins (scans)",
     description: "Up to 100 tickets; one-way; a repeated scan is accepted. Callback action: scanned.",
   })
   @ApiBody({ type: [TicketMomentDto] })
-  @ApiOkResponse({ type: [TicketResultDto], description: RESULTS })
+  @ApiOkResponse({ type: [TicketResultDto], description: RESULTS, headers: QUEUE_FULL_RETRY_AFTER_HEADER })
   @ApiCommonWriteResponses()
-  checkIn(@CurrentOrganization() organization: AuthenticatedOrganization, @Body() body: unknown, @Req() request: Request) {
-    return this.accept(organization, body, TicketActions.checkIn, ENDPOINT.scanned, request);
+  checkIn(
+    @CurrentOrganization() organization: AuthenticatedOrganization,
+    @Body() body: unknown,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ) {
+    return this.accept(organization, body, TicketActions.checkIn, ENDPOINT.scanned, { request, response });
   }
 
   @Post(ENDPOINT.checkedin)
   @HttpCode(200)
+  @CountsActions()
   @ApiOperation({
     operationId: "registerCheckInsAlias",
     summary: "Register check-ins (alias of /api/v1/scanned)",
     description: "Same as POST /api/v1/scanned.",
   })
   @ApiBody({ type: [TicketMomentDto] })
-  @ApiOkResponse({ type: [TicketResultDto], description: RESULTS })
+  @ApiOkResponse({ type: [TicketResultDto], description: RESULTS, headers: QUEUE_FULL_RETRY_AFTER_HEADER })
   @ApiCommonWriteResponses()
-  checkInAlias(@CurrentOrganization() organization: AuthenticatedOrganization, @Body() body: unknown, @Req() request: Request) {
-    return this.accept(organization, body, TicketActions.checkIn, ENDPOINT.checkedin, request);
+  checkInAlias(
+    @CurrentOrganization() organization: AuthenticatedOrganization,
+    @Body() body: unknown,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ) {
+    return this.accept(organization, body, TicketActions.checkIn, ENDPOINT.checkedin, { request, response });
   }
 
   @Post(ENDPOINT.invalidated)
   @HttpCode(200)
+  @CountsActions()
   @ApiOperation({
     operationId: "registerInvalidations",
     summary: "Invalidate tickets",
     description: "Up to 100 tickets; a checked-in ticket cannot be invalidated. Callback action: invalidated.",
   })
   @ApiBody({ type: [TicketMomentDto] })
-  @ApiOkResponse({ type: [TicketResultDto], description: RESULTS })
+  @ApiOkResponse({ type: [TicketResultDto], description: RESULTS, headers: QUEUE_FULL_RETRY_AFTER_HEADER })
   @ApiCommonWriteResponses()
-  invalidated(@CurrentOrganization() organization: AuthenticatedOrganization, @Body() body: unknown, @Req() request: Request) {
-    return this.accept(organization, body, TicketActions.invalidated, ENDPOINT.invalidated, request);
+  invalidated(
+    @CurrentOrganization() organization: AuthenticatedOrganization,
+    @Body() body: unknown,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ) {
+    return this.accept(organization, body, TicketActions.invalidated, ENDPOINT.invalidated, { request, response });
   }
 
   @Get("tickets")
@@ -149,7 +181,7 @@ export class TicketsController {
     body: unknown,
     descriptor: ActionDescriptor<object, TicketPlan, TicketParts>,
     requestedAs: EndpointName,
-    request: Request,
+    { request, response }: { request: Request; response: Response },
   ): Promise<TicketResultDto[]> {
     const raw = requireItemArray(body, this.config.limits.ticketItems, "tickets");
     const outcomes = await this.ledger.acceptItems(
@@ -158,6 +190,7 @@ export class TicketsController {
       raw.map((item) => ({ descriptor, requestedAs, raw: item })),
       requestIdOf(request),
     );
+    retryAfterQueueFull(response, outcomes);
     // A sale refused as ticket_exists (a retried /sold, say) carries the promise of the sale that made the ticket.
     const exists = outcomes.flatMap((outcome, position) => (outcome.error?.code === "ticket_exists" ? [rawId(raw[position], "ticketId") as string] : []));
     const sales = requestedAs === ENDPOINT.sold ? await this.tickets.salePromises(organization.id, exists) : new Map<string, string>();

@@ -128,3 +128,60 @@ describe("rate limits per API key", () => {
     expect(header(stillPolling, "ratelimit-remaining")).toBe(String(STATUS_LIMIT - 1));
   });
 });
+
+describe("the actions budget per API key (RATE_LIMIT_ACTIONS)", () => {
+  const ACTIONS = 10;
+  let actionsApp: TestApp;
+  let ticketeerId: string;
+  let eventId: string;
+
+  beforeAll(async () => {
+    actionsApp = await startTestApp({ RATE_LIMIT_ACTIONS: String(ACTIONS) });
+    ticketeerId = (await actionsApp.organization()).ticketeerId;
+    eventId = id("ev-actions");
+    const setup = await keyOf(actionsApp, ticketeerId);
+    expect((await setup.post("/api/v1/events", eventBody(eventId, ticketeerId))).status).toBe(200);
+  });
+
+  afterAll(async () => {
+    await actionsApp?.close();
+  });
+
+  const sales = (count: number) => Array.from({ length: count }, () => ({ action: "soldTicket", data: soldItem(eventId, id("t-actions")) }));
+
+  it("counts every action a request carries: past the budget the whole request is refused 429 rate_limited with Retry-After, and nothing of it is applied", async () => {
+    const api = await keyOf(actionsApp, ticketeerId);
+    expect((await api.post("/stream", sales(6))).status).toBe(200);
+
+    const refusedActions = sales(5);
+    const refused = await api.post("/stream", refusedActions);
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual({ status: "error", error: { code: "rate_limited", message: `At most ${ACTIONS} actions per 10 s per API key.` } });
+    expect(header(refused, "ratelimit-limit")).toBe(String(ACTIONS));
+    const retryAfter = Number(header(refused, "retry-after"));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(10);
+    expect((await api.get(`/api/v1/tickets/${refusedActions[0].data.ticketId}`)).status).toBe(404);
+
+    // The refused request took nothing: what is left still serves a smaller one, on every accepting endpoint.
+    expect((await api.post("/api/v1/sold", [soldItem(eventId, id("t")), soldItem(eventId, id("t")), soldItem(eventId, id("t"))])).status).toBe(200);
+    expect((await api.post("/api/v1/events", eventBody(id("ev"), ticketeerId))).status).toBe(200);
+    expect((await api.post("/api/v1/sold", [soldItem(eventId, id("t"))])).status).toBe(429);
+    // Reads are not actions.
+    expect((await api.get("/api/v1/chain")).status).toBe(200);
+  });
+
+  it("keeps each key's actions apart", async () => {
+    const spent = await keyOf(actionsApp, ticketeerId);
+    expect((await spent.post("/stream", sales(ACTIONS))).status).toBe(200);
+    expect((await spent.post("/stream", sales(1))).status).toBe(429);
+
+    const other = await keyOf(actionsApp, ticketeerId);
+    expect((await other.post("/stream", sales(ACTIONS))).status).toBe(200);
+  });
+});
+
+async function keyOf(app: TestApp, ticketeerId: string): Promise<ReturnType<typeof apiClient>> {
+  const issued = await app.app.get(OrganizationsService).issueKey(ticketeerId, "actions");
+  return apiClient(app.baseUrl, issued.key);
+}

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { SendingStore } from "../../src/chain/writer/sending/sending.store";
+import { ActionsChangedWhileSigning, SendingStore } from "../../src/chain/writer/sending/sending.store";
 import { CHAIN, chainHolds, checkIn, fakeSignature, newSigner, sale, SHARD_COUNT, WriterLedger } from "../support/writer-ledger";
 
 let ledger: WriterLedger;
@@ -63,6 +63,31 @@ describe("SendingStore.waitingActions", () => {
   });
 });
 
+describe("SendingStore.readWaiting", () => {
+  it("reads each organization's oldest waiting actions of the shard, in acceptance order, the limit shared among the organizations", async () => {
+    const backlogged = await ledger.ownShardEvent(6);
+    const shard = Number(backlogged.eventIndex);
+    const other = await ledger.otherOrganization("ticketeer-other");
+    const otherEvent = await other.event(2, backlogged.eventIndex + 2n * BigInt(SHARD_COUNT));
+    const backlog = await ledger.accept(
+      backlogged,
+      backlogged.tickets.map((ticket) => ({ ticket, item: sale(ticket) })),
+    );
+    const others = await other.accept(
+      otherEvent,
+      otherEvent.tickets.map((ticket) => ({ ticket, item: sale(ticket) })),
+    );
+
+    // Two organizations share a limit of 6: 3 each, the other's 2 and the backlog's oldest 3.
+    const read = await sut.readWaiting(SHARD_COUNT, shard, 6);
+
+    expect(read.perOrganization).toBe(3);
+    expect(read.actions.map((action) => action.id)).toEqual([...backlog.slice(0, 3), ...others]);
+    expect(new Set(read.actions.map((action) => action.organizationId)).size).toBe(2);
+    expect((await sut.readWaiting(SHARD_COUNT, shard, 100)).actions.map((action) => action.id)).toEqual([...backlog, ...others]);
+  });
+});
+
 describe("SendingStore.commitNewTransaction", () => {
   it("signs with the signer's next nonce and commits the transaction and its actions, in batch order, before any broadcast", async () => {
     const signer = await signerAt(5n);
@@ -108,7 +133,7 @@ describe("SendingStore.commitNewTransaction", () => {
       return fakeSignature(signer, nonce, 2);
     });
 
-    await expect(committing).rejects.toThrow("actions changed while their transaction was signed");
+    await expect(committing).rejects.toThrow(ActionsChangedWhileSigning);
     expect(await ledger.nextNonce(signer)).toBe("3");
     expect(await ledger.transactionRows(signer)).toEqual([]);
     expect((await ledger.actionRows(ids)).map((row) => [row.status, row.tx_hash, row.tx_nonce])).toEqual([

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 
 import { Wallet } from "ethers";
-import type { DataSource } from "typeorm";
+import type { DataSource, EntityManager } from "typeorm";
 
 import type { RegistrySubjectFacts } from "../../src/chain/writer/restore/registry-subject-facts";
 import type { ChainTicketFacts, SubjectFactsReader } from "../../src/chain/writer/restore/subject-facts";
@@ -98,16 +98,21 @@ export function fakeSignature(signer: string, nonce: bigint, itemCount: number, 
 }
 
 export class WriterLedger {
-  private nextShard = SHARD_BASE;
-
   private constructor(
     private readonly db: StoreDatabase,
     private readonly organizationId: string,
+    /** The next shard of its own an event gets: shared by every organization's view of the ledger. */
+    private readonly shards = { next: SHARD_BASE },
   ) {}
 
   static async open(): Promise<WriterLedger> {
     const db = await openStoreDatabase();
     return new WriterLedger(db, await db.organization("ticketeer-writer"));
+  }
+
+  /** The same ledger as another organization sees it: its events and actions are that organization's. */
+  async otherOrganization(ticketeerId: string): Promise<WriterLedger> {
+    return new WriterLedger(this.db, await this.db.organization(ticketeerId), this.shards);
   }
 
   get dataSource(): DataSource {
@@ -125,7 +130,7 @@ export class WriterLedger {
 
   /** An event alone in a shard of its own, with `ticketCount` tickets. */
   ownShardEvent(ticketCount: number): Promise<SeededEvent> {
-    return this.event(ticketCount, BigInt(this.nextShard++));
+    return this.event(ticketCount, BigInt(this.shards.next++));
   }
 
   /** An event with `ticketCount` tickets at this registry index; tokenIds follow the registry's layout (index, serial). */
@@ -146,9 +151,17 @@ export class WriterLedger {
     return { ref: event.id, eventIndex, tickets };
   }
 
-  /** Accepts the items in one acceptance, in order, as the API would (an event's own action without a ticket); returns the actions' ids. */
-  async accept(event: SeededEvent, items: { ticket: SeededTicket | null; item: RegistryBatchItem }[], requestId = "request-1"): Promise<string[]> {
-    return this.dataSource.transaction(async (manager) => {
+  /**
+   * Accepts the items in one acceptance, in order, as the API would (an event's own action without a
+   * ticket), in a transaction of its own or the one given; returns the actions' ids.
+   */
+  async accept(
+    event: SeededEvent,
+    items: { ticket: SeededTicket | null; item: RegistryBatchItem }[],
+    requestId = "request-1",
+    inTransaction?: EntityManager,
+  ): Promise<string[]> {
+    const accept = async (manager: EntityManager) => {
       const recorder = new ActionRecorder(manager, this.organizationId, requestId);
       const ids = items.map(({ ticket, item }) =>
         recorder.record({
@@ -162,7 +175,8 @@ export class WriterLedger {
       );
       await recorder.flush();
       return ids;
-    });
+    };
+    return inTransaction ? accept(inTransaction) : this.dataSource.transaction(accept);
   }
 
   /** Ledger rows of these actions, in acceptance order. */

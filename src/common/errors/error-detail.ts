@@ -26,6 +26,7 @@ export const ERROR_CODES = [
   "token_not_found",
   "not_found",
   "rate_limited",
+  "queue_full",
   "idempotency_key_reused",
   "idempotency_key_in_use",
   "idempotency_answer_not_kept",

@@ -42,6 +42,28 @@ export class SharedRateLimit {
     }
   }
 
+  /**
+   * Counts `points` of `key` at once (the actions of a request); false (with RateLimit-* and
+   * Retry-After set) when they do not fit in what is left of the window. A refused count is given
+   * back, so a request too large for the rest of the window does not take what smaller ones could
+   * still use. The headers of an allowed count are left as they are: they belong to the request budget.
+   */
+  async allowPoints(key: string, points: number, response: Response): Promise<boolean> {
+    try {
+      await this.limiter.consume(key, points);
+      return true;
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) {
+        this.logger.warn(`rate limit not counted: ${(rejection as Error).message}`);
+        return true;
+      }
+      await this.limiter.reward(key, points).catch((error: unknown) => this.logger.warn(`refused count not given back: ${(error as Error).message}`));
+      this.setHeaders(response, rejection);
+      response.setHeader("Retry-After", Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)));
+      return false;
+    }
+  }
+
   private setHeaders(response: Response, state: RateLimiterRes): void {
     response.setHeader("RateLimit-Limit", this.spec.points);
     response.setHeader("RateLimit-Remaining", Math.max(0, state.remainingPoints));

@@ -9,18 +9,21 @@ import type { PendingAction } from "./pending-action";
 const scan = (seq: number): PendingAction => ({
   id: `a${seq}`,
   seq: BigInt(seq),
+  organizationId: "org",
   acceptedAt: new Date(),
   item: { action: "checkedIn", tokenId: 1n, orderTime: 1n },
 });
 const sale = (seq: number, tokenId: bigint): PendingAction => ({
   id: `s${seq}`,
   seq: BigInt(seq),
+  organizationId: "org",
   acceptedAt: new Date(),
   item: { action: "sold", tokenId, ticketHash: "0x" + "00".repeat(32), price: "1", orderTime: 1n },
 });
 const claim = (seq: number): PendingAction => ({
   id: `c${seq}`,
   seq: BigInt(seq),
+  organizationId: "org",
   acceptedAt: new Date(),
   item: { action: "claimed", tokenId: 1n, to: "0x52908400098527886E0F7030069857D2E4169EE7" },
 });
@@ -32,6 +35,7 @@ const gasOnly = (gas: number) => ({ gas, bytes: 1_000_000 });
 const largestEvent = (seq: number): PendingAction => ({
   id: `e${seq}`,
   seq: BigInt(seq),
+  organizationId: "org",
   acceptedAt: new Date(),
   item: {
     action: "registerEvent",

@@ -166,6 +166,27 @@ describe("BatchSender", () => {
     expect(sent).toEqual([0n, 1n, 2n, 3n, 4n]);
   });
 
+  it("lets the next batch be planned only once the last one signed has room in the pool, so a batch is never chosen long before it can go out", async () => {
+    // Two 10M batches go into the pool of a 15M block; the third is held for the next block, and no fourth is planned behind it meanwhile.
+    const { sut, sending, sent, mine } = nodeWithBlocks(10_000_000n, 15_000_000n);
+    sut.poolHold = { pollMs: 5, maxMs: 60_000 };
+    for (let i = 0; i < 2; i++) {
+      await sut.send(sending, PLAN);
+      expect(await sut.hasRoom(sending)).toBe(true);
+    }
+    await sut.send(sending, PLAN);
+    let answered = false;
+    const room = sut.hasRoom(sending).then((answer) => ((answered = true), answer));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect([answered, sent]).toEqual([false, [0n, 1n]]);
+
+    mine();
+    expect(await room).toBe(true);
+    expect(sent).toEqual([0n, 1n, 2n]);
+    sut.beforeApplicationShutdown();
+    await sut.settled(sending);
+  });
+
   it("stops sending when no block comes within the hold: the batch stays signed for the next flush, nothing after it goes out", async () => {
     const { sut, sending, sent } = nodeWithBlocks(10_000_000n, 15_000_000n);
     for (let i = 0; i < 4; i++) await sut.send(sending, PLAN);

@@ -24,6 +24,8 @@ export interface FlushSending {
   /** The chain's block gas limit when the flush began: the most the ledger's signers together keep in the node's pool (see BatchSender). */
   readonly blockGasLimit: bigint;
   previous: Promise<void>;
+  /** Settles once the latest batch's broadcast has room in the node's pool, or will not be sent by this flush. */
+  admitted: Promise<void>;
   refused: boolean;
   /** Whether the earlier open nonces were seen mined or held by the node (checked before the flush's first broadcast). */
   ordered: boolean;
@@ -82,11 +84,29 @@ export class BatchSender implements BeforeApplicationShutdown {
   }
 
   start(provider: JsonRpcProvider, wallet: ChainSigner, chainId: bigint, fees: Fees, blockGasLimit: bigint): FlushSending {
-    return { wallet, provider, chainId, fees, blockGasLimit, previous: Promise.resolve(), refused: false, ordered: false, failure: undefined };
+    return {
+      wallet,
+      provider,
+      chainId,
+      fees,
+      blockGasLimit,
+      previous: Promise.resolve(),
+      admitted: Promise.resolve(),
+      refused: false,
+      ordered: false,
+      failure: undefined,
+    };
   }
 
-  /** Whether another batch may be signed: nothing was refused, and fewer than MAX_IN_FLIGHT_PER_SIGNER nonces are in flight. */
+  /**
+   * Whether another batch may be signed, once the last one signed has room in the node's pool: nothing
+   * was refused, and fewer than MAX_IN_FLIGHT_PER_SIGNER nonces are in flight. A batch is planned only
+   * when the one before it can go out, never while it is held: what a batch carries is chosen as late
+   * as it can be, so an action accepted meanwhile (another organization's, say) goes in the next
+   * batch to be mined rather than behind batches signed ahead (see fairOrder).
+   */
   async hasRoom(sending: FlushSending): Promise<boolean> {
+    await sending.admitted;
     return !sending.refused && (await this.store.countNoncesInFlight(sending.wallet.address)) < this.config.chain.writer.maxInFlightPerSigner;
   }
 
@@ -101,14 +121,17 @@ export class BatchSender implements BeforeApplicationShutdown {
     const { wallet, fees } = sending;
     const signed = await this.store.commitNewTransaction(wallet.address, plan.actions, (nonce) => signBatch(wallet, this.chain.registry, batch, nonce, fees));
     this.crashPoints.reach("after-persist");
+    let admit = () => {};
+    sending.admitted = new Promise<void>((resolve) => (admit = resolve));
     sending.previous = sending.previous
-      .then(() => this.broadcast(sending, signed))
+      .then(() => this.broadcast(sending, signed, admit))
       .catch((error: unknown) => {
         // Caught at once, not when the flush settles: the flush awaits other work meanwhile, and a
         // rejection nobody handles by then ends the process. Nothing more goes out after a failure.
         sending.refused = true;
         sending.failure ??= error instanceof Error ? error : new Error(String(error));
-      });
+      })
+      .finally(admit);
     return signed;
   }
 
@@ -118,7 +141,8 @@ export class BatchSender implements BeforeApplicationShutdown {
     if (sending.failure !== undefined) throw sending.failure;
   }
 
-  private async broadcast(sending: FlushSending, signed: SignedTransaction): Promise<void> {
+  /** Sends the batch after the one before it; `admit` is called once it has room in the pool (or will not go out). */
+  private async broadcast(sending: FlushSending, signed: SignedTransaction, admit: () => void): Promise<void> {
     if (sending.refused) return;
     // Held back while an earlier nonce is neither mined nor in the node: the watcher sends it once it may.
     if (!sending.ordered && !(await this.transactions.inOrder(sending.provider, signed))) {
@@ -128,18 +152,20 @@ export class BatchSender implements BeforeApplicationShutdown {
     sending.ordered = true;
     // The hold counts from here: behind another flush's held broadcast, this one is held as long.
     const heldUntil = Date.now() + this.poolHold.maxMs;
-    const turn = this.poolTurn.then(() => this.sendWhenRoom(sending, signed, heldUntil));
+    const turn = this.poolTurn.then(() => this.sendWhenRoom(sending, signed, heldUntil, admit));
     this.poolTurn = turn.catch(() => undefined);
     await turn;
     this.crashPoints.reach("after-broadcast");
   }
 
   /** Sends once the pool has room; on its turn (see the class), so no other flush of the process sends between the look and the send. */
-  private async sendWhenRoom(sending: FlushSending, signed: SignedTransaction, heldUntil: number): Promise<void> {
+  private async sendWhenRoom(sending: FlushSending, signed: SignedTransaction, heldUntil: number, admit: () => void): Promise<void> {
     if (!(await this.roomInPool(sending, heldUntil))) {
       sending.refused = true;
       return;
     }
+    // The next batch may be planned now, while this one goes out.
+    admit();
     const result = await this.transactions.send(sending.provider, signed);
     if (!result.accepted) {
       sending.refused = true;

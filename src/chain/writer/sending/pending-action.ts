@@ -4,6 +4,8 @@ import { encodeItem, type RegistryBatchItem } from "../../../registry";
 export interface PendingAction {
   id: string;
   seq: bigint;
+  /** Whose action it is: the writer takes each organization's in turn (see fairOrder). */
+  organizationId: string;
   item: RegistryBatchItem;
   acceptedAt: Date;
   /** The item's bytes once encoded (see encodedItemOf): the plan measures them and the batch carries the same. */

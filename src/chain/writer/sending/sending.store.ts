@@ -20,6 +20,12 @@ export interface UnencodableAction {
   code?: "onchain_unencodable" | "onchain_item_too_large";
 }
 
+/** A read of a shard's waiting actions: each organization's oldest, at most `perOrganization` of each. */
+export interface WaitingActions {
+  actions: PendingAction[];
+  perOrganization: number;
+}
+
 /**
  * An action of the batch stopped waiting while its transaction was signed (it was cancelled, say):
  * nothing was committed, the nonce is still free, and the batch is planned again without it.
@@ -48,15 +54,55 @@ export class SendingStore {
     ]);
   }
 
-  /** The shard's actions waiting for the chain, in acceptance order. */
-  async waitingActions(shardCount: number, shardIndex: number, limit: number): Promise<PendingAction[]> {
-    const rows = await this.dataSource.query<{ id: string; seq: string; payload: Record<string, unknown>; created_at: Date }[]>(
-      `SELECT id, seq, payload, created_at FROM chain_actions
-        WHERE status = 'waiting_broadcast' AND shard_key % $1 = $2
-        ORDER BY seq LIMIT $3`,
+  /**
+   * The shard's actions waiting for the chain, in acceptance order, up to `limit` shared among the
+   * organizations that have waiting actions: each organization's oldest, at most `perOrganization`
+   * (`limit` divided by their number, rounded up) of each. The organizations are found by a skip
+   * scan of chain_actions_waiting_organization_idx (one probe each) and each one's actions by a
+   * range of it, so a backlog of one organization costs the read no more than its share. The range
+   * is written `>= AND <=`, not `=`: the planner, which knows no organization's count for a lateral
+   * parameter, would otherwise walk the seq indexes in order and filter by organization, through
+   * every action of a backlog before it reaches another organization's (measured: 1.8 s instead of
+   * 1 ms behind 200,000 waiting actions of one organization).
+   */
+  async readWaiting(shardCount: number, shardIndex: number, limit: number): Promise<WaitingActions> {
+    const rows = await this.dataSource.query<
+      { id: string; seq: string; payload: Record<string, unknown>; created_at: Date; organization_id: string; per_organization: number }[]
+    >(
+      `WITH RECURSIVE organizations AS (
+         (SELECT organization_id FROM chain_actions WHERE status = 'waiting_broadcast' ORDER BY organization_id LIMIT 1)
+         UNION ALL
+         SELECT (SELECT a.organization_id FROM chain_actions a
+                  WHERE a.status = 'waiting_broadcast' AND a.organization_id > o.organization_id ORDER BY a.organization_id LIMIT 1)
+           FROM organizations o WHERE o.organization_id IS NOT NULL
+       ), share AS (
+         SELECT greatest(1, ceil($3::numeric / greatest(1, count(*))))::int AS per_organization FROM organizations WHERE organization_id IS NOT NULL
+       )
+       SELECT a.id, a.seq, a.payload, a.created_at, a.organization_id, (SELECT per_organization FROM share) AS per_organization
+         FROM organizations o
+         CROSS JOIN LATERAL (
+           SELECT id, seq, payload, created_at, organization_id FROM chain_actions
+            WHERE organization_id >= o.organization_id AND organization_id <= o.organization_id
+              AND status = 'waiting_broadcast' AND shard_key % $1 = $2
+            ORDER BY organization_id, seq LIMIT (SELECT per_organization FROM share)) a
+        ORDER BY a.seq`,
       [shardCount, shardIndex, limit],
     );
-    return rows.map((row) => ({ id: row.id, seq: BigInt(row.seq), item: registryItemFromJson(row.payload), acceptedAt: row.created_at }));
+    return {
+      actions: rows.map((row) => ({
+        id: row.id,
+        seq: BigInt(row.seq),
+        organizationId: row.organization_id,
+        item: registryItemFromJson(row.payload),
+        acceptedAt: row.created_at,
+      })),
+      perOrganization: rows[0]?.per_organization ?? limit,
+    };
+  }
+
+  /** The shard's waiting actions as readWaiting reads them, in acceptance order. */
+  async waitingActions(shardCount: number, shardIndex: number, limit: number): Promise<PendingAction[]> {
+    return (await this.readWaiting(shardCount, shardIndex, limit)).actions;
   }
 
   /** Nonces of this signer sent and not yet final. */
