@@ -38,7 +38,11 @@ COPY --from=build /app/dist ./dist
 # Owned by root and run as node: the service cannot rewrite its own code.
 USER node
 
-EXPOSE 3000
+# Inside a container the network namespace is the boundary: listen on every interface of it (the
+# service's own default is 127.0.0.1). PORT is the API (a worker's operations endpoints), OPS_PORT the
+# api's operations endpoints (metrics, queue dashboard).
+ENV HOST=0.0.0.0
+EXPOSE 3000 9464
 
 # Liveness only: readiness (/health/ready) depends on PostgreSQL, Redis and the chain, and a
 # container must not be restarted because one of them is away. Both roles serve it on PORT, over

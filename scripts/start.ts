@@ -130,11 +130,13 @@ class SplitStart {
   startServices(logEnv: NodeJS.ProcessEnv): void {
     const apiPort = Number(process.env.PORT ?? 3000);
     const workerPort = process.env.WORKER_PORT ? Number(process.env.WORKER_PORT) : apiPort === 0 ? 0 : apiPort + 1;
-    const api = this.services.start("api", { ...process.env, ...logEnv, PORT: String(apiPort) });
+    // The api's operations endpoints (metrics, queue dashboard) on a port of their own, the one after the worker's.
+    const opsPort = process.env.OPS_PORT ? Number(process.env.OPS_PORT) : workerPort === 0 ? 0 : workerPort + 1;
+    const api = this.services.start("api", { ...process.env, ...logEnv, PORT: String(apiPort), OPS_PORT: String(opsPort) });
     const worker = this.services.start("worker", { ...process.env, ...logEnv, PORT: String(workerPort) });
     if (!api || !worker) return;
     console.log(
-      `[start] api (pid ${api.pid}, port ${apiPort}) and worker (pid ${worker.pid}, operations endpoints on port ${workerPort}) as separate processes; ` +
+      `[start] api (pid ${api.pid}, port ${apiPort}, operations endpoints on port ${opsPort}) and worker (pid ${worker.pid}, operations endpoints on port ${workerPort}) as separate processes; ` +
         `Ctrl-C stops both (npm start -- --single-process runs one process)`,
     );
   }

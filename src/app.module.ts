@@ -1,6 +1,7 @@
 import { BullModule } from "@nestjs/bull";
 import { type DynamicModule, Module } from "@nestjs/common";
 
+import { AdminModule } from "./admin/admin.module";
 import { ActionsModule } from "./ledger/actions.module";
 import { AuthModule } from "./auth/auth.module";
 import { CallbacksModule } from "./callbacks/callbacks.module";
@@ -52,6 +53,7 @@ export class AppModule {
           }),
         }),
         MetricsModule,
+        AdminModule,
         AuthModule,
         ChainModule,
         ...writer,

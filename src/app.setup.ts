@@ -6,7 +6,8 @@ import { NestFactory } from "@nestjs/core";
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from "@nestjs/swagger";
 import type { NextFunction, Request, Response } from "express";
 
-import { adminOnly } from "./admin/admin-credential";
+import { AdminGate } from "./admin/admin-gate";
+import { servedByPort } from "./admin/operations-server";
 import { mountQueueDashboard } from "./admin/queue-dashboard";
 import { AppModule } from "./app.module";
 import { AuthService } from "./auth/auth.service";
@@ -59,9 +60,11 @@ export function configureApp(app: INestApplication, config: AppConfig, options: 
   if (config.http.trustProxy.length > 0) server.set("trust proxy", config.http.trustProxy);
   app.use(...securityHeaders(config));
   app.use(requireHttps(config));
+  // Metrics and the queue dashboard on the operations port only (OPS_PORT), the API not there.
+  app.use(servedByPort(config));
   // Operations views behind the admin credential (basic auth): the metrics name signers, their balances and nonces.
   // Without ADMIN_PASSWORD nobody gets in (401); anything under /admin, even a path that does not exist, is the same.
-  app.use(["/metrics", "/admin"], adminOnly(config.admin));
+  app.use(["/metrics", "/admin"], app.get(AdminGate).adminOnly());
   mountQueueDashboard(app, config.admin);
   if (config.app.role !== "worker") configureApi(app, config);
 }

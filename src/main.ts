@@ -1,9 +1,10 @@
 import "reflect-metadata";
 
-import type { AddressInfo, Server } from "node:net";
+import { type AddressInfo, isIPv6, type Server } from "node:net";
 
 import { type INestApplication, Logger } from "@nestjs/common";
 
+import { OperationsServer } from "./admin/operations-server";
 import { createApp } from "./app.setup";
 import { OrganizationOnboardingService } from "./callbacks/secrets/organization-onboarding.service";
 import { type AppConfig, ConfigError, loadConfig } from "./config/app-config";
@@ -30,17 +31,28 @@ async function bootstrap(): Promise<void> {
 }
 
 async function serve(app: INestApplication, config: AppConfig): Promise<void> {
-  if (config.app.role === "worker") {
-    await app.listen(config.app.port);
-    logger.log(`worker role started: operations endpoints on port ${listeningPort(app)} (health, metrics, queue dashboard), no API`);
+  const { host, port, role } = config.app;
+  if (role === "worker") {
+    await app.listen(port, host);
+    logger.log(`worker role started: operations endpoints on ${origin(config, listeningPort(app))} (health, metrics, queue dashboard), no API`);
     return;
   }
   await seedPlayground(app.get(OrganizationOnboardingService), config);
-  await app.listen(config.app.port);
-  const base = `${config.http.tlsCertFile ? "https" : "http"}://127.0.0.1:${listeningPort(app)}`;
-  logger.log(`${config.app.role} role listening: API ${base}/api/v1, Swagger ${base}/docs, health ${base}/health`);
+  await app.listen(port, host);
+  const operations = await app.get(OperationsServer).listen(app);
+  const base = origin(config, listeningPort(app));
+  logger.log(
+    `${role} role listening: API ${base}/api/v1, Swagger ${base}/docs, health ${base}/health; ` +
+      `operations ${origin(config, operations?.port ?? 0)} (metrics, queue dashboard, health)`,
+  );
   if (config.chain.embedded) logger.log(`embedded chain: JSON-RPC ${config.chain.rpcUrl}, TicketRegistry ${config.chain.registryAddress}`);
   else if (!config.chain.rpcUrl) logger.warn("no chain configured (CHAIN_RPC_URL): accepted actions wait in the ledger");
+}
+
+/** Where a server of this process listens, as HOST says: the start line names what was bound. */
+function origin(config: AppConfig, port: number): string {
+  const host = isIPv6(config.app.host) ? `[${config.app.host}]` : config.app.host;
+  return `${config.http.tlsCertFile ? "https" : "http"}://${host}:${port}`;
 }
 
 function listeningPort(app: INestApplication): number {

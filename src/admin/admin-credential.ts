@@ -1,4 +1,3 @@
-import type { NextFunction, Request, Response } from "express";
 import basicAuth from "express-basic-auth";
 
 import type { AppConfig } from "../config/app-config";
@@ -8,7 +7,8 @@ export const ADMIN_REALM = "ticket-registry-admin";
 
 /**
  * Whether an Authorization header carries the admin credential (ADMIN_USERNAME/ADMIN_PASSWORD as
- * HTTP basic auth), compared in constant time. Without ADMIN_PASSWORD nobody is an admin.
+ * HTTP basic auth), compared in constant time. Without ADMIN_PASSWORD nobody is an admin. The
+ * throttle of wrong guesses is AdminGate's.
  */
 export function isAdminRequest(authorization: string | undefined, admin: AppConfig["admin"]): boolean {
   if (admin.password === null || !authorization?.startsWith("Basic ")) return false;
@@ -18,17 +18,4 @@ export function isAdminRequest(authorization: string | undefined, admin: AppConf
   const userMatches = basicAuth.safeCompare(decoded.slice(0, colon), admin.username);
   const passwordMatches = basicAuth.safeCompare(decoded.slice(colon + 1), admin.password);
   return userMatches && passwordMatches;
-}
-
-/**
- * Express middleware that lets only the admin through: anybody else gets 401 with a basic-auth
- * challenge, before any body is read. Without ADMIN_PASSWORD the path is closed to everybody.
- */
-export function adminOnly(admin: AppConfig["admin"]) {
-  return (request: Request, response: Response, next: NextFunction): void => {
-    if (isAdminRequest(request.headers.authorization, admin)) return next();
-    response.setHeader("WWW-Authenticate", `Basic realm="${ADMIN_REALM}"`);
-    if (!request.complete) response.setHeader("Connection", "close");
-    response.status(401).json({ message: "Unauthorized" });
-  };
 }

@@ -5,7 +5,17 @@ import { ConfigError, configVariableNames, DEFAULT_DATABASE_URL, loadConfig } fr
 describe("loadConfig", () => {
   it("defaults to local PostgreSQL and Redis, the all role, port 3000, development mode", () => {
     const sut = loadConfig({});
-    expect(sut.app).toEqual({ publicBaseUrl: null, mode: "development", role: "all", port: 3000, logLevel: "info", logFormat: "auto", shutdownGraceMs: 0 });
+    expect(sut.app).toEqual({
+      publicBaseUrl: null,
+      mode: "development",
+      role: "all",
+      port: 3000,
+      host: "127.0.0.1",
+      opsPort: 9464,
+      logLevel: "info",
+      logFormat: "auto",
+      shutdownGraceMs: 0,
+    });
     expect(sut.database.url).toBe(DEFAULT_DATABASE_URL);
     expect(sut.database.createIfMissing).toBe(true);
     expect(sut.redis.url).toBe("redis://127.0.0.1:6379");
@@ -36,7 +46,7 @@ describe("loadConfig", () => {
       }).app.shutdownGraceMs,
     ).toBe(5_000);
     expect(loadConfig({ SHUTDOWN_GRACE_MS: "250" }).app.shutdownGraceMs).toBe(250);
-    expect(loadConfig({}).admin).toEqual({ username: "admin", password: null });
+    expect(loadConfig({}).admin).toEqual({ username: "admin", password: null, queueWrite: false, failedSignIns: { points: 10, durationSeconds: 300 } });
     expect(() => loadConfig({ ADMIN_PASSWORD: "short" })).toThrow(/ADMIN_PASSWORD must be at least 16 characters/);
   });
 

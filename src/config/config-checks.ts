@@ -17,6 +17,7 @@ export function configProblems(config: AppConfig): string[] {
   checkCallbacks(config, problems);
   checkSecretsKey(config, problems);
   checkHttp(config, problems);
+  checkListening(config, problems);
   checkPublicBaseUrl(config, problems);
   if (config.admin.password !== null && config.admin.password.length < MIN_ADMIN_PASSWORD_LENGTH) {
     problems.push(`ADMIN_PASSWORD must be at least ${MIN_ADMIN_PASSWORD_LENGTH} characters`);
@@ -45,6 +46,14 @@ function checkPublicBaseUrl(config: AppConfig, problems: string[]): void {
   }
   const problem = publicBaseUrlProblem(publicBaseUrl);
   if (problem) problems.push(`PUBLIC_BASE_URL: ${problem}`);
+}
+
+/** HOST is an address to bind, not a name to look up; the operations port is a port of its own. */
+function checkListening(config: AppConfig, problems: string[]): void {
+  const { host, port, opsPort, role } = config.app;
+  if (isIP(host) === 0) problems.push(`HOST must be an IP address to listen on (127.0.0.1, 0.0.0.0, ::), got "${host}"`);
+  if (role !== "worker" && port !== 0 && port === opsPort)
+    problems.push(`OPS_PORT must differ from PORT (both ${port}): the operations endpoints are served apart from the API`);
 }
 
 /**

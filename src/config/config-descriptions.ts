@@ -30,7 +30,18 @@ export const CONFIG_SECTIONS: readonly ConfigSection[] = [
     title: "Process",
     readBy: "service",
     variables: {
-      PORT: { meaning: "HTTP port." },
+      PORT: { meaning: "HTTP port: the API with `APP_ROLE` `api` or `all`; the operations endpoints (health, metrics, queue dashboard) with `worker`." },
+      HOST: {
+        meaning:
+          "The address the service listens on, its API port and its operations port alike; the start line logs it. `0.0.0.0` (or `::`) listens on every interface: " +
+          "the container files set it, where the container's network is the boundary.",
+        accepts: "an IP address",
+      },
+      OPS_PORT: {
+        meaning:
+          "With `APP_ROLE` `api` or `all`: the port of the operations endpoints (`/metrics`, the queue dashboard at `/admin/queues`, and health), which the API port " +
+          "does not serve (404 there). A worker serves them on `PORT`. See [Operations port](operations.md#operations-port).",
+      },
       PUBLIC_BASE_URL: {
         meaning:
           "The api's public address (http or https, no query): each token's `external_url` is under it, and the deploy script points the registry's " +
@@ -77,7 +88,7 @@ export const CONFIG_SECTIONS: readonly ConfigSection[] = [
         meaning:
           "Refuse a request that did not arrive over HTTPS (TLS to the service, or `X-Forwarded-Proto: https` from a `TRUST_PROXY` address) with " +
           "`400 https_required`, health probes excepted; HTTPS answers carry HSTS.",
-        default: "`true` in production except with `APP_ROLE=worker`, else `false`",
+        default: "`true` in production (every role), else `false`",
       },
       ADMIN_USERNAME: {
         meaning:
@@ -87,6 +98,17 @@ export const CONFIG_SECTIONS: readonly ConfigSection[] = [
         meaning:
           "Password of that credential (at least 16 characters; a shorter one is refused). Without it nobody gets in (401), and readiness only counts the signers.",
       },
+      ADMIN_QUEUE_WRITE: {
+        meaning:
+          "The queue dashboard may change the queues (pause, resume, retry, add, clean, remove jobs). Unset, it is read-only: it shows the queues and refuses every change. " +
+          "Either way a change needs a JSON body (or none) and an `Origin` header naming the address the request came to.",
+      },
+      ADMIN_MAX_FAILED_SIGN_INS: {
+        meaning:
+          "Wrong admin credentials (basic auth on the operations endpoints or readiness) one client IP (an IPv6 client by its /64) may send per window; past it every attempt from it, " +
+          "right or wrong, answers `429` with `Retry-After` until the window ends. Counted in Redis, shared by every instance.",
+      },
+      ADMIN_FAILED_SIGN_IN_WINDOW_SECONDS: { meaning: "The window of `ADMIN_MAX_FAILED_SIGN_INS`, in seconds." },
     },
   },
   {

@@ -24,6 +24,9 @@ export function readConfig(parse: VariableParser): AppConfig {
       mode,
       role: parse.oneOf<AppRole>("APP_ROLE", ["all", "api", "worker"], "all"),
       port: parse.integer("PORT", 3000, 0, 65_535),
+      // Loopback unless told otherwise: the container files set 0.0.0.0, where the network namespace is the boundary.
+      host: parse.string("HOST", "127.0.0.1"),
+      opsPort: parse.integer("OPS_PORT", 9464, 0, 65_535),
       logLevel: parse.oneOf("LOG_LEVEL", ["fatal", "error", "warn", "info", "debug", "verbose"], "info"),
       // Only a developer's process guesses from its terminal; a deployment and the tests log JSON unless told otherwise.
       logFormat: parse.oneOf<LogFormatSetting>("LOG_FORMAT", ["auto", "json", "pretty"], mode === "development" ? "auto" : "json"),
@@ -34,8 +37,8 @@ export function readConfig(parse: VariableParser): AppConfig {
       tlsCertFile: parse.optional("TLS_CERT_FILE"),
       tlsKeyFile: parse.optional("TLS_KEY_FILE"),
       trustProxy: parse.list("TRUST_PROXY"),
-      // The worker role serves only the operations endpoints, on the internal network.
-      requireHttps: parse.boolean("REQUIRE_HTTPS", production && parse.optional("APP_ROLE") !== "worker"),
+      // Both roles: the operations endpoints take the admin credential, which must not cross a network in clear.
+      requireHttps: parse.boolean("REQUIRE_HTTPS", production),
       // Node's own defaults (60 s, 300 s) let a slow client hold a connection for minutes.
       headersTimeoutMs: parse.integer("HTTP_HEADERS_TIMEOUT_MS", 15_000, 100, 600_000),
       requestTimeoutMs: parse.integer("HTTP_REQUEST_TIMEOUT_MS", 60_000, 100, 3_600_000),
@@ -107,6 +110,11 @@ export function readConfig(parse: VariableParser): AppConfig {
     admin: {
       username: parse.string("ADMIN_USERNAME", "admin"),
       password: parse.optional("ADMIN_PASSWORD"),
+      queueWrite: parse.boolean("ADMIN_QUEUE_WRITE", false),
+      failedSignIns: {
+        points: parse.integer("ADMIN_MAX_FAILED_SIGN_INS", 10, 1, 10_000),
+        durationSeconds: parse.integer("ADMIN_FAILED_SIGN_IN_WINDOW_SECONDS", 300, 1, 86_400),
+      },
     },
   };
 }

@@ -8,6 +8,13 @@ export interface AppConfig {
     mode: AppMode;
     role: AppRole;
     port: number;
+    /** The address both servers bind (HOST): the API's and the operations port. */
+    host: string;
+    /**
+     * OPS_PORT: where the api and all roles serve the operations endpoints (metrics, the queue
+     * dashboard, health), apart from the API. The worker serves nothing else, on PORT.
+     */
+    opsPort: number;
     logLevel: string;
     logFormat: LogFormatSetting;
     shutdownGraceMs: number;
@@ -97,7 +104,14 @@ export interface AppConfig {
   };
   dev: { ticketeerId: string | null; apiKey: string | null; organizationName: string; webhookSecret: string | null };
   /** The queue dashboard's credential; no password, no dashboard. */
-  admin: { username: string; password: string | null };
+  admin: {
+    username: string;
+    password: string | null;
+    /** ADMIN_QUEUE_WRITE: the queue dashboard may pause, retry, add and remove; else it only shows. */
+    queueWrite: boolean;
+    /** Wrong admin credentials per client IP per window before every attempt from it is refused (429) until the window ends. */
+    failedSignIns: { points: number; durationSeconds: number };
+  };
 }
 
 export interface ChainConfig {

@@ -8,10 +8,10 @@ import { VariableParser } from "./variable-parser";
 const read = (env: Record<string, string>) => readConfig(new VariableParser(new EnvReader(env)));
 
 describe("transport security settings", () => {
-  it("requires HTTPS by default in production on the API, not on the worker, not in development", () => {
+  it("requires HTTPS by default in production for every role (the worker's operations endpoints take the admin credential), not in development", () => {
     expect(read({ APP_MODE: "production" }).http.requireHttps).toBe(true);
     expect(read({ APP_MODE: "production", APP_ROLE: "api" }).http.requireHttps).toBe(true);
-    expect(read({ APP_MODE: "production", APP_ROLE: "worker" }).http.requireHttps).toBe(false);
+    expect(read({ APP_MODE: "production", APP_ROLE: "worker" }).http.requireHttps).toBe(true);
     expect(read({ APP_MODE: "production", REQUIRE_HTTPS: "false" }).http.requireHttps).toBe(false);
     expect(read({}).http.requireHttps).toBe(false);
     expect(read({ REQUIRE_HTTPS: "true" }).http.requireHttps).toBe(true);
@@ -39,5 +39,26 @@ describe("transport security settings", () => {
     expect(configProblems(read({ HTTP_HEADERS_TIMEOUT_MS: "20000", HTTP_REQUEST_TIMEOUT_MS: "10000" }))).toEqual([
       "HTTP_HEADERS_TIMEOUT_MS must not be longer than HTTP_REQUEST_TIMEOUT_MS",
     ]);
+  });
+
+  it("listens on 127.0.0.1 unless HOST says otherwise, which must be an address; the operations port is not the API's", () => {
+    expect(read({}).app).toMatchObject({ host: "127.0.0.1", port: 3000, opsPort: 9464 });
+    expect(read({ HOST: "0.0.0.0", OPS_PORT: "9100" }).app).toMatchObject({ host: "0.0.0.0", opsPort: 9100 });
+    expect(configProblems(read({ HOST: "::" }))).toEqual([]);
+    expect(configProblems(read({ HOST: "localhost" }))).toEqual(['HOST must be an IP address to listen on (127.0.0.1, 0.0.0.0, ::), got "localhost"']);
+    expect(configProblems(read({ PORT: "9464" }))).toEqual([
+      "OPS_PORT must differ from PORT (both 9464): the operations endpoints are served apart from the API",
+    ]);
+    // A worker has one port, its operations port; a port of 0 is any free one.
+    expect(configProblems(read({ PORT: "9464", APP_ROLE: "worker" }))).toEqual([]);
+    expect(configProblems(read({ PORT: "0", OPS_PORT: "0" }))).toEqual([]);
+  });
+
+  it("keeps the queue dashboard read-only and allows 10 wrong admin passwords per client IP per 5 minutes by default", () => {
+    expect(read({}).admin).toMatchObject({ queueWrite: false, failedSignIns: { points: 10, durationSeconds: 300 } });
+    expect(read({ ADMIN_QUEUE_WRITE: "true", ADMIN_MAX_FAILED_SIGN_INS: "3", ADMIN_FAILED_SIGN_IN_WINDOW_SECONDS: "60" }).admin).toMatchObject({
+      queueWrite: true,
+      failedSignIns: { points: 3, durationSeconds: 60 },
+    });
   });
 });

@@ -4,7 +4,7 @@ import { HealthCheck, HealthCheckService, HealthIndicatorService, TypeOrmHealthI
 import type { Request } from "express";
 import type Redis from "ioredis";
 
-import { isAdminRequest } from "../admin/admin-credential";
+import { AdminGate } from "../admin/admin-gate";
 
 import { Public } from "../auth/authenticated-organization";
 import { ChainClient } from "../chain/chain-client";
@@ -19,6 +19,12 @@ import { InjectRedis } from "../redis/redis.module";
 import { publicHealth } from "./public-health";
 
 const CHECK_TIMEOUT_MS = 1_500;
+/**
+ * One chain check serves every readiness request for this long, and requests while it runs wait for
+ * it: probes and anybody without a key would otherwise spend a node call each (2,000 requests, 2,000
+ * eth_blockNumber).
+ */
+const CHAIN_CHECK_SHARED_MS = 1_000;
 
 @ApiTags("health")
 @Controller("health")
@@ -30,6 +36,7 @@ export class HealthController {
     @InjectRedis() private readonly redis: Redis,
     private readonly chain: ChainClient,
     @InjectConfig() private readonly config: AppConfig,
+    private readonly adminGate: AdminGate,
     @Optional() private readonly signerFunds?: SignerFundsIndicator,
     @Optional() private readonly feeCap?: FeeCapIndicator,
     @Optional() private readonly signerProgress?: SignerProgressIndicator,
@@ -76,7 +83,8 @@ export class HealthController {
    * else without signer addresses, balances or nonces (public-health.ts), the 503's body too.
    */
   private async shownTo<T>(request: Request, run: () => Promise<T>): Promise<T> {
-    if (isAdminRequest(request.headers.authorization, this.config.admin)) return run();
+    // A wrong credential counts against the client's guesses; a throttled client sees what anybody does.
+    if ((await this.adminGate.standing(request)).kind === "admin") return run();
     try {
       return publicHealth(await run());
     } catch (error) {
@@ -123,7 +131,8 @@ export class HealthController {
         const provider = await this.chain.connect();
         return { configured: true, chainId: Number(await this.chain.chainId()), blockNumber: await provider.getBlockNumber() };
       })
-      .withTimeout(CHECK_TIMEOUT_MS);
+      .withTimeout(CHECK_TIMEOUT_MS)
+      .cacheFor(CHAIN_CHECK_SHARED_MS);
     const result = await check;
     const endpoints = this.chain.endpointHealth();
     const withEndpoints = endpoints.length > 1 ? { endpoints } : {};

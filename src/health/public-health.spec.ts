@@ -32,4 +32,22 @@ describe("publicHealth", () => {
       },
     });
   });
+
+  it("says which check failed, not where it points: no error message, no JSON-RPC endpoints", () => {
+    const chain = {
+      status: "down",
+      configured: true,
+      reachable: false,
+      message: "connect ECONNREFUSED 10.0.3.7:8545",
+      endpoints: [{ url: "http://rpc-internal.example:8545", up: false }],
+    };
+    const database = { status: "down", message: "getaddrinfo ENOTFOUND postgres.internal" };
+    const shown = publicHealth({ status: "error", error: { chain, database }, details: { chain, database } });
+    expect(JSON.stringify(shown)).not.toMatch(/10\.0\.3\.7|8545|rpc-internal|postgres\.internal/);
+    expect(shown).toEqual({
+      status: "error",
+      error: { chain: { status: "down", configured: true, reachable: false }, database: { status: "down" } },
+      details: { chain: { status: "down", configured: true, reachable: false }, database: { status: "down" } },
+    });
+  });
 });

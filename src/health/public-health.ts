@@ -7,8 +7,14 @@ interface HealthResult {
 }
 
 /**
- * What readiness shows without the admin credential: every indicator and its status, but no signer
- * addresses, balances or nonces. signerFunds keeps how many signers there are and how many are
+ * What an indicator may say that points into the network: an error's message ("connect ECONNREFUSED
+ * 10.0.3.7:8545"), the JSON-RPC endpoints by host and port.
+ */
+const LOCATING_DETAILS = ["message", "endpoints"];
+
+/**
+ * What readiness shows without the admin credential: every indicator and its status (which check
+ * failed), but not where it points (LOCATING_DETAILS) and no signer addresses, balances or nonces. signerFunds keeps how many signers there are and how many are
  * short; chainWriter how many are stuck; signerNonces how many are stopped. The admin credential (basic auth) gets the whole result.
  */
 export function publicHealth<T>(result: T): T {
@@ -44,5 +50,5 @@ function redact(indicator: string, value: Record<string, unknown>): Record<strin
       ...(stopped > 0 ? { reason: `${stopped} signer(s) stopped: the chain took nonces the ledger does not know` } : {}),
     };
   }
-  return value;
+  return Object.fromEntries(Object.entries(value).filter(([key]) => !LOCATING_DETAILS.includes(key)));
 }

@@ -244,15 +244,15 @@ describe("/metrics and /admin behind the admin credential", () => {
   it("asks for the admin credential (401, a Basic challenge), even with an API key, and serves the metrics to the admin", async () => {
     const { key } = await testApp.organization();
     for (const headers of [{}, { "x-api-key": key }, adminHeaders(`${TEST_ADMIN_PASSWORD}!`), adminHeaders(TEST_ADMIN_PASSWORD, "root")]) {
-      const response = await fetch(`${testApp.baseUrl}/metrics`, { headers });
+      const response = await fetch(`${testApp.opsUrl}/metrics`, { headers });
       expect(response.status).toBe(401);
       expect(response.headers.get("www-authenticate")).toMatch(/^Basic realm=/);
       expect(await response.text()).not.toContain("ticket_registry_");
     }
-    const scrape = await fetch(`${testApp.baseUrl}/metrics`, { headers: adminHeaders() });
+    const scrape = await fetch(`${testApp.opsUrl}/metrics`, { headers: adminHeaders() });
     expect(scrape.status).toBe(200);
     expect(await scrape.text()).toContain("ticket_registry_http_request_duration_seconds");
-    expect((await fetch(`${testApp.baseUrl}/admin/anything`, { method: "POST", body: "x".repeat(1024) })).status).toBe(401);
+    expect((await fetch(`${testApp.opsUrl}/admin/anything`, { method: "POST", body: "x".repeat(1024) })).status).toBe(401);
   });
 });
 

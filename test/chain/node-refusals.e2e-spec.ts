@@ -61,7 +61,7 @@ describe("a node that refuses every transaction with txpool is full", () => {
       expect(ready.info.chainWriter.reason).toContain(signer);
       expect(ready.info.chainWriter.reason).toContain("txpool is full");
 
-      const { samples } = await scrapeMetrics(chainApp.testApp.baseUrl);
+      const { samples } = await scrapeMetrics(chainApp.testApp.opsUrl);
       expect(total(samples, REFUSALS, { signer, reason: "txpool is full" })).toBeGreaterThanOrEqual(3);
       expect(total(samples, STUCK, { signer })).toBe(1);
       // Nothing went to the chain, nothing is lost: the first sales wait in their signed transaction; the
@@ -78,7 +78,7 @@ describe("a node that refuses every transaction with txpool is full", () => {
     const results = await allSettled(chainApp.api, promises, 60_000);
     expect(results.map((result) => result.status)).toEqual(Array(5).fill("confirmed"));
     await eventually(async () => ((await readiness()).info?.chainWriter?.status === "up" ? true : undefined), 10_000, "readiness to be up again");
-    expect(total((await scrapeMetrics(chainApp.testApp.baseUrl)).samples, STUCK, { signer })).toBe(0);
+    expect(total((await scrapeMetrics(chainApp.testApp.opsUrl)).samples, STUCK, { signer })).toBe(0);
   });
 });
 
@@ -86,7 +86,7 @@ describe("a node that answers already known to a transaction it took", () => {
   it("counts it as broadcast: the actions confirm without sending the bytes again", async () => {
     const eventId = await registeredEvent(chainApp.api, chainApp.ticketeerId);
     const signer = await signerAddress();
-    const before = total((await scrapeMetrics(chainApp.testApp.baseUrl)).samples, REFUSALS, { signer, reason: "already known" });
+    const before = total((await scrapeMetrics(chainApp.testApp.opsUrl)).samples, REFUSALS, { signer, reason: "already known" });
     const sentBefore = chainApp.productionNode.sent.length;
 
     let answered = false;
@@ -113,7 +113,7 @@ describe("a node that answers already known to a transaction it took", () => {
     expect(sent.filter((tx) => tx.raw === known[0].raw)).toHaveLength(1);
     expect(new Set(sent.map((tx) => tx.raw)).size).toBe(sent.length);
 
-    const { samples } = await scrapeMetrics(chainApp.testApp.baseUrl);
+    const { samples } = await scrapeMetrics(chainApp.testApp.opsUrl);
     expect(total(samples, REFUSALS, { signer, reason: "already known" })).toBe(before + 1);
     expect(total(samples, STUCK, { signer })).toBe(0);
     expect((await readiness()).info.chainWriter.status).toBe("up");

@@ -123,7 +123,7 @@ describe("fees on chain id 137 without the internet", () => {
       expect(ready.status).toBe("degraded");
       expect(ready.info.fees.reason).toMatch(/fees over MAX_FEE_PER_GAS_GWEI: a transaction needs .* gwei\/gas .*the cap is 100/);
       expect(BigInt(ready.info.fees.neededPerGas)).toBeGreaterThan(CAP);
-      const { samples } = await scrapeMetrics(testApp.baseUrl);
+      const { samples } = await scrapeMetrics(testApp.opsUrl);
       expect(total(samples, "ticket_registry_chain_fees_over_cap")).toBe(1);
       expect(total(samples, "ticket_registry_chain_fees_needed_wei")).toBeGreaterThan(Number(CAP));
 
@@ -131,7 +131,7 @@ describe("fees on chain id 137 without the internet", () => {
       await new Promise((resolve) => setTimeout(resolve, 4_000));
       expect(await chainTransactions(testApp)).toHaveLength(sentBefore);
       for (const promise of promises) expect((await api.get(`/api/v1/actions/${promise}`)).body.status).toBe("waiting_funds");
-      expect(total((await scrapeMetrics(testApp.baseUrl)).samples, "ticket_registry_chain_signer_waiting_funds")).toBe(1);
+      expect(total((await scrapeMetrics(testApp.opsUrl)).samples, "ticket_registry_chain_signer_waiting_funds")).toBe(1);
 
       high = false;
       await keepHigh;
@@ -148,8 +148,8 @@ describe("fees on chain id 137 without the internet", () => {
         10_000,
         "readiness to be up again",
       );
-      expect(total((await scrapeMetrics(testApp.baseUrl)).samples, "ticket_registry_chain_fees_over_cap")).toBe(0);
-      expect(total((await scrapeMetrics(testApp.baseUrl)).samples, "ticket_registry_chain_signer_waiting_funds")).toBe(0);
+      expect(total((await scrapeMetrics(testApp.opsUrl)).samples, "ticket_registry_chain_fees_over_cap")).toBe(0);
+      expect(total((await scrapeMetrics(testApp.opsUrl)).samples, "ticket_registry_chain_signer_waiting_funds")).toBe(0);
     } finally {
       high = false;
       await keepHigh;

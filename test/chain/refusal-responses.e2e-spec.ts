@@ -232,6 +232,6 @@ async function waitForStatus(promise: string, status: string): Promise<any> {
 }
 
 async function metricOf(name: string, signer: string): Promise<string> {
-  const text = await (await adminFetch(`${chainApp.testApp.baseUrl}/metrics`)).text();
+  const text = await (await adminFetch(`${chainApp.testApp.opsUrl}/metrics`)).text();
   return text.split("\n").find((line) => line.startsWith(name) && line.includes(signer)) ?? "";
 }

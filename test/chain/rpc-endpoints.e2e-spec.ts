@@ -132,7 +132,7 @@ describe("an endpoint cut while sales flow", () => {
       ],
     });
     expect(ready.info.chain.endpoints[0].lastError).toMatch(/unreachable/);
-    const { samples } = await scrapeMetrics(testApp.baseUrl);
+    const { samples } = await scrapeMetrics(testApp.opsUrl);
     expect(total(samples, "ticket_registry_chain_rpc_up", { endpoint: "0" })).toBe(0);
     expect(total(samples, "ticket_registry_chain_rpc_up", { endpoint: "1" })).toBe(1);
     expect(total(samples, "ticket_registry_chain_rpc_failures_total", { endpoint: "0", reason: "unreachable" })).toBeGreaterThan(0);
@@ -179,7 +179,7 @@ describe("a provider behind Basic auth and an API-key header", () => {
 
     const ready = await readiness(chainApp.testApp);
     expect(ready.info.chain.endpoints[0]).toMatchObject({ endpoint: 0, url: `${authProxy.url}/[redacted]`, up: true });
-    const text = JSON.stringify(ready) + (await scrapeMetrics(chainApp.testApp.baseUrl)).text;
+    const text = JSON.stringify(ready) + (await scrapeMetrics(chainApp.testApp.opsUrl)).text;
     for (const secret of [USER, PASSWORD, encodeURIComponent(PASSWORD), API_KEY, SECRET_PATH]) expect(text).not.toContain(secret);
   });
 
@@ -196,7 +196,7 @@ describe("a provider behind Basic auth and an API-key header", () => {
     await new Promise((resolve) => setTimeout(resolve, 2_500));
     expect(authProxy.rateLimited - windowStart).toBeLessThanOrEqual(4);
     expect(authProxy.rateLimited).toBeGreaterThan(limitedBefore);
-    const { samples } = await scrapeMetrics(chainApp.testApp.baseUrl);
+    const { samples } = await scrapeMetrics(chainApp.testApp.opsUrl);
     expect(total(samples, "ticket_registry_chain_rpc_failures_total", { endpoint: "0", reason: "rate_limited" })).toBeGreaterThan(0);
 
     authProxy.retryAfter = null;

@@ -166,7 +166,7 @@ describe("a nonce taken by a transaction the ledger does not know, seen before s
     const stop = ready.info.signerNonces.stoppedSigners[signerAddress()];
     expect(stop).toMatchObject({ ledgerNonce: ledgerNonce.toString(), chainNonce: (ledgerNonce + 1n).toString() });
     expect(ready.info.signerNonces.reason).toContain("signer reconcile");
-    expect(total((await scrapeMetrics(chainApp.testApp.baseUrl)).samples, STOPPED, { signer: signerAddress() })).toBe(1);
+    expect(total((await scrapeMetrics(chainApp.testApp.opsUrl)).samples, STOPPED, { signer: signerAddress() })).toBe(1);
     // Nothing signed while stopped.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect((await chainTransactions(chainApp.testApp)).length).toBe(transactionsBefore);
@@ -180,7 +180,7 @@ describe("a nonce taken by a transaction the ledger does not know, seen before s
 
     expect(await allFinal(promises)).toEqual({ confirmed: SALES + 1 });
     await eventually(async () => ((await readiness()).info?.signerNonces?.status === "up" ? true : undefined), 20_000, "readiness to be up again");
-    expect(total((await scrapeMetrics(chainApp.testApp.baseUrl)).samples, STOPPED, { signer: signerAddress() })).toBe(0);
+    expect(total((await scrapeMetrics(chainApp.testApp.opsUrl)).samples, STOPPED, { signer: signerAddress() })).toBe(0);
   });
 });
 

@@ -251,7 +251,7 @@ describe("the service follows the token after the claim", () => {
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(chainApp.receiver.requests("/callbacks").filter((request) => JSON.parse(request.body).action === "transferred")).toHaveLength(2);
     expect((await chainApp.api.get(`/api/v1/tickets/${ticketId}`)).body.actions.filter((action: any) => action.action === "transferred")).toHaveLength(2);
-    const recorded = (await scrapeMetrics(chainApp.testApp.baseUrl)).samples.find((sample) => sample.name === "ticket_registry_chain_transfers_recorded_total");
+    const recorded = (await scrapeMetrics(chainApp.testApp.opsUrl)).samples.find((sample) => sample.name === "ticket_registry_chain_transfers_recorded_total");
     expect(recorded?.value).toBe(2);
 
     // In the callback log like any callback, and redeliverable: the same body and webhook-id again.

@@ -101,7 +101,7 @@ describe("docker-compose.yml", () => {
     expect(Object.keys(compose.volumes ?? {})).toContain(data!.source);
   });
 
-  it("publishes every port on 127.0.0.1 only, the services' on their PORT", () => {
+  it("publishes every port on 127.0.0.1 only, the services' on their PORT, the api's operations port too", () => {
     const published: Record<string, string[]> = {};
     for (const [name, svc] of Object.entries(compose.services)) {
       for (const entry of svc.ports ?? []) {
@@ -114,7 +114,7 @@ describe("docker-compose.yml", () => {
       postgres: ["5432"],
       redis: ["6379"],
       chain: [String(chainNodeSettings(environmentOf(service(compose, "chain"))).port)],
-      api: [String(loadConfig(containerEnvironment("api")).app.port)],
+      api: [String(loadConfig(containerEnvironment("api")).app.port), String(loadConfig(containerEnvironment("api")).app.opsPort)],
       worker: [String(loadConfig(containerEnvironment("worker")).app.port)],
       prometheus: ["9090"],
       grafana: ["3000"],
@@ -123,6 +123,10 @@ describe("docker-compose.yml", () => {
 
   describe.each(APP_SERVICES)("the %s service's environment", (name) => {
     const env = containerEnvironment(name);
+
+    it("listens on every interface of the container (HOST 0.0.0.0): the published ports are what keep it on 127.0.0.1", () => {
+      expect(loadConfig(env).app.host).toBe("0.0.0.0");
+    });
 
     it("passes the service's configuration check in production mode, in its role", () => {
       expect(env.APP_MODE).toBe("production");
@@ -358,9 +362,9 @@ describe("the service image (Dockerfile)", () => {
     for (const file of named) expect(nestBuildOutput(join(ROOT, file.replace(/^dist\//, "").replace(/\.js$/, ".ts"))), file).toBe(file);
   });
 
-  it("exposes the service's default port and checks liveness on PORT", () => {
-    const port = loadConfig({}).app.port;
-    expect(lastInstruction(runtime, "EXPOSE")?.args).toBe(String(port));
+  it("exposes the service's default ports (the API's and the operations port) and checks liveness on PORT", () => {
+    const { port, opsPort } = loadConfig({}).app;
+    expect(lastInstruction(runtime, "EXPOSE")?.args).toBe(`${port} ${opsPort}`);
     expect(healthcheckWords(lastInstruction(runtime, "HEALTHCHECK")!).join(" ")).toContain("/health/live");
   });
 

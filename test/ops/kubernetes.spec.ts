@@ -269,6 +269,24 @@ describe("the production overlay", () => {
     expect(config.database.migrateAtBoot).toBe(false);
   });
 
+  it.each([
+    ["ticket-registry-api", "api"],
+    ["ticket-registry-worker", "worker"],
+  ])("has %s listen on every interface of its pod, its operations endpoints on a named container port, none behind the ingress", (name) => {
+    const [container] = template(rendered.find("Deployment", name)).spec.containers;
+    const { app } = loadConfig(rendered.environment(container));
+    expect(app.host).toBe("0.0.0.0");
+    const operationsPort = app.role === "worker" ? app.port : app.opsPort;
+    const named = container.ports?.find((candidate) => candidate.containerPort === operationsPort);
+    expect(named, `${name} names no container port ${operationsPort}`).toBeDefined();
+    if (app.role === "api") {
+      expect(app.opsPort).not.toBe(app.port);
+      const service = rendered.find("Service", name);
+      const ports = (service.spec as { ports: { name: string; targetPort: string | number }[] }).ports;
+      expect(ports.map((port) => port.targetPort).sort()).toEqual(["http", named!.name].sort());
+    }
+  });
+
   it("gives the migration Job a configuration that passes the production check", () => {
     const [container] = template(rendered.find("Job", "ticket-registry-migrate")).spec.containers;
     expect(loadConfig(rendered.environment(container)).app.mode).toBe("production");

@@ -105,7 +105,7 @@ const carries = (line: LogLine, requestId: string) => line.requestId === request
 
 describe("structured logs", () => {
   it("carry one request id from the request to its transaction, confirmation and callbacks, as JSON lines without secrets", { timeout: 180_000 }, async () => {
-    const port = await freePort();
+    const [port, opsPort] = [await freePort(), await freePort()];
     const baseUrl = `http://127.0.0.1:${port}`;
     service = startService({
       ...chainApp.chain.env,
@@ -113,6 +113,7 @@ describe("structured logs", () => {
       APP_ROLE: "all",
       APP_MODE: "development",
       PORT: String(port),
+      OPS_PORT: String(opsPort),
       LOG_LEVEL: "debug",
       DATABASE_URL: withPassword(database.url),
       REDIS_KEY_PREFIX: redisPrefix,
@@ -148,7 +149,7 @@ describe("structured logs", () => {
     await chainApp.receiver.waitForRequests("/hooks", 3);
     // A request with the admin credential: its authorization header must be redacted.
     const basic = Buffer.from(`admin:${secrets.adminPassword}`).toString("base64");
-    expect((await fetch(`${baseUrl}/admin/queues`, { headers: { authorization: `Basic ${basic}` } })).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${opsPort}/admin/queues`, { headers: { authorization: `Basic ${basic}` } })).status).toBe(200);
 
     // The key sent where it does not belong (the query, a misspelt header): answered 403, logged, and redacted.
     const misplaced: { path: string; headers?: Record<string, string> }[] = [

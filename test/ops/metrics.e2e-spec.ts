@@ -22,7 +22,7 @@ describe("GET /metrics from a request to its callbacks (app with its worker, a H
   const chainApp = useChainApp({ receiver: true, env: { SIGNER_FUNDS_CHECK_MS: "200" } });
 
   it("answers in the Prometheus text format without an API key, with the Node process metrics, and stays out of the API docs", async () => {
-    const scrape = await scrapeMetrics(chainApp.testApp.baseUrl);
+    const scrape = await scrapeMetrics(chainApp.testApp.opsUrl);
     expect(scrape.status).toBe(200);
     expect(scrape.contentType).toContain("text/plain; version=0.0.4");
     expect(has(scrape.samples, "process_cpu_user_seconds_total")).toBe(true);
@@ -33,7 +33,7 @@ describe("GET /metrics from a request to its callbacks (app with its worker, a H
   });
 
   it("moves every counter and histogram by what happened: accepted and refused actions, batches, gas, confirmations, callbacks, HTTP routes", async () => {
-    const before = (await scrapeMetrics(chainApp.testApp.baseUrl)).samples;
+    const before = (await scrapeMetrics(chainApp.testApp.opsUrl)).samples;
     const path = "/metrics-callbacks";
     const eventId = uid("event");
     const streamed = [uid("ticket"), uid("ticket"), uid("ticket"), uid("ticket"), uid("ticket")];
@@ -67,7 +67,7 @@ describe("GET /metrics from a request to its callbacks (app with its worker, a H
     await chainApp.receiver.waitForRequests(path, 8);
     const after = await eventually(
       async () => {
-        const { samples } = await scrapeMetrics(chainApp.testApp.baseUrl);
+        const { samples } = await scrapeMetrics(chainApp.testApp.opsUrl);
         return total(samples, M("callback_attempts_total")) - total(before, M("callback_attempts_total")) >= 8 ? samples : undefined;
       },
       20_000,
@@ -123,7 +123,7 @@ describe("GET /metrics from a request to its callbacks (app with its worker, a H
     );
     const samples = await eventually(
       async () => {
-        const scraped = (await scrapeMetrics(chainApp.testApp.baseUrl)).samples;
+        const scraped = (await scrapeMetrics(chainApp.testApp.opsUrl)).samples;
         const seenEveryTransaction = total(scraped, M("signer_nonce"), { signer, source: "chain_latest" }) === count;
         // The last callbacks' results are recorded in batches: on a loaded machine the backlog empties a moment after the chain.
         const backlogEmpty = total(scraped, M("outbox_callbacks"), { state: "due" }) === 0 && total(scraped, M("ledger_actions"), { status: "pending" }) === 0;
@@ -164,7 +164,7 @@ describe("GET /metrics while actions wait for a chain (no chain configured: noth
       ...tickets.map((ticketId) => ({ action: "soldTicket", data: { eventId, ticketId, price: "1" } })),
     ]);
     await stream(api, [{ action: "updateTicket", data: { ticketId: tickets[0], uri: "https://meta.example.com/1" } }]);
-    const { samples } = await scrapeMetrics(testApp.baseUrl);
+    const { samples } = await scrapeMetrics(testApp.opsUrl);
     expect(total(samples, M("ledger_actions"), { status: "waiting_broadcast" })).toBe(4);
     expect(total(samples, M("ledger_actions"), { status: "pending" })).toBe(0);
     expect(total(samples, M("ledger_oldest_waiting_seconds"))).toBeGreaterThanOrEqual(0);

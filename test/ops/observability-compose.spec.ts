@@ -85,11 +85,13 @@ describe("docker-compose.yml's observability profile", () => {
     expect(config.rule_files.map((file) => hostPath(prometheus, file))).toEqual([ALERTS_FILE]);
   });
 
-  it.each(Object.entries(JOBS))("scrapes the %s service's /metrics on its PORT as the %s job", (name, job) => {
+  it.each(Object.entries(JOBS))("scrapes the %s service's /metrics on its operations port as the %s job", (name, job) => {
     const env = environmentOf(service(compose, name));
     const scrape = config.scrape_configs.find((candidate) => candidate.job_name === job);
     expect(scrape, `no scrape job ${job}`).toBeDefined();
-    expect(scrape!.static_configs.flatMap((entry) => entry.targets)).toEqual([`${name}:${loadConfig(env).app.port}`]);
+    // The api serves metrics on OPS_PORT only; a worker on its one port, PORT.
+    const { role, port, opsPort } = loadConfig(env).app;
+    expect(scrape!.static_configs.flatMap((entry) => entry.targets)).toEqual([`${name}:${role === "worker" ? port : opsPort}`]);
     expect(scrape!.metrics_path ?? "/metrics").toBe("/metrics");
     expect(scrape!.scheme ?? "http", "the local stack serves plain HTTP unless TLS_CERT_FILE is set").toBe(env.TLS_CERT_FILE ? "https" : "http");
   });

@@ -45,7 +45,7 @@ describe("the alert rules and the dashboard against GET /metrics (one app)", () 
 
   beforeAll(async () => {
     testApp = await startTestApp();
-    const scrape = await scrapeMetrics(testApp.baseUrl);
+    const scrape = await scrapeMetrics(testApp.opsUrl);
     expect(scrape.status).toBe(200);
     exported = exportedSeries(scrape.text);
   });

@@ -6,7 +6,9 @@ import { startTestApp, type TestApp } from "../support/test-app";
 const ADMIN_PASSWORD = "correct-horse-battery-staple";
 const REGISTRY_ADDRESS = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
 
-const get = (testApp: TestApp, path: string, headers: Record<string, string> = {}) => fetch(testApp.baseUrl + path, { headers });
+/** The operations endpoints on the operations port (a worker's one port), the rest on the API's. */
+const get = (testApp: TestApp, path: string, headers: Record<string, string> = {}) =>
+  fetch((/^\/(admin|metrics)/.test(path) ? testApp.opsUrl : testApp.baseUrl) + path, { headers });
 const basic = (user: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}` });
 
 describe("the worker role", () => {

@@ -75,7 +75,7 @@ describe("signer funds", () => {
     expect(ready.status).toBe(200);
     expect(await ready.json()).toMatchObject({ status: "degraded", info: { signerFunds: { status: "degraded", signers: { [signer]: { status: "short" } } } } });
 
-    const { samples } = await scrapeMetrics(chainApp.testApp.baseUrl);
+    const { samples } = await scrapeMetrics(chainApp.testApp.opsUrl);
     expect(total(samples, "ticket_registry_signer_balance_wei", { signer })).toBe(Number(SHORT_BALANCE));
     expect(total(samples, "ticket_registry_signer_funds_needed_wei", { signer })).toBeGreaterThan(Number(SHORT_BALANCE));
 

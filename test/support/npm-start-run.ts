@@ -34,7 +34,7 @@ export interface NpmStartRun {
 export interface NpmStartPlayground {
   dataDir: string;
   apiKey: string;
-  ports: { api: number; worker: number; chain: number };
+  ports: { api: number; ops: number; worker: number; chain: number };
   api: ApiClient;
   runs: NpmStartRun[];
   /** `npm start` (with `args`), answered once the API and, unless `--single-process`, the worker answer /health. */
@@ -55,13 +55,14 @@ export async function npmStartPlayground(name: string, env: Record<string, strin
   const databaseUrl = newDatabaseUrl();
   const databases = [databaseUrl];
   const apiKey = `trk_${name.replace(/\W/g, "")}_${randomBytes(16).toString("hex")}`;
-  const ports = { api: await freePort(), worker: await freePort(), chain: await freePort() };
+  const ports = { api: await freePort(), ops: await freePort(), worker: await freePort(), chain: await freePort() };
   const childEnv = {
     ...process.env,
     PLAYGROUND_DATA_DIR: dataDir,
     EMBEDDED_CHAIN_PORT: String(ports.chain),
     PORT: String(ports.api),
     WORKER_PORT: String(ports.worker),
+    OPS_PORT: String(ports.ops),
     DATABASE_URL: databaseUrl,
     REDIS_KEY_PREFIX: `${name}-test-${randomBytes(4).toString("hex")}`,
     DEV_TICKETEER_ID: PLAYGROUND_TICKETEER,

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import type { INestApplication } from "@nestjs/common";
 import Redis from "ioredis";
 
+import { OperationsServer } from "../../src/admin/operations-server";
 import { createApp } from "../../src/app.setup";
 import { OrganizationsService } from "../../src/auth/organizations.service";
 import { OrganizationOnboardingService } from "../../src/callbacks/secrets/organization-onboarding.service";
@@ -17,6 +18,8 @@ export interface TestApp {
   app: INestApplication;
   config: AppConfig;
   baseUrl: string;
+  /** The operations endpoints (metrics, the queue dashboard, health): the operations port, or a worker's one port. */
+  opsUrl: string;
   databaseUrl: string;
   /** An organization with a live key, created for the test file. */
   organization: (ticketeerId?: string) => Promise<{ ticketeerId: string; key: string; prefix: string; webhookSecret: string }>;
@@ -55,6 +58,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     CALLBACK_DELIVERY: "false",
     // /metrics and the full readiness are behind the admin credential (scrapeMetrics sends it).
     ADMIN_PASSWORD: TEST_ADMIN_PASSWORD,
+    OPS_PORT: "0",
     ...env,
   });
   const app = await createApp(config);
@@ -69,7 +73,10 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
   const organizations = app.get(OrganizationsService);
   const onboarding = app.get(OrganizationOnboardingService);
   // TLS_CERT_FILE set: the service serves HTTPS itself (localhost's certificate from the test CA, say).
-  const baseUrl = `${config.http.tlsCertFile ? "https" : "http"}://127.0.0.1:${port}`;
+  const scheme = config.http.tlsCertFile ? "https" : "http";
+  const baseUrl = `${scheme}://127.0.0.1:${port}`;
+  const operations = await app.get(OperationsServer).listen(app);
+  const opsUrl = operations ? `${scheme}://127.0.0.1:${operations.port}` : baseUrl;
   const organization = async (ticketeerId = `org-${randomBytes(4).toString("hex")}`) => {
     const { webhookSecret } = await onboarding.createOrganization(ticketeerId, `Organization ${ticketeerId}`);
     return { ticketeerId, webhookSecret, ...(await organizations.issueKey(ticketeerId, "test")) };
@@ -78,6 +85,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     app,
     config,
     baseUrl,
+    opsUrl,
     databaseUrl,
     organization,
     client: async () => {
