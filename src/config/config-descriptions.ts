@@ -41,6 +41,7 @@ export const CONFIG_SECTIONS: readonly ConfigSection[] = [
         meaning:
           "With `APP_ROLE` `api` or `all`: the port of the operations endpoints (`/metrics`, the queue dashboard at `/admin/queues`, and health), which the API port " +
           "does not serve (404 there). A worker serves them on `PORT`. See [Operations port](operations.md#operations-port).",
+        default: "`9464`; `npm start` gives the api `WORKER_PORT` + 1",
       },
       PUBLIC_BASE_URL: {
         meaning:
