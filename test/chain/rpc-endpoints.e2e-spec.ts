@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 
 import { allSettled, type Api, registeredEvent, txPromises, uid } from "../support/chain-e2e";
-import { scrapeMetrics, total } from "../support/metrics-scrape";
+import { adminFetch, scrapeMetrics, total } from "../support/metrics-scrape";
 import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy";
 import { eventually, startTestChain, type TestChain } from "../support/test-chain";
 import { startTestApp, type TestApp } from "../support/test-app";
@@ -71,8 +71,9 @@ async function startAuthProxy(target: string): Promise<AuthProxy> {
   return proxy;
 }
 
+/** Readiness as the admin sees it: the endpoints by URL are not shown to anybody else. */
 async function readiness(testApp: TestApp): Promise<any> {
-  return (await fetch(`${testApp.baseUrl}/health/ready`)).json();
+  return (await adminFetch(`${testApp.baseUrl}/health/ready`)).json();
 }
 
 async function sell(api: Api, eventId: string, count: number): Promise<string[]> {
