@@ -19,7 +19,7 @@ import { eventually } from "../support/test-chain";
  * itself leaves nothing running either; `--single-process` runs the service in one process as before.
  */
 
-const SPLIT_LINE = /\[start\] api \(pid (\d+), port \d+\) and worker \(pid (\d+), operations endpoints on port \d+\)/;
+const SPLIT_LINE = /\[start\] api \(pid (\d+), port \d+, operations endpoints on port \d+\) and worker \(pid (\d+), operations endpoints on port \d+\)/;
 
 type Run = NpmStartRun;
 
@@ -61,7 +61,8 @@ function logLines(run: Run): { pid: number; role: string; msg: string }[] {
  */
 async function expectNothingLeft(pids: number[], { stoppedByNpmStart = true } = {}): Promise<void> {
   for (const pid of pids) expect(alive(pid), `process ${pid} is still running`).toBe(false);
-  for (const port of [ports.api, ports.worker, ports.chain]) expect(await acceptsConnections(port), `something still listens on ${port}`).toBe(false);
+  for (const port of [ports.api, ports.ops, ports.worker, ports.chain])
+    expect(await acceptsConnections(port), `something still listens on ${port}`).toBe(false);
   if (stoppedByNpmStart) expect(existsSync(join(dataDir, PID_FILE))).toBe(false);
 }
 
@@ -103,6 +104,9 @@ describe("npm start", () => {
     expect(lines.find((line) => line.msg.startsWith("worker role started"))).toMatchObject({ pid: workerPid, role: "worker" });
     expect((await api.get("/api/v1/chain")).status).toBe(200);
     expect((await fetch(`http://127.0.0.1:${ports.worker}/api/v1/chain`, { headers: { "x-api-key": apiKey } })).status).toBe(404);
+    // The api's metrics on its operations port (OPS_PORT), not on its API port.
+    expect((await fetch(`http://127.0.0.1:${ports.ops}/metrics`)).status).toBe(401);
+    expect((await fetch(`http://127.0.0.1:${ports.api}/metrics`)).status).toBe(404);
 
     // The api accepts, the worker writes to the playground chain.
     await eventWithSale("ev-split", "t-split");
