@@ -35,8 +35,8 @@ export function scopeOfMethod(method: string): KeyScope {
   return name === "GET" || name === "HEAD" ? "read" : "full";
 }
 
-// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- a route handler, as Nest's metadata keys it
-type Handler = Function;
+/** A route handler, as Nest's metadata keys it. */
+type Handler = object;
 
 /** The scope a route needs, before its body is looked at. */
 export function scopeOfRoute(handler: Handler): KeyScope {
