@@ -11,6 +11,7 @@ import { servedByPort } from "./admin/operations-server";
 import { mountQueueDashboard } from "./admin/queue-dashboard";
 import { AppModule } from "./app.module";
 import { AuthService } from "./auth/auth.service";
+import { documentKeyScopes } from "./auth/key-scope-openapi";
 import { RateLimiter } from "./auth/rate-limiter";
 import { API_KEY_SECURITY } from "./common/http/api-responses";
 import { ApiExceptionFilter, bodyErrorAnswer } from "./common/http/api-exception.filter";
@@ -85,7 +86,8 @@ function configureApi(app: INestApplication, config: AppConfig): void {
   );
   app.use(parse(config.limits.ticketBodyBytes));
   app.use(answerBodyErrors);
-  SwaggerModule.setup("docs", app, () => buildOpenApiDocument(app), { jsonDocumentUrl: "docs-json" });
+  // showExtensions: each operation's x-key-scope (the API key scope it needs) shows on the page.
+  SwaggerModule.setup("docs", app, () => buildOpenApiDocument(app), { jsonDocumentUrl: "docs-json", swaggerOptions: { showExtensions: true } });
 }
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
@@ -97,9 +99,21 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         "and at GET /api/v1/actions/{promise}. Every request needs the X-Api-Key header (except /health and these docs).",
     )
     .setVersion("1")
-    .addApiKey({ type: "apiKey", in: "header", name: "X-Api-Key", description: "The organization's API key, issued at onboarding." }, API_KEY_SECURITY)
+    .addApiKey(
+      {
+        type: "apiKey",
+        in: "header",
+        name: "X-Api-Key",
+        description:
+          "The organization's API key, issued at onboarding. Its scope says what it may call: read (every GET, the live status stream), " +
+          "scan (the reads and the check-ins: POST /api/v1/scanned, /api/v1/checkedin, and a /stream of scannedTicket and checkedInTicket actions only) " +
+          "or full (everything). Each operation names the scope it needs (x-key-scope); a key outside it gets 403 " +
+          '{"message":"Forbidden","code":"key_scope"}. A key may be bound to IP ranges: from elsewhere, 403 {"message":"Forbidden","code":"key_ip"}.',
+      },
+      API_KEY_SECURITY,
+    )
     .build();
-  return documentCommonAnswers(documentIdempotencyKeys(SwaggerModule.createDocument(app, document)));
+  return documentCommonAnswers(documentKeyScopes(documentIdempotencyKeys(SwaggerModule.createDocument(app, document))));
 }
 
 function answerBodyErrors(error: unknown, _request: Request, response: Response, next: NextFunction): void {

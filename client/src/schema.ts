@@ -15,6 +15,8 @@ export interface paths {
         /**
          * Register an event
          * @description Registers the event and, asynchronously, on chain. Callback action: newEvent, once the chain confirms it.
+         *
+         *     Key scope: full (a full key may call it).
          */
         post: operations["registerEvent"];
         delete?: never;
@@ -30,7 +32,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An event's accepted state, on-chain facts and action history */
+        /**
+         * An event's accepted state, on-chain facts and action history
+         * @description Key scope: read (any key may call it).
+         */
         get: operations["getEvent"];
         put?: never;
         post?: never;
@@ -52,6 +57,8 @@ export interface paths {
         /**
          * Register primary sales
          * @description Up to 100 tickets; each is minted as an NFT to its event's custody address. Callback action: sold.
+         *
+         *     Key scope: full (a full key may call it).
          */
         post: operations["registerSales"];
         delete?: never;
@@ -72,6 +79,8 @@ export interface paths {
         /**
          * Register resales
          * @description Up to 100 tickets; ownership moves to a fresh holder address. Callback action: resold.
+         *
+         *     Key scope: full (a full key may call it).
          */
         post: operations["registerResales"];
         delete?: never;
@@ -92,6 +101,8 @@ export interface paths {
         /**
          * Register check-ins (scans)
          * @description Up to 100 tickets; one-way; a repeated scan is accepted. Callback action: scanned.
+         *
+         *     Key scope: scan (a scan or full key may call it).
          */
         post: operations["registerCheckIns"];
         delete?: never;
@@ -112,6 +123,8 @@ export interface paths {
         /**
          * Register check-ins (alias of /api/v1/scanned)
          * @description Same as POST /api/v1/scanned.
+         *
+         *     Key scope: scan (a scan or full key may call it).
          */
         post: operations["registerCheckInsAlias"];
         delete?: never;
@@ -132,6 +145,8 @@ export interface paths {
         /**
          * Invalidate tickets
          * @description Up to 100 tickets; a checked-in ticket cannot be invalidated. Callback action: invalidated.
+         *
+         *     Key scope: full (a full key may call it).
          */
         post: operations["registerInvalidations"];
         delete?: never;
@@ -150,6 +165,8 @@ export interface paths {
         /**
          * Your tickets whose token an address holds (entry by wallet, support, resale checks)
          * @description The holder is the token's owner on chain as confirmed, as each ticket view's holder says: a wallet after the claim and after every transfer between wallets, a custody or holder address while in custody. Only your organization's tickets. Pages of at most 100, in tokenId order: pass nextCursor as cursor for the next.
+         *
+         *     Key scope: read (any key may call it).
          */
         get: operations["listTicketsByHolder"];
         put?: never;
@@ -167,7 +184,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A ticket's accepted state, on-chain facts and action history */
+        /**
+         * A ticket's accepted state, on-chain facts and action history
+         * @description Key scope: read (any key may call it).
+         */
         get: operations["getTicket"];
         put?: never;
         post?: never;
@@ -188,7 +208,9 @@ export interface paths {
         put?: never;
         /**
          * Register a mixed list of actions
-         * @description Up to 5000 actions, processed in the order sent, in one transaction: a newEvent, then its soldTicket, then its scannedTicket in one request all succeed. Served at /stream and /api/v1/stream.
+         * @description Up to 5000 actions, processed in the order sent, in one transaction: a newEvent, then its soldTicket, then its scannedTicket in one request all succeed. Served at /stream and /api/v1/stream. A scan key may send only scannedTicket and checkedInTicket actions: a request holding any other action (or an entry naming none) needs a full key, and from a scan key it is refused whole (403 key_scope) before anything of it is applied.
+         *
+         *     Key scope: scan (a scan or full key may call it).
          */
         post: operations["streamActions"];
         delete?: never;
@@ -208,7 +230,9 @@ export interface paths {
         put?: never;
         /**
          * Register a mixed list of actions
-         * @description Up to 5000 actions, processed in the order sent, in one transaction: a newEvent, then its soldTicket, then its scannedTicket in one request all succeed. Served at /stream and /api/v1/stream.
+         * @description Up to 5000 actions, processed in the order sent, in one transaction: a newEvent, then its soldTicket, then its scannedTicket in one request all succeed. Served at /stream and /api/v1/stream. A scan key may send only scannedTicket and checkedInTicket actions: a request holding any other action (or an entry naming none) needs a full key, and from a scan key it is refused whole (403 key_scope) before anything of it is applied.
+         *
+         *     Key scope: scan (a scan or full key may call it).
          */
         post: operations["streamActionsV1"];
         delete?: never;
@@ -227,6 +251,8 @@ export interface paths {
         /**
          * Live status of your actions (Server-Sent Events)
          * @description A text/event-stream of every status change of the actions the filter takes: those of an event (eventId), of one of its tickets (eventId and ticketId), or up to 100 promises (promises=a,b,c). Each change is an event named `status` whose data is the action's state right after the change, as GET /api/v1/actions/{promise} answers it, and whose id is its place in the service's change log. Acceptance is not a change (the accepting answer carries it): a sale shows pending, then confirmed or error; an action final at acceptance (no_broadcast_required) shows once. Without Last-Event-ID the stream starts with the matching actions' history (the log keeps 7 days), then follows live; with it (EventSource sends it when it reconnects, or pass lastEventId), it resumes right after that id: nothing is missed or repeated. A `: heartbeat` comment comes every 15 s. At most 25 streams per organization are open at a time on one instance (the next answers 429 rate_limited). Changes of one action come in the order they were made.
+         *
+         *     Key scope: read (any key may call it).
          */
         get: operations["streamActionEvents"];
         put?: never;
@@ -244,7 +270,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The status of an action by its txPromise or actionPromise */
+        /**
+         * The status of an action by its txPromise or actionPromise
+         * @description Key scope: read (any key may call it).
+         */
         get: operations["getActionStatus"];
         put?: never;
         post?: never;
@@ -266,6 +295,8 @@ export interface paths {
         /**
          * Withdraw an action that has not gone out
          * @description Succeeds while the action is waiting_broadcast or waiting_funds: it becomes cancelled (final), nothing of it goes on chain, no callback is sent for it, and its ticket or event is as if it had never been accepted (a cancelled sale frees its ticketId, a cancelled claim leaves the ticket checked in and unclaimed, a cancelled registration frees its eventId). Answers the action's status.
+         *
+         *     Key scope: full (a full key may call it).
          */
         post: operations["cancelAction"];
         delete?: never;
@@ -281,7 +312,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The chain and registry contract that mirror the tickets */
+        /**
+         * The chain and registry contract that mirror the tickets
+         * @description Key scope: read (any key may call it).
+         */
         get: operations["getChainInfo"];
         put?: never;
         post?: never;
@@ -380,7 +414,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your callbacks and their delivery log, newest first */
+        /**
+         * Your callbacks and their delivery log, newest first
+         * @description Key scope: read (any key may call it).
+         */
         get: operations["listCallbacks"];
         put?: never;
         post?: never;
@@ -402,6 +439,8 @@ export interface paths {
         /**
          * Send again every callback a filter takes (after your receiver was down)
          * @description Your callbacks of an event (eventId), with a delivery status (status: by default failed and pending, those not delivered yet), created since a time (since): each is made due now with a fresh retry schedule, as POST /api/v1/callbacks/{callbackId}/redeliver does one, and keeps its webhook-id. A callback a worker is delivering at that moment is left to finish (counted as inFlight). Calling again with the same filter queues nothing twice: what the first call queued is pending, or already on its way.
+         *
+         *     Key scope: full (a full key may call it).
          */
         post: operations["redeliverCallbacks"];
         delete?: never;
@@ -417,7 +456,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One callback and its delivery log */
+        /**
+         * One callback and its delivery log
+         * @description Key scope: read (any key may call it).
+         */
         get: operations["getCallback"];
         put?: never;
         post?: never;
@@ -439,6 +481,8 @@ export interface paths {
         /**
          * Send a callback again
          * @description Now, with a fresh retry schedule; the webhook-id stays the same so receivers can drop duplicates.
+         *
+         *     Key scope: full (a full key may call it).
          */
         post: operations["redeliverCallback"];
         delete?: never;
@@ -620,6 +664,12 @@ export interface components {
              * @enum {string}
              */
             message: "Forbidden";
+            /**
+             * @description Absent for a missing, unknown or revoked key. For a live key refused: key_scope (its scope does not cover the operation, or one of a /stream's actions; nothing was applied), key_ip (it is bound to IP ranges and the request came from elsewhere).
+             * @example key_scope
+             * @enum {string}
+             */
+            code?: "key_scope" | "key_ip";
         };
         ErrorBodyDto: {
             /**
@@ -1348,7 +1398,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventRefusedDto"];
                 };
             };
-            /** @description Missing, unknown or revoked X-Api-Key: exactly {"message":"Forbidden"}. */
+            /** @description Missing, unknown or revoked X-Api-Key: exactly {"message":"Forbidden"}. A live key whose scope does not cover this operation (it needs full): {"message":"Forbidden","code":"key_scope"}, nothing applied. A live key bound to IP ranges, used from elsewhere: {"message":"Forbidden","code":"key_ip"}. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1474,7 +1524,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description Missing, unknown or revoked X-Api-Key. */
+            /** @description Missing, unknown or revoked X-Api-Key: exactly {"message":"Forbidden"}. A live key bound to IP ranges, used from elsewhere: {"message":"Forbidden","code":"key_ip"}. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1581,7 +1631,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description Missing, unknown or revoked X-Api-Key: exactly {"message":"Forbidden"}. */
+            /** @description Missing, unknown or revoked X-Api-Key: exactly {"message":"Forbidden"}. A live key whose scope does not cover this operation (it needs full): {"message":"Forbidden","code":"key_scope"}, nothing applied. A live key bound to IP ranges, used from elsewhere: {"message":"Forbidden","code":"key_ip"}. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1713,7 +1763,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description Missing, unknown or revoked X-Api-Key: exactly {"message":"Forbidden"}. */
+            /** @description Missing, unknown or revoked X-Api-Key: exactly {"message":"Forbidden"}. A live key whose scope does not cover this operation (it needs full): {"message":"Forbidden","code":"key_scope"}, nothing applied. A live key bound to IP ranges, used from elsewhere: {"message":"Forbidden","code":"key_ip"}. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1845,7 +1895,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description Missing, unknown or revoked X-Api-Key: exactly {"message":"Forbidden"}. */
+            /** @description Missing, unknown or revoked X-Api-Key: exactly {"message":"Forbidden"}. A live key whose scope does not cover this operation (it needs scan): {"message":"Forbidden","code":"key_scope"}, nothing applied. A live key bound to IP ranges, used from elsewhere: {"message":"Forbidden","code":"key_ip"}. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1977,7 +2027,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description Missing, unknown or revoked X-Api-Key: exactly {"message":"Forbidden"}. */
+            /** @description Missing, unknown or revoked X-Api-Key: exactly {"message":"Forbidden"}. A live key whose scope does not cover this operation (it needs scan): {"message":"Forbidden","code":"key_scope"}, nothing applied. A live key bound to IP ranges, used from elsewhere: {"message":"Forbidden","code":"key_ip"}. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2109,7 +2159,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description Missing, unknown or revoked X-Api-Key: exactly {"message":"Forbidden"}. */
+            /** @description Missing, unknown or revoked X-Api-Key: exactly {"message":"Forbidden"}. A live key whose scope does not cover this operation (it needs full): {"message":"Forbidden","code":"key_scope"}, nothing applied. A live key bound to IP ranges, used from elsewhere: {"message":"Forbidden","code":"key_ip"}. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2233,7 +2283,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description Missing, unknown or revoked X-Api-Key. */
+            /** @description Missing, unknown or revoked X-Api-Key: exactly {"message":"Forbidden"}. A live key bound to IP ranges, used from elsewhere: {"message":"Forbidden","code":"key_ip"}. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2319,7 +2369,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description Missing, unknown or revoked X-Api-Key. */
+            /** @description Missing, unknown or revoked X-Api-Key: exactly {"message":"Forbidden"}. A live key bound to IP ranges, used from elsewhere: {"message":"Forbidden","code":"key_ip"}. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2426,7 +2476,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description Missing, unknown or revoked X-Api-Key: exactly {"message":"Forbidden"}. */
+            /** @description Missing, unknown or revoked X-Api-Key: exactly {"message":"Forbidden"}. A live key whose scope does not cover this operation (it needs scan): {"message":"Forbidden","code":"key_scope"}, nothing applied. A live key bound to IP ranges, used from elsewhere: {"message":"Forbidden","code":"key_ip"}. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2558,7 +2608,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description Missing, unknown or revoked X-Api-Key: exactly {"message":"Forbidden"}. */
+            /** @description Missing, unknown or revoked X-Api-Key: exactly {"message":"Forbidden"}. A live key whose scope does not cover this operation (it needs scan): {"message":"Forbidden","code":"key_scope"}, nothing applied. A live key bound to IP ranges, used from elsewhere: {"message":"Forbidden","code":"key_ip"}. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2689,7 +2739,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description Missing, unknown or revoked X-Api-Key. */
+            /** @description Missing, unknown or revoked X-Api-Key: exactly {"message":"Forbidden"}. A live key bound to IP ranges, used from elsewhere: {"message":"Forbidden","code":"key_ip"}. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2784,7 +2834,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description Missing, unknown or revoked X-Api-Key. */
+            /** @description Missing, unknown or revoked X-Api-Key: exactly {"message":"Forbidden"}. A live key bound to IP ranges, used from elsewhere: {"message":"Forbidden","code":"key_ip"}. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2886,7 +2936,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description Missing, unknown or revoked X-Api-Key: exactly {"message":"Forbidden"}. */
+            /** @description Missing, unknown or revoked X-Api-Key: exactly {"message":"Forbidden"}. A live key whose scope does not cover this operation (it needs full): {"message":"Forbidden","code":"key_scope"}, nothing applied. A live key bound to IP ranges, used from elsewhere: {"message":"Forbidden","code":"key_ip"}. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3017,7 +3067,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description Missing, unknown or revoked X-Api-Key. */
+            /** @description Missing, unknown or revoked X-Api-Key: exactly {"message":"Forbidden"}. A live key bound to IP ranges, used from elsewhere: {"message":"Forbidden","code":"key_ip"}. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3525,7 +3575,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description Missing, unknown or revoked X-Api-Key. */
+            /** @description Missing, unknown or revoked X-Api-Key: exactly {"message":"Forbidden"}. A live key bound to IP ranges, used from elsewhere: {"message":"Forbidden","code":"key_ip"}. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3624,7 +3674,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description Missing, unknown or revoked X-Api-Key: exactly {"message":"Forbidden"}. */
+            /** @description Missing, unknown or revoked X-Api-Key: exactly {"message":"Forbidden"}. A live key whose scope does not cover this operation (it needs full): {"message":"Forbidden","code":"key_scope"}, nothing applied. A live key bound to IP ranges, used from elsewhere: {"message":"Forbidden","code":"key_ip"}. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3744,7 +3794,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description Missing, unknown or revoked X-Api-Key. */
+            /** @description Missing, unknown or revoked X-Api-Key: exactly {"message":"Forbidden"}. A live key bound to IP ranges, used from elsewhere: {"message":"Forbidden","code":"key_ip"}. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3844,7 +3894,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description Missing, unknown or revoked X-Api-Key. */
+            /** @description Missing, unknown or revoked X-Api-Key: exactly {"message":"Forbidden"}. A live key whose scope does not cover this operation (it needs full): {"message":"Forbidden","code":"key_scope"}, nothing applied. A live key bound to IP ranges, used from elsewhere: {"message":"Forbidden","code":"key_ip"}. */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -48,5 +48,17 @@ export type TokenMetadata = OkBody<"/tokens/{tokenId}", "get">;
 /** GET /api/v1/callbacks/{callbackId}: a callback with its delivery attempts. */
 export type CallbackView = OkBody<"/api/v1/callbacks/{callbackId}", "get">;
 
+/**
+ * A 403 answer: exactly `{"message":"Forbidden"}` for a missing, unknown or revoked key; with `code`
+ * for a live key refused (every operation that takes a key answers the same body).
+ */
+export type ForbiddenBody = Json<paths["/api/v1/sold"]["post"]["responses"][403]>;
+/**
+ * Why a live key was refused: `key_scope` (its scope does not cover the operation, or one of a
+ * /stream's actions: nothing was applied) or `key_ip` (it is bound to IP ranges and the request came
+ * from elsewhere). Each operation's `x-key-scope` in the document names the scope it needs.
+ */
+export type KeyRefusalCode = NonNullable<ForbiddenBody["code"]>;
+
 /** The statuses an action ends in: it changes no more after one of them. */
 export const FINAL_ACTION_STATES = ["confirmed", "error", "no_broadcast_required", "cancelled"] as const satisfies readonly ActionState[];

@@ -1,12 +1,15 @@
 import { type CanActivate, type ExecutionContext, ForbiddenException, Injectable } from "@nestjs/common";
 import { Reflector } from "@nestjs/core";
 
+import { KeyRefused } from "../common/errors/key-refused";
 import { AuthService } from "./auth.service";
 import { type AuthenticatedRequest, PUBLIC_ROUTE } from "./authenticated-organization";
 
-export const API_KEY_HEADER = "x-api-key";
-
-/** Every route needs a valid X-Api-Key unless marked @Public(); a failure is exactly 403 {"message":"Forbidden"}. */
+/**
+ * Every route needs a valid X-Api-Key unless marked @Public(): a missing, unknown or revoked key gets
+ * exactly 403 {"message":"Forbidden"}, a live key used from outside its IP ranges the same with
+ * `code: "key_ip"`.
+ */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(
@@ -19,10 +22,9 @@ export class ApiKeyGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     // Writes were authenticated before their body was read (app.setup.ts).
     if (request.organization) return true;
-    const presented = request.headers[API_KEY_HEADER];
-    const organization = typeof presented === "string" ? await this.auth.authenticate(presented) : null;
-    if (!organization) throw new ForbiddenException();
-    request.organization = organization;
+    const { admitted, refused } = await this.auth.admit(request);
+    if (refused) throw refused.code ? new KeyRefused(refused.code) : new ForbiddenException();
+    request.organization = admitted;
     return true;
   }
 }

@@ -1,12 +1,18 @@
 import { createParamDecorator, type ExecutionContext, SetMetadata } from "@nestjs/common";
 import type { Request } from "express";
 
+import type { KeyScope } from "./key-scope";
+
+export const API_KEY_HEADER = "x-api-key";
+
 export interface AuthenticatedOrganization {
   id: string;
   ticketeerId: string;
   name: string;
   /** The presented key's lookup prefix: names the key in logs and rate limits, never the secret. */
   keyPrefix: string;
+  /** What the presented key may do. */
+  keyScope: KeyScope;
 }
 
 export type AuthenticatedRequest = Request & { organization?: AuthenticatedOrganization };

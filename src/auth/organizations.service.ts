@@ -2,14 +2,23 @@ import { Injectable } from "@nestjs/common";
 import { InjectDataSource } from "@nestjs/typeorm";
 import { DataSource, type EntityManager, IsNull } from "typeorm";
 
+import { parseAllowedIps } from "./allowed-ips";
 import { apiKeyPrefix, generateApiKey, hashApiKey } from "./api-key-secret";
 import { ApiKey } from "./entities/api-key.entity";
 import { Organization } from "./entities/organization.entity";
+import { DEFAULT_KEY_SCOPE, isKeyScope, KEY_SCOPES, type KeyScope } from "./key-scope";
 
 export interface IssuedKey {
   /** The full key: shown once, never stored. */
   key: string;
   prefix: string;
+}
+
+/** What a key may do and where from; a key made without them may do everything, from anywhere. */
+export interface KeyGrant {
+  scope?: KeyScope;
+  /** Addresses and CIDR ranges (parseAllowedIps); null or absent for anywhere. */
+  allowedIps?: readonly string[] | null;
 }
 
 export class OrganizationsError extends Error {}
@@ -32,11 +41,9 @@ export class OrganizationsService {
     return this.dataSource.getRepository(Organization).find({ order: { createdAt: "ASC" } });
   }
 
-  async issueKey(ticketeerId: string, label = "", key = generateApiKey()): Promise<IssuedKey> {
+  async issueKey(ticketeerId: string, label = "", grant: KeyGrant = {}): Promise<IssuedKey> {
     const organization = await this.requireOrganization(ticketeerId);
-    const prefix = apiKeyPrefix(key);
-    await this.dataSource.getRepository(ApiKey).insert({ organizationId: organization.id, prefix, secretHash: hashApiKey(key), label });
-    return { key, prefix };
+    return this.insertKey(this.dataSource.manager, { organizationId: organization.id, label, ...checkedGrant(grant) });
   }
 
   async listKeys(ticketeerId: string): Promise<ApiKey[]> {
@@ -49,17 +56,14 @@ export class OrganizationsService {
     if (!result.affected) throw new OrganizationsError(`no live key with prefix ${prefix}`);
   }
 
-  /** A new key for the same organization and label; the old one stops working at once. */
+  /** A new key for the same organization, label, scope and IP ranges; the old one stops working at once. */
   async rotateKey(prefix: string): Promise<IssuedKey> {
     return this.dataSource.transaction(async (manager) => {
       const old = await manager.getRepository(ApiKey).findOne({ where: { prefix, revokedAt: IsNull() }, relations: { organization: true } });
       if (!old?.organization) throw new OrganizationsError(`no live key with prefix ${prefix}`);
       await manager.getRepository(ApiKey).update({ id: old.id }, { revokedAt: new Date() });
-      const key = generateApiKey();
-      await manager
-        .getRepository(ApiKey)
-        .insert({ organizationId: old.organizationId, prefix: apiKeyPrefix(key), secretHash: hashApiKey(key), label: old.label });
-      return { key, prefix: apiKeyPrefix(key) };
+      const { organizationId, label, scope, allowedIps } = old;
+      return this.insertKey(manager, { organizationId, label, scope, allowedIps });
     });
   }
 
@@ -68,7 +72,18 @@ export class OrganizationsService {
     const existing = await this.dataSource.getRepository(ApiKey).findOneBy({ prefix: apiKeyPrefix(key) });
     if (existing && existing.secretHash === hashApiKey(key) && existing.revokedAt === null) return;
     if (existing) throw new OrganizationsError("DEV_API_KEY shares its first 12 characters with another key; choose another");
-    await this.issueKey(ticketeerId, "playground", key);
+    const organization = await this.requireOrganization(ticketeerId);
+    await this.insertKey(this.dataSource.manager, { organizationId: organization.id, label: "playground", scope: DEFAULT_KEY_SCOPE, allowedIps: null }, key);
+  }
+
+  private async insertKey(
+    manager: EntityManager,
+    row: Pick<ApiKey, "organizationId" | "label" | "scope" | "allowedIps">,
+    key = generateApiKey(),
+  ): Promise<IssuedKey> {
+    const prefix = apiKeyPrefix(key);
+    await manager.getRepository(ApiKey).insert({ ...row, prefix, secretHash: hashApiKey(key) });
+    return { key, prefix };
   }
 
   findOrganization(ticketeerId: string): Promise<Organization | null> {
@@ -80,4 +95,13 @@ export class OrganizationsService {
     if (!organization) throw new OrganizationsError(`no organization ${ticketeerId}`);
     return organization;
   }
+}
+
+/** The grant as stored: a known scope, the ranges in the form PostgreSQL's cidr keeps them. */
+function checkedGrant({ scope = DEFAULT_KEY_SCOPE, allowedIps = null }: KeyGrant): Pick<ApiKey, "scope" | "allowedIps"> {
+  if (!isKeyScope(scope)) throw new OrganizationsError(`scope "${String(scope)}" is not one of ${[...KEY_SCOPES].reverse().join(", ")}`);
+  if (allowedIps === null) return { scope, allowedIps: null };
+  const parsed = parseAllowedIps(allowedIps.join(","));
+  if (parsed.problem !== undefined) throw new OrganizationsError(`allowed IPs ${parsed.problem}`);
+  return { scope, allowedIps: parsed.ranges };
 }

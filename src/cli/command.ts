@@ -7,11 +7,16 @@ import type { LedgerReconciler } from "../chain/ledger-reconcile/ledger-reconcil
 export const OPTIONS = {
   name: { type: "string" },
   label: { type: "string" },
+  scope: { type: "string" },
+  "allow-ip": { type: "string" },
   "grace-hours": { type: "string" },
   report: { type: "string" },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
+
+/** What a string option's value is, in the usage, where its name does not say it. */
+export const OPTION_VALUES: Partial<Record<StringOptionName, string>> = { scope: "full|scan|read", "allow-ip": "CIDR,…" };
 
 export type OptionName = Exclude<keyof typeof OPTIONS, "help">;
 export type StringOptionName = { [K in OptionName]: (typeof OPTIONS)[K]["type"] extends "string" ? K : never }[OptionName];

@@ -1,3 +1,6 @@
+import { parseAllowedIps } from "../auth/allowed-ips";
+import type { KeyGrant } from "../auth/organizations.service";
+import { keyScopeProblem, type KeyScope } from "../auth/key-scope";
 import { clientIdProblem } from "../common/validation/client-id";
 import type { Command } from "./command";
 import { RefusedError } from "./cli-errors";
@@ -39,30 +42,59 @@ const orgList: Command = {
 
 const keyCreate: Command = {
   name: "key create",
-  summary: "Issue a new API key to an organization; the key is printed once.",
+  summary:
+    "Issue a new API key to an organization; the key is printed once. --scope full (the default), scan (check-ins and reads: a door " +
+    "scanner's) or read (GETs and the live status stream); --allow-ip 203.0.113.0/24,2001:db8::/48 refuses its requests from elsewhere.",
   operands: ["ticketeerId"],
   requiredOptions: [],
-  optionalOptions: ["label", "json"],
+  optionalOptions: ["label", "scope", "allow-ip", "json"],
   async run({ organizations }, { required, optional, json }) {
-    printIssuedKey(await organizations.issueKey(required.ticketeerId, optional.label), json);
+    const grant = keyGrant(optional.scope, optional["allow-ip"]);
+    printIssuedKey(await organizations.issueKey(required.ticketeerId, optional.label, grant), json);
   },
 };
 
+/** The operator's --scope and --allow-ip, checked here so that a mistake names the option. */
+function keyGrant(scope: string | undefined, allowIp: string | undefined): KeyGrant {
+  const scopeProblem = scope === undefined ? null : keyScopeProblem(scope);
+  if (scopeProblem) throw new RefusedError(`--scope ${scopeProblem}`);
+  if (allowIp === undefined) return { scope: scope as KeyScope | undefined };
+  const parsed = parseAllowedIps(allowIp);
+  if (parsed.problem !== undefined) throw new RefusedError(`--allow-ip ${parsed.problem}`);
+  return { scope: scope as KeyScope | undefined, allowedIps: parsed.ranges };
+}
+
 const keyList: Command = {
   name: "key list",
-  summary: "List an organization's keys by prefix; secrets are never shown.",
+  summary: "List an organization's keys by prefix, with each one's scope, allowed IP ranges and last use (to the minute); secrets are never shown.",
   operands: ["ticketeerId"],
   requiredOptions: [],
   optionalOptions: ["json"],
   async run({ organizations }, { required, json }) {
     // Fields are picked one by one so that the stored hash can never reach the output.
     const keys = await organizations.listKeys(required.ticketeerId);
-    const rows = keys.map(({ prefix, label, createdAt, revokedAt }) => ({ prefix, label, createdAt, revokedAt }));
+    const rows = keys.map(({ prefix, label, scope, allowedIps, createdAt, lastUsedAt, revokedAt }) => ({
+      prefix,
+      label,
+      scope,
+      allowedIps,
+      createdAt,
+      lastUsedAt,
+      revokedAt,
+    }));
     if (json) return printJson(rows);
     if (rows.length === 0) return print(`No keys for ${required.ticketeerId} yet.`);
     printTable(
-      ["PREFIX", "LABEL", "CREATED", "REVOKED"],
-      rows.map((row) => [row.prefix, row.label || "-", timestamp(row.createdAt), timestamp(row.revokedAt)]),
+      ["PREFIX", "LABEL", "SCOPE", "ALLOWED IPS", "CREATED", "LAST USED", "REVOKED"],
+      rows.map((row) => [
+        row.prefix,
+        row.label || "-",
+        row.scope,
+        row.allowedIps?.join(",") ?? "any",
+        timestamp(row.createdAt),
+        timestamp(row.lastUsedAt),
+        timestamp(row.revokedAt),
+      ]),
     );
   },
 };
@@ -81,7 +113,7 @@ const keyRevoke: Command = {
 
 const keyRotate: Command = {
   name: "key rotate",
-  summary: "Replace a key with a new one (same organization and label); the old one stops working at once.",
+  summary: "Replace a key with a new one (same organization, label, scope and allowed IP ranges); the old one stops working at once.",
   operands: ["prefix"],
   requiredOptions: [],
   optionalOptions: ["json"],

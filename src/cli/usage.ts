@@ -1,4 +1,4 @@
-import { type Command, OPTIONS, type OptionName } from "./command";
+import { type Command, OPTION_VALUES, OPTIONS, type OptionName } from "./command";
 import { COMMANDS } from "./commands";
 
 const PROGRAM = "npm run cli --";
@@ -37,5 +37,6 @@ function synopsis(command: Command): string {
 }
 
 function optionSyntax(option: OptionName): string {
-  return OPTIONS[option].type === "string" ? `--${option} <${option}>` : `--${option}`;
+  if (OPTIONS[option].type !== "string") return `--${option}`;
+  return `--${option} <${OPTION_VALUES[option as keyof typeof OPTION_VALUES] ?? option}>`;
 }

@@ -82,7 +82,8 @@ export const CONFIG_SECTIONS: readonly ConfigSection[] = [
       TLS_KEY_FILE: { meaning: "PEM key of `TLS_CERT_FILE`." },
       TRUST_PROXY: {
         meaning:
-          "The TLS-terminating proxies whose `X-Forwarded-Proto` and `X-Forwarded-For` are believed (Express's `trust proxy`); anybody else's are ignored.",
+          "The TLS-terminating proxies whose `X-Forwarded-Proto` and `X-Forwarded-For` are believed (Express's `trust proxy`); anybody else's are ignored. " +
+          "The forwarded address is the client's: what API keys bound to IP ranges (`key create --allow-ip`) and the per-IP limits go by.",
         accepts: "comma-separated addresses, CIDR ranges, `loopback`, `linklocal`, `uniquelocal`",
       },
       REQUIRE_HTTPS: {

@@ -19,6 +19,7 @@ import { IdempotencyKeysPerOrganization1763886000000 } from "./migrations/176388
 import { CancelledActions1763887000000 } from "./migrations/1763887000000-CancelledActions";
 import { WaitingByOrganization1763888000000 } from "./migrations/1763888000000-WaitingByOrganization";
 import { OrganizationQueues1763889000000 } from "./migrations/1763889000000-OrganizationQueues";
+import { KeyScopes1763890000000 } from "./migrations/1763890000000-KeyScopes";
 
 export const MIGRATIONS = [
   InitialSchema1763740000000,
@@ -40,6 +41,7 @@ export const MIGRATIONS = [
   CancelledActions1763887000000,
   WaitingByOrganization1763888000000,
   OrganizationQueues1763889000000,
+  KeyScopes1763890000000,
 ];
 
 /**

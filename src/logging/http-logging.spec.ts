@@ -33,7 +33,7 @@ beforeAll(async () => {
   const app = express();
   app.use(requestIdMiddleware, createHttpLogger(logger));
   app.post("/stream", (request: AuthenticatedRequest, response) => {
-    request.organization = { id: "o-1", ticketeerId: "ticketeer-1", name: "One", keyPrefix: "trk_AbCdEfGh" };
+    request.organization = { id: "o-1", ticketeerId: "ticketeer-1", name: "One", keyPrefix: "trk_AbCdEfGh", keyScope: "full" };
     request.log.info("inside the handler");
     response.json({ status: "success" });
   });

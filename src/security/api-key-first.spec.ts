@@ -6,14 +6,20 @@ import type { AuthenticatedRequest } from "../auth/authenticated-organization";
 import type { RateLimiter } from "../auth/rate-limiter";
 import { apiKeyFirst } from "./api-key-first";
 
-const ORGANIZATION = { id: "o", ticketeerId: "t", name: "n", keyPrefix: "p" };
+const ORGANIZATION = { id: "o", ticketeerId: "t", name: "n", keyPrefix: "p", keyScope: "full" };
 const ROUTES = [
   { pattern: "/health/live", methods: new Set(["get"]) },
   { pattern: "/verify/:ticketId", methods: new Set(["get"]) },
 ];
 
+/** `lookup` is the key's: its organization, null for no live key, or the 403 body of a live key refused. */
 function run(options: { method?: string; url?: string; headers?: Record<string, string>; lookup?: () => Promise<unknown>; overLimit?: boolean }) {
-  const auth = { authenticate: vi.fn(options.lookup ?? (async () => null)) } as unknown as AuthService;
+  const admit = async () => {
+    const found = await (options.lookup ?? (async () => null))();
+    if (found === null) return { refused: { message: "Forbidden" } };
+    return typeof found === "object" && "message" in found ? { refused: found } : { admitted: found };
+  };
+  const auth = { admit: vi.fn(admit) } as unknown as AuthService;
   const limiter = {
     consume: vi.fn(async () => (options.overLimit ? { code: "rate_limited", message: "slow down" } : null)),
   } as unknown as RateLimiter;
@@ -127,6 +133,13 @@ describe("apiKeyFirst", () => {
     });
     const failed = await run({ headers: key, lookup: () => Promise.reject(new Error('relation "api_keys" does not exist')) });
     expect(failed).toMatchObject({ status: 500, body: { status: "error", error: { code: "internal_error" } }, headers: { connection: "close" } });
+  });
+
+  it("answers a live key refused (used from outside its IP ranges) with its 403 body, unread", async () => {
+    const refused = { message: "Forbidden", code: "key_ip" };
+    const answer = await run({ headers: { "x-api-key": "k".repeat(40), "content-length": "20" }, lookup: async () => refused });
+    expect(answer).toMatchObject({ next: false, status: 403, body: refused, headers: { connection: "close" } });
+    expect(answer.request.organization).toBeUndefined();
   });
 
   it("passes a valid key within its limit on, authenticated", async () => {

@@ -1,13 +1,11 @@
 import { Logger } from "@nestjs/common";
 import type { NextFunction, Request, Response } from "express";
 
-import { API_KEY_HEADER } from "../auth/api-key.guard";
 import type { AuthService } from "../auth/auth.service";
 import type { AuthenticatedRequest } from "../auth/authenticated-organization";
 import type { RateLimiter } from "../auth/rate-limiter";
 import { isDatabaseUnreachable } from "../common/errors/database-unreachable";
 import { errorDetail } from "../common/errors/error-detail";
-import { FORBIDDEN_BODY } from "../common/http/api-exception.filter";
 import { DATABASE_UNAVAILABLE, DEPENDENCY_RETRY_AFTER_SECONDS } from "../common/http/service-unavailable";
 import type { KnownRoute } from "../metrics/http/route-label";
 import { isKeyless } from "./keyless-paths";
@@ -21,8 +19,8 @@ const INTERNAL_ERROR = { status: "error", error: errorDetail("internal_error", "
  * The API key and the rate limit, before anything reads the body: Express middleware ordered
  * before the body parsers. A request to anything but the exact path of a public route (health,
  * @Public()) or of the docs (keyless-paths.ts), whatever its method and whether or not its path
- * exists, without a valid key gets exactly 403 {"message":"Forbidden"}; a key over its limit gets
- * the 429. Neither reads a byte of the body: the answer asks the client to close the connection,
+ * exists, without a valid key gets exactly 403 {"message":"Forbidden"} (a live key used from outside
+ * its IP ranges: with `code: "key_ip"`); a key over its limit gets the 429. Neither reads a byte of the body: the answer asks the client to close the connection,
  * and Node closes it once the answer is out instead of reading the rest. A key that cannot be
  * checked gets a 503 with Retry-After while the database is unreachable (a 500 for any other
  * failure), unread too. The guards (ApiKeyGuard, RateLimitGuard) see the request as authenticated
@@ -31,10 +29,9 @@ const INTERNAL_ERROR = { status: "error", error: errorDetail("internal_error", "
 export function apiKeyFirst(auth: AuthService, limiter: RateLimiter, routes: () => readonly KnownRoute[]) {
   return (request: AuthenticatedRequest, response: Response, next: NextFunction): void => {
     if (isKeyless(request.method, request.originalUrl, routes())) return next();
-    const presented = request.headers[API_KEY_HEADER];
-    const checked = (typeof presented === "string" ? auth.authenticate(presented) : Promise.resolve(null)).then(async (organization) => {
-      if (!organization) return { status: 403, body: FORBIDDEN_BODY };
-      request.organization = organization;
+    const checked = auth.admit(request).then(async ({ admitted, refused }) => {
+      if (refused) return { status: 403, body: refused };
+      request.organization = admitted;
       const overLimit = await limiter.consume(request, response);
       return overLimit ? { status: 429, body: { status: "error", error: overLimit } } : null;
     });

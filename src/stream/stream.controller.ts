@@ -4,6 +4,7 @@ import type { Request, Response } from "express";
 
 import { type AuthenticatedOrganization, CurrentOrganization } from "../auth/authenticated-organization";
 import { CountsActions } from "../auth/rate-limit.guard";
+import { RequiresScope } from "../auth/required-scope";
 import { ApiCommonWriteResponses } from "../common/http/api-responses";
 import { requireItemArray } from "../common/http/item-array";
 import { requestIdOf } from "../common/http/request-id";
@@ -11,6 +12,7 @@ import type { AppConfig } from "../config/app-config";
 import { InjectConfig } from "../config/config.module";
 import { QUEUE_FULL_RETRY_AFTER_HEADER, retryAfterQueueFull } from "../ledger/queue-full";
 import { ApiStreamActionModels, STREAM_ACTION_SCHEMA, StreamResponseDto } from "./dto/stream-action.dto";
+import { CHECK_IN_STREAM_ACTIONS, scopeOfStreamActions } from "./stream-scope";
 import { StreamService } from "./stream.service";
 
 const STREAM_PATH = "stream";
@@ -22,11 +24,14 @@ const StreamOperation = (operationId: string) =>
   applyDecorators(
     HttpCode(200),
     CountsActions(),
+    RequiresScope("scan", scopeOfStreamActions),
     ApiOperation({
       operationId,
       summary: "Register a mixed list of actions",
       description:
-        "Up to 5000 actions, processed in the order sent, in one transaction: a newEvent, then its soldTicket, then its scannedTicket in one request all succeed. Served at /stream and /api/v1/stream.",
+        "Up to 5000 actions, processed in the order sent, in one transaction: a newEvent, then its soldTicket, then its scannedTicket in one request all succeed. Served at /stream and /api/v1/stream. " +
+        `A scan key may send only ${CHECK_IN_STREAM_ACTIONS.join(" and ")} actions: a request holding any other action (or an entry naming none) ` +
+        "needs a full key, and from a scan key it is refused whole (403 key_scope) before anything of it is applied.",
     }),
     ApiStreamActionModels(),
     ApiBody({

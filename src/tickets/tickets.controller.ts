@@ -4,6 +4,7 @@ import type { Request, Response } from "express";
 
 import { type AuthenticatedOrganization, CurrentOrganization } from "../auth/authenticated-organization";
 import { CountsActions } from "../auth/rate-limit.guard";
+import { RequiresScope } from "../auth/required-scope";
 import type { ActionDescriptor } from "../ledger/action-descriptor";
 import { LedgerService } from "../ledger/ledger.service";
 import { QUEUE_FULL_RETRY_AFTER_HEADER, retryAfterQueueFull } from "../ledger/queue-full";
@@ -81,6 +82,7 @@ export class TicketsController {
   @Post(ENDPOINT.scanned)
   @HttpCode(200)
   @CountsActions()
+  @RequiresScope("scan")
   @ApiOperation({
     operationId: "registerCheckIns",
     summary: "Register check-ins (scans)",
@@ -101,6 +103,7 @@ export class TicketsController {
   @Post(ENDPOINT.checkedin)
   @HttpCode(200)
   @CountsActions()
+  @RequiresScope("scan")
   @ApiOperation({
     operationId: "registerCheckInsAlias",
     summary: "Register check-ins (alias of /api/v1/scanned)",

@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import path from "node:path";
 
+import type { Request } from "express";
 import { DataSource } from "typeorm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -27,9 +28,15 @@ interface CliResult {
 interface KeyListing {
   prefix: string;
   label: string;
+  scope: string;
+  allowedIps: string[] | null;
   createdAt: string;
+  lastUsedAt: string | null;
   revokedAt: string | null;
 }
+
+/** What `key list --json` says of a key issued without a scope or ranges, and never used. */
+const PLAIN_KEY = { scope: "full", allowedIps: null, createdAt: expect.any(String), lastUsedAt: null };
 
 /** A stack trace's frames; operators' mistakes must never show one. */
 const STACK_FRAME = /^\s+at /m;
@@ -125,7 +132,9 @@ describe("ops CLI (npm run cli)", () => {
       expect(help.stdout).toContain(command);
     }
     expect(commandHelp).toMatchObject({ code: 0, stderr: "" });
-    expect(commandHelp.stdout).toContain("Usage: npm run cli -- key create <ticketeerId> [--label <label>] [--json]");
+    expect(commandHelp.stdout).toContain(
+      "Usage: npm run cli -- key create <ticketeerId> [--label <label>] [--scope <full|scan|read>] [--allow-ip <CIDR,…>] [--json]",
+    );
   });
 
   it("creates organizations and lists them as a table and as JSON", async () => {
@@ -156,13 +165,92 @@ describe("ops CLI (npm run cli)", () => {
     expect(await auth.authenticate(key)).toMatchObject({ ticketeerId: "initech", keyPrefix: prefix });
 
     const [table, listing] = await Promise.all([succeeds("key", "list", "initech"), keyListing("initech")]);
-    expect(table).toMatch(/^PREFIX\s+LABEL\s+CREATED\s+REVOKED$/m);
-    expect(table).toMatch(new RegExp(`^${prefix}\\s+ci\\s+\\S+\\s+-$`, "m"));
-    expect(listing).toEqual([{ prefix, label: "ci", createdAt: expect.any(String), revokedAt: null }]);
+    expect(table).toMatch(/^PREFIX\s+LABEL\s+SCOPE\s+ALLOWED IPS\s+CREATED\s+LAST USED\s+REVOKED$/m);
+    expect(table).toMatch(new RegExp(`^${prefix}\\s+ci\\s+full\\s+any\\s+\\S+\\s+-\\s+-$`, "m"));
+    expect(listing).toEqual([{ prefix, label: "ci", ...PLAIN_KEY, revokedAt: null }]);
     for (const output of [table, JSON.stringify(listing)]) {
       expect(output).not.toContain(key.slice(API_KEY_PREFIX_LENGTH));
       expect(output).not.toContain(hashApiKey(key));
     }
+  });
+
+  it("creates a scoped key bound to IP ranges, lists its scope, ranges and last use, and keeps them through a rotation", async () => {
+    await onboarding.createOrganization("stadium", "Stadium");
+
+    const created = await succeeds("key", "create", "stadium", "--label", "door-1", "--scope", "scan", "--allow-ip", "203.0.113.0/24, 2001:DB8::/48");
+    const reader = await succeeds("key", "create", "stadium", "--label", "dashboard", "--scope", "read");
+
+    const door = printedKey(created);
+    expect(await auth.authenticate(door.key)).toMatchObject({ ticketeerId: "stadium", keyScope: "scan" });
+    expect(await auth.authenticate(printedKey(reader).key)).toMatchObject({ keyScope: "read" });
+    const request = (ip: string) => ({ headers: { "x-api-key": door.key }, ip, socket: {} }) as unknown as Request;
+    expect(await auth.admit(request("192.0.2.1"))).toEqual({ refused: { message: "Forbidden", code: "key_ip" } });
+    expect(await keyListing("stadium")).toMatchObject([{ prefix: door.prefix, lastUsedAt: null }, { scope: "read" }]);
+    expect(await auth.admit(request("203.0.113.9"))).toMatchObject({ admitted: { keyPrefix: door.prefix } });
+
+    const [table, listing] = await Promise.all([succeeds("key", "list", "stadium"), keyListing("stadium")]);
+    expect(listing).toEqual([
+      {
+        prefix: door.prefix,
+        label: "door-1",
+        scope: "scan",
+        allowedIps: ["203.0.113.0/24", "2001:db8::/48"],
+        createdAt: expect.any(String),
+        lastUsedAt: expect.any(String),
+        revokedAt: null,
+      },
+      { prefix: printedKey(reader).prefix, label: "dashboard", ...PLAIN_KEY, scope: "read", revokedAt: null },
+    ]);
+    expect(Date.parse(listing[0].lastUsedAt!)).toBeGreaterThanOrEqual(Date.parse(listing[0].createdAt));
+    expect(table).toMatch(new RegExp(`^${door.prefix}\\s+door-1\\s+scan\\s+203\\.0\\.113\\.0/24,2001:db8::/48\\s+\\S+\\s+\\d{4}-\\S+\\s+-$`, "m"));
+
+    const rotated = printedKey(await succeeds("key", "rotate", door.prefix));
+    expect(await auth.authenticate(rotated.key)).toMatchObject({ keyScope: "scan" });
+    expect((await keyListing("stadium")).find((key) => key.prefix === rotated.prefix)).toMatchObject({
+      label: "door-1",
+      scope: "scan",
+      allowedIps: ["203.0.113.0/24", "2001:db8::/48"],
+      lastUsedAt: null,
+    });
+  });
+
+  it("refuses an unknown scope and a bad IP range with a clear error naming the option, exit code 1, and no key made", async () => {
+    await onboarding.createOrganization("careful", "Careful");
+
+    const cases: [string[], string][] = [
+      [["--scope", "admin"], 'error: --scope "admin" is not a scope: use one of full, scan, read\n'],
+      [["--scope", "Scan"], 'error: --scope "Scan" is not a scope: use one of full, scan, read\n'],
+      [["--scope", ""], 'error: --scope "" is not a scope: use one of full, scan, read\n'],
+      [["--allow-ip", "10.0.0.0/33"], 'error: --allow-ip "10.0.0.0/33" has a prefix longer than 32 bits\n'],
+      [["--allow-ip", "10.0.0.1/8"], 'error: --allow-ip "10.0.0.1/8" has bits set after its /8 prefix: the range is 10.0.0.0/8\n'],
+      [
+        ["--allow-ip", "door.example.com"],
+        'error: --allow-ip "door.example.com" is not an IP address or a CIDR range (such as 203.0.113.0/24 or 2001:db8::/48)\n',
+      ],
+      [["--allow-ip", "10.0.0.0/8,"], "error: --allow-ip has an empty entry (two commas in a row, or one at an end)\n"],
+      [["--allow-ip", ""], "error: --allow-ip must name at least one IP address or CIDR range\n"],
+      [
+        ["--scope", "scan", "--allow-ip", "203.0.113.0/24,300.0.0.1"],
+        'error: --allow-ip "300.0.0.1" is not an IP address or a CIDR range (such as 203.0.113.0/24 or 2001:db8::/48)\n',
+      ],
+    ];
+
+    const results = await Promise.all(cases.map(([options]) => cli("key", "create", "careful", "--label", "door", ...options)));
+
+    results.forEach((result, index) => {
+      expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }, cases[index][0].join(" ")).toEqual({
+        code: 1,
+        stdout: "",
+        stderr: cases[index][1],
+      });
+    });
+    const missingValue = await cli("key", "create", "careful", "--scope");
+    expect(missingValue).toMatchObject({ code: 1, stdout: "", stderr: expect.stringMatching(/^error: Option '--scope <value>' argument missing/) });
+    expect(await cli("key", "rotate", "trk_a", "--scope", "read")).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/^error: key rotate does not take --scope\n/),
+    });
+    expect(await keyListing("careful")).toEqual([]);
   });
 
   it("stores no part of a created key's secret in clear anywhere in the database", async () => {
@@ -213,7 +301,7 @@ describe("ops CLI (npm run cli)", () => {
 
     expect(await auth.authenticate(key)).toBeNull();
     const [listing, again] = await Promise.all([keyListing("hooli"), cli("key", "revoke", prefix)]);
-    expect(listing).toEqual([{ prefix, label: "web", createdAt: expect.any(String), revokedAt: expect.any(String) }]);
+    expect(listing).toEqual([{ prefix, label: "web", ...PLAIN_KEY, revokedAt: expect.any(String) }]);
     expect(again).toMatchObject({ code: 1, stdout: "", stderr: `error: no live key with prefix ${prefix}\n` });
   });
 
@@ -229,8 +317,8 @@ describe("ops CLI (npm run cli)", () => {
     expect(await auth.authenticate(old.key)).toBeNull();
     const [listing, again] = await Promise.all([keyListing("pied-piper"), cli("key", "rotate", old.prefix)]);
     expect(listing).toEqual([
-      { prefix: old.prefix, label: "billing", createdAt: expect.any(String), revokedAt: expect.any(String) },
-      { prefix: fresh.prefix, label: "billing", createdAt: expect.any(String), revokedAt: null },
+      { prefix: old.prefix, label: "billing", ...PLAIN_KEY, revokedAt: expect.any(String) },
+      { prefix: fresh.prefix, label: "billing", ...PLAIN_KEY, revokedAt: null },
     ]);
     expect(again).toMatchObject({ code: 1, stdout: "", stderr: `error: no live key with prefix ${old.prefix}\n` });
   });

@@ -3,6 +3,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import {
   type CallbackBody,
   createRegistryClient,
+  type ForbiddenBody,
+  type KeyRefusalCode,
   type NewEvent,
   type RegistryClient,
   type SoldTicket,
@@ -10,8 +12,10 @@ import {
   waitForFinalStatus,
   WebhookVerificationError,
 } from "../../client/src";
+import { OrganizationsService } from "../../src/auth/organizations.service";
 import { eventually, uid } from "../support/callbacks-e2e";
 import { useChainApp } from "../support/chain-app";
+import { ticketView, tokenIds } from "../support/chain-e2e";
 
 /**
  * The integrator's typed client (client/src) against the real app on Postgres, Redis and a Hardhat
@@ -122,5 +126,38 @@ describe("the typed client", () => {
     const forbidden = await stranger.GET("/api/v1/tickets/{ticketId}", { params: { path: { ticketId: "t" } } });
     expect(forbidden.response.status).toBe(403);
     expect(forbidden.error).toEqual({ message: "Forbidden" });
+  });
+
+  it("checks tickets in with a door scanner's scan key, on chain, and gets its refusals typed (key_scope)", async () => {
+    const door = await chainApp.testApp.app.get(OrganizationsService).issueKey(chainApp.ticketeerId, "door-1", { scope: "scan" });
+    const scanner = createRegistryClient({ baseUrl: chainApp.testApp.baseUrl, apiKey: door.key });
+    const eventId = uid("event");
+    const [ticketId, otherId] = [uid("ticket"), uid("ticket")];
+    await registry.POST("/api/v1/events", {
+      body: { eventId, ticketeerId: chainApp.ticketeerId, currency: "EUR", callbackUrl: "https://tickets.example.com/cb" },
+    });
+    const sold = await registry.POST("/api/v1/sold", { body: [ticketId, otherId].map((id) => ({ eventId, ticketId: id, price: "20.00" })) });
+    await Promise.all((sold.data ?? []).map((item) => waitForFinalStatus(registry, item.txPromise!)));
+
+    const scanned = await scanner.POST("/api/v1/scanned", { body: [{ ticketId }] });
+    expect(scanned.data?.[0]).toMatchObject({ ticketId, status: "success" });
+    expect(await waitForFinalStatus(scanner, scanned.data![0].txPromise!)).toMatchObject({ action: "scanned", status: "confirmed" });
+    const tokens = await tokenIds(chainApp.testApp, [ticketId, otherId]);
+    expect(await ticketView(chainApp.chain, tokens.get(ticketId)!)).toMatchObject({ checkedIn: true, invalidated: false });
+
+    const resale = await scanner.POST("/api/v1/resold", { body: [{ ticketId: otherId, price: "30.00" }] });
+    const invalidation = await scanner.POST("/api/v1/stream", { body: [{ action: "invalidatedTicket", data: { ticketId: otherId } }] });
+    // A 403's body is the Forbidden one: `"message" in error` tells it from the other error bodies.
+    const refusals = [resale.error, invalidation.error].map((error): ForbiddenBody | undefined => (error && "message" in error ? error : undefined));
+    const codes: (KeyRefusalCode | undefined)[] = refusals.map((body) => body?.code);
+    expect([resale.response.status, invalidation.response.status]).toEqual([403, 403]);
+    expect(refusals).toEqual([
+      { message: "Forbidden", code: "key_scope" },
+      { message: "Forbidden", code: "key_scope" },
+    ]);
+    expect(codes).toEqual(["key_scope", "key_scope"]);
+    const other = await scanner.GET("/api/v1/tickets/{ticketId}", { params: { path: { ticketId: otherId } } });
+    expect(other.data).toMatchObject({ state: "valid", resales: 0, invalidated: false });
+    expect(await ticketView(chainApp.chain, tokens.get(otherId)!)).toMatchObject({ checkedIn: false, invalidated: false, resales: 0n });
   });
 });

@@ -23,6 +23,7 @@ export const ORGANIZATION: AuthenticatedOrganization = {
   ticketeerId: "ticketeer-42",
   name: "Example Tickets B.V.",
   keyPrefix: "tk_test",
+  keyScope: "full",
 };
 
 export const OTHER_ORGANIZATION: AuthenticatedOrganization = {
@@ -30,6 +31,7 @@ export const OTHER_ORGANIZATION: AuthenticatedOrganization = {
   ticketeerId: "ticketeer-77",
   name: "Other Tickets Ltd",
   keyPrefix: "tk_other",
+  keyScope: "full",
 };
 
 /** Unix seconds the fixture's acceptance happens at, unless told otherwise. */

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from "@nestjs/swagger";
 
 import { ERROR_CODES, type ErrorCode } from "./error-detail";
+import { KEY_REFUSAL_CODES, type KeyRefusalCode } from "./key-refused";
 
 export class ErrorDetailDto {
   @ApiProperty({ enum: ERROR_CODES, example: "invalid_field", description: "Stable, machine-readable code." })
@@ -36,4 +37,13 @@ export class CancelRefusedBodyDto extends ErrorBodyDto {
 export class ForbiddenBodyDto {
   @ApiProperty({ enum: ["Forbidden"], example: "Forbidden" })
   message: "Forbidden";
+
+  @ApiPropertyOptional({
+    enum: KEY_REFUSAL_CODES,
+    example: "key_scope",
+    description:
+      "Absent for a missing, unknown or revoked key. For a live key refused: key_scope (its scope does not cover the operation, or one of a " +
+      "/stream's actions; nothing was applied), key_ip (it is bound to IP ranges and the request came from elsewhere).",
+  })
+  code?: KeyRefusalCode;
 }

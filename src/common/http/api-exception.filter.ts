@@ -4,12 +4,20 @@ import type { Request, Response } from "express";
 import { ApiError } from "../errors/api-error";
 import { isDatabaseUnreachable } from "../errors/database-unreachable";
 import { errorDetail, type ErrorDetail, invalidField } from "../errors/error-detail";
+import { KeyRefused, type KeyRefusalCode } from "../errors/key-refused";
 import { ReplayedAnswer } from "./replayed-answer";
 import { DATABASE_UNAVAILABLE, sendServiceUnavailable } from "./service-unavailable";
 import { undecodableParameter } from "./undecodable-path";
 
 /** The exact body the interface promises for a missing, unknown or revoked key. */
 export const FORBIDDEN_BODY = { message: "Forbidden" } as const;
+
+export type ForbiddenBody = typeof FORBIDDEN_BODY & { code?: KeyRefusalCode };
+
+/** The 403 of a live key refused for this request: the interface's body, with the reason's code. */
+export function keyRefusedBody(code: KeyRefusalCode): ForbiddenBody {
+  return { ...FORBIDDEN_BODY, code };
+}
 
 /** body-parser's errors carry a `type`, and so do ours (BodyRefusal); these are the ones a client can cause. */
 interface BodyParserError {
@@ -33,6 +41,10 @@ export class ApiExceptionFilter implements ExceptionFilter {
     if (response.headersSent) return;
     if (exception instanceof ReplayedAnswer) {
       response.status(exception.status).type("application/json").send(exception.body);
+      return;
+    }
+    if (exception instanceof KeyRefused) {
+      response.status(HttpStatus.FORBIDDEN).json(keyRefusedBody(exception.code));
       return;
     }
     if (exception instanceof ApiError) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { clientKeyOf, clientKeyOfRequest } from "./client-key";
+import { clientAddressOfRequest, clientKeyOf, clientKeyOfRequest } from "./client-key";
 
 describe("clientKeyOf", () => {
   it("keys an IPv4 address as itself", () => {
@@ -46,5 +46,24 @@ describe("clientKeyOfRequest", () => {
     expect(clientKeyOfRequest(request("2001:db8::7", "::1"))).toBe("2001:db8::/64");
     expect(clientKeyOfRequest(request(undefined, "::ffff:127.0.0.1"))).toBe("127.0.0.1");
     expect(clientKeyOfRequest(request(undefined, undefined))).toBe("unknown");
+  });
+});
+
+describe("clientAddressOfRequest", () => {
+  const request = (ip: string | undefined, remoteAddress?: string) => ({ ip, socket: { remoteAddress } }) as never;
+
+  it("reads the address Express gives (behind TRUST_PROXY, the forwarded one), else the socket's peer", () => {
+    expect(clientAddressOfRequest(request("203.0.113.7", "127.0.0.1"))).toBe("203.0.113.7");
+    expect(clientAddressOfRequest(request(undefined, "198.51.100.1"))).toBe("198.51.100.1");
+  });
+
+  it("reads an IPv4-mapped IPv6 address as IPv4, and keeps a whole IPv6 address", () => {
+    expect(clientAddressOfRequest(request("::ffff:203.0.113.7"))).toBe("203.0.113.7");
+    expect(clientAddressOfRequest(request("2001:db8:1:2::42"))).toBe("2001:db8:1:2::42");
+  });
+
+  it("has none for what is not an address", () => {
+    expect(clientAddressOfRequest(request(undefined))).toBeUndefined();
+    expect(clientAddressOfRequest(request("unknown"))).toBeUndefined();
   });
 });

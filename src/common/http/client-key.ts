@@ -28,3 +28,14 @@ export function clientKeyOf(address: string | undefined): string {
 export function clientKeyOfRequest(request: Request): string {
   return clientKeyOf(request.ip ?? request.socket.remoteAddress);
 }
+
+/**
+ * The request's client IP address, read as clientKeyOfRequest reads it (behind TRUST_PROXY, from
+ * X-Forwarded-For; else the socket's peer), an IPv4-mapped IPv6 address as its IPv4 address; undefined
+ * when there is none that reads as an address. The whole address: what a key's allowed ranges match.
+ */
+export function clientAddressOfRequest(request: Request): string | undefined {
+  const address = request.ip ?? request.socket.remoteAddress;
+  if (address === undefined || isIP(address) === 0) return undefined;
+  return ipaddr.process(address).toString();
+}
