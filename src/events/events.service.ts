@@ -39,10 +39,13 @@ export class EventsService {
       endTime: uint64Json(event.endTime),
       callbackUrl: event.callbackUrl,
       ticketsSold: uint64Json(ticketsSold),
+      cancelled: event.cancelledAt !== null,
+      cancelledAt: event.cancelledAt?.toISOString() ?? null,
       chain: {
         eventIndex: uint64Json(event.eventIndex),
         eventKey: eventKeyOf(organization.ticketeerId, event.eventId),
         registered: actions.some((action) => action.kind === "newEvent" && action.status === "confirmed"),
+        cancelled: actions.some((action) => action.kind === "cancelledEvent" && action.status === "confirmed"),
       },
       actions: actions.map(toActionView),
     };

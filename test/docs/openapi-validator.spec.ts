@@ -40,7 +40,9 @@ const EVENT = {
   endTime: "18446744073709551615",
   callbackUrl: "https://integrator.example.com/callbacks",
   ticketsSold: 0,
-  chain: { eventIndex: 1, eventKey: "0x00", registered: false },
+  cancelled: false,
+  cancelledAt: null,
+  chain: { eventIndex: 1, eventKey: "0x00", registered: false, cancelled: false },
   actions: [ACTION],
 };
 

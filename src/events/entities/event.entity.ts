@@ -64,6 +64,13 @@ export class EventEntity {
   lastSerial: bigint;
 
   /**
+   * When the event's cancellation was accepted; null while it is not cancelled. Every one of its
+   * tickets reads as cancelled from it: no ticket row changes.
+   */
+  @Column({ name: "cancelled_at", type: "timestamptz", nullable: true })
+  cancelledAt: Date | null;
+
+  /**
    * Set when the integrator cancelled the event's registration before it went out: the row keeps its
    * actions' history, but the event no longer exists and its eventId may be registered again.
    */
