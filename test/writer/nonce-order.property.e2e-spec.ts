@@ -196,7 +196,7 @@ function writerOn(node: ScriptedNode, key: string) {
   const learned = new LearnedLimits();
   const backOff = new RetryBackOff(config);
   const transactions = new TransactionSender(open, new BroadcastOrder(open), progress);
-  const metrics = new WriterMetrics(histogram(), histogram(), histogram(), histogram(), counter());
+  const metrics = new WriterMetrics(histogram(), histogram(), histogram(), histogram(), counter(), counter());
   const bumper = new FeeBumper(sending, metrics, transactions, config);
   const stops = new SignerStopsStore(dataSource);
   const guard = new SignerNonceGuard(stops, gauge());
