@@ -1,0 +1,126 @@
+import { Injectable } from "@nestjs/common";
+import { InjectDataSource } from "@nestjs/typeorm";
+import { DataSource } from "typeorm";
+
+import type { ActionKind } from "../common/actions";
+import type { UsageGrouping } from "./usage-query";
+
+/** Sums of usage entries; `gas` and `feeWei` exact, as bigints. */
+export interface UsageCounts {
+  accepted: number;
+  confirmed: number;
+  failed: number;
+  /** Distinct transactions that carried the counted actions. */
+  transactions: number;
+  gas: bigint;
+  feeWei: bigint;
+}
+
+/**
+ * One sum of the statement: of an organization's actions of one kind in one group (`line`), of all
+ * kinds in one group (`group`), of the organization's whole range (`organization`), or, for every
+ * organization at once, of all of them (`all`).
+ */
+export interface UsageSum extends UsageCounts {
+  level: "line" | "group" | "organization" | "all";
+  organizationId: string | null;
+  ticketeerId: string | null;
+  /** The UTC day (YYYY-MM-DD) or the eventId; null above the group level. */
+  group: string | null;
+  kind: ActionKind | null;
+}
+
+export interface UsageRange {
+  from: Date;
+  to: Date;
+  groupBy: UsageGrouping;
+}
+
+interface UsageSumRow {
+  level: number;
+  organization_id: string | null;
+  ticketeer_id: string | null;
+  group_key: string | null;
+  event_id: string | null;
+  kind: ActionKind | null;
+  accepted: string;
+  confirmed: string;
+  failed: string;
+  transactions: string;
+  gas: string;
+  fee_wei: string;
+}
+
+/** GROUPING(organization_id, group_key, kind): which of the three each sum leaves out, as bits. */
+const LEVELS: Record<number, UsageSum["level"]> = { 0: "line", 1: "group", 3: "organization", 7: "all" };
+
+const GROUP_KEYS: Record<UsageGrouping, string> = {
+  day: `to_char(recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')`,
+  event: `event_ref::text`,
+};
+
+/**
+ * The statement's SQL: sums of usage_entries over a time range, never of the ledger. One
+ * organization's range is read through usage_entries_organization_idx; every organization's through
+ * usage_entries_recorded_brin. Either way the rows read are those of the range, whatever the
+ * table's size.
+ */
+@Injectable()
+export class UsageStore {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** One organization's sums: per group and kind, per group, and over the range. */
+  async organizationSums(organizationId: string, range: UsageRange): Promise<UsageSum[]> {
+    return this.sums(range, organizationId);
+  }
+
+  /** Every organization's sums, as organizationSums gives each, and the sum over all of them. */
+  async allSums(range: UsageRange): Promise<UsageSum[]> {
+    return this.sums(range, null);
+  }
+
+  /** Every organization, by ticketeerId: a report lists each, with or without usage. */
+  async organizations(): Promise<{ id: string; ticketeerId: string }[]> {
+    const rows = await this.dataSource.query<{ id: string; ticketeer_id: string }[]>(`SELECT id, ticketeer_id FROM organizations ORDER BY ticketeer_id`);
+    return rows.map((row) => ({ id: row.id, ticketeerId: row.ticketeer_id }));
+  }
+
+  private async sums(range: UsageRange, organizationId: string | null): Promise<UsageSum[]> {
+    const sets = ["(organization_id, group_key, kind)", "(organization_id, group_key)", "(organization_id)", ...(organizationId === null ? ["()"] : [])];
+    const rows = await this.dataSource.query<UsageSumRow[]>(
+      `WITH entries AS (
+         SELECT organization_id, ${GROUP_KEYS[range.groupBy]} AS group_key, kind, accepted, confirmed, failed, transaction_id, gas, fee_wei
+           FROM usage_entries
+          WHERE ${organizationId === null ? "" : "organization_id = $3 AND "}recorded_at >= $1 AND recorded_at < $2
+       ), sums AS (
+         SELECT GROUPING(organization_id, group_key, kind) AS level, organization_id, group_key, kind,
+                sum(accepted)::text AS accepted, sum(confirmed)::text AS confirmed, sum(failed)::text AS failed,
+                count(DISTINCT transaction_id)::text AS transactions, sum(gas)::text AS gas, sum(fee_wei)::text AS fee_wei
+           FROM entries
+          GROUP BY GROUPING SETS (${sets.join(", ")})
+       )
+       SELECT s.*, o.ticketeer_id, ${range.groupBy === "event" ? "e.event_id" : "NULL::text AS event_id"}
+         FROM sums s
+         LEFT JOIN organizations o ON o.id = s.organization_id
+         ${range.groupBy === "event" ? "LEFT JOIN events e ON e.id = s.group_key::uuid" : ""}`,
+      organizationId === null ? [range.from, range.to] : [range.from, range.to, organizationId],
+    );
+    return rows.map((row) => toSum(row, range.groupBy));
+  }
+}
+
+function toSum(row: UsageSumRow, groupBy: UsageGrouping): UsageSum {
+  return {
+    level: LEVELS[row.level],
+    organizationId: row.organization_id,
+    ticketeerId: row.ticketeer_id,
+    group: row.group_key === null ? null : groupBy === "event" ? (row.event_id ?? row.group_key) : row.group_key,
+    kind: row.kind,
+    accepted: Number(row.accepted),
+    confirmed: Number(row.confirmed),
+    failed: Number(row.failed),
+    transactions: Number(row.transactions),
+    gas: BigInt(row.gas),
+    feeWei: BigInt(row.fee_wei),
+  };
+}
