@@ -94,8 +94,8 @@ export class UsageStore {
           WHERE ${organizationId === null ? "" : "organization_id = $3 AND "}recorded_at >= $1 AND recorded_at < $2
        ), sums AS (
          SELECT GROUPING(organization_id, group_key, kind) AS level, organization_id, group_key, kind,
-                sum(accepted)::text AS accepted, sum(confirmed)::text AS confirmed, sum(failed)::text AS failed,
-                count(DISTINCT transaction_id)::text AS transactions, sum(gas)::text AS gas, sum(fee_wei)::text AS fee_wei
+                COALESCE(sum(accepted), 0)::text AS accepted, COALESCE(sum(confirmed), 0)::text AS confirmed, COALESCE(sum(failed), 0)::text AS failed,
+                count(DISTINCT transaction_id)::text AS transactions, COALESCE(sum(gas), 0)::text AS gas, COALESCE(sum(fee_wei), 0)::text AS fee_wei
            FROM entries
           GROUP BY GROUPING SETS (${sets.join(", ")})
        )

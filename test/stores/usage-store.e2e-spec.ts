@@ -192,6 +192,21 @@ describe("UsageStore with the ledger's writers", () => {
     const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
     const past = UsageQuery.parse({ from: "2020-01-01", to: yesterday }, 100_000);
     expect(await sut.organizationSums(a.organization, past)).toEqual([]);
+    expect(await sut.allSums(past)).toEqual([
+      {
+        level: "all",
+        organizationId: null,
+        ticketeerId: null,
+        group: null,
+        kind: null,
+        accepted: 0,
+        confirmed: 0,
+        failed: 0,
+        transactions: 0,
+        gas: 0n,
+        feeWei: 0n,
+      },
+    ]);
     const upToNow = UsageQuery.parse({ from: today(), to: new Date(Date.now() + 60_000).toISOString() }, 366);
     expect(statementOf("a", upToNow, await sut.organizationSums(a.organization, upToNow)).totals.accepted).toBeGreaterThan(0);
   });
