@@ -1,5 +1,5 @@
 import { Controller, Get, Query, Req, Res } from "@nestjs/common";
-import { ApiBadRequestResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiTags, getSchemaPath } from "@nestjs/swagger";
+import { ApiBadRequestResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiQuery, ApiTags, getSchemaPath } from "@nestjs/swagger";
 import type { Request, Response } from "express";
 
 import { type AuthenticatedOrganization, CurrentOrganization } from "../auth/authenticated-organization";
@@ -40,19 +40,20 @@ export class UsageController {
   @ApiQuery({
     name: "from",
     required: true,
+    type: String,
     description: "The range's start: an ISO 8601 date (that UTC day's start) or date-time with offset.",
     example: "2026-03-01",
   })
   @ApiQuery({
     name: "to",
     required: true,
+    type: String,
     description:
       "The range's end: an ISO 8601 date (that UTC day included: the range ends at the next day's start) or date-time with offset (excluded). " +
       "At most USAGE_MAX_RANGE_DAYS (366 unless the operator set it) after from.",
     example: "2026-03-31",
   })
   @ApiQuery({ name: "groupBy", required: false, enum: USAGE_GROUPINGS, description: "day (UTC days, the default) or event." })
-  @ApiProduces("application/json", CSV)
   @ApiOkResponse({
     description: "The statement; with Accept: text/csv, the same as CSV.",
     content: {
