@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
+import { OrganizationsService } from "../../src/auth/organizations.service";
+
 import { type ApiClient } from "../support/api-client";
 import { eventBody, id, soldItem } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";
@@ -144,6 +146,5 @@ describe("GET /api/v1/usage", () => {
 
 /** The key of a client made by testApp.client(): a second key of its organization, for raw fetches. */
 async function keyOf(client: { ticketeerId: string }): Promise<{ key: string }> {
-  const { OrganizationsService } = await import("../../src/auth/organizations.service");
   return testApp.app.get(OrganizationsService).issueKey(client.ticketeerId, "csv");
 }
