@@ -137,6 +137,24 @@ describe("GET /api/v1/usage", () => {
     expect((await alpha.api.get(`/api/v1/usage?from=${hourAgo}&to=${inAMinute}`)).body.totals).toEqual(accepted(6));
   });
 
+  it("is on the live Swagger document: its parameters, both answers' types and the statement's fields", async () => {
+    const document = (await fetch(`${testApp.baseUrl}/docs-json`).then((response) => response.json())) as {
+      paths: Record<string, { get: { parameters: { name: string; required: boolean }[]; responses: Record<string, { content: Record<string, unknown> }> } }>;
+      components: { schemas: Record<string, { properties: Record<string, unknown> }> };
+    };
+    const operation = document.paths["/api/v1/usage"].get;
+    expect(operation.parameters.map(({ name, required }) => [name, required]).sort()).toEqual([
+      ["from", true],
+      ["groupBy", false],
+      ["to", true],
+    ]);
+    expect(Object.keys(operation.responses["200"].content).sort()).toEqual(["application/json", "text/csv"]);
+    expect(Object.keys(document.components.schemas.UsageCountsDto.properties)).toEqual(["accepted", "confirmed", "failed", "transactions", "gas", "feeWei"]);
+    expect(Object.keys(document.components.schemas.UsageStatementDto.properties)).toEqual(["ticketeerId", "from", "to", "groupBy", "groups", "totals"]);
+    const page = await fetch(`${testApp.baseUrl}/docs/`);
+    expect(page.status).toBe(200);
+  });
+
   it("refuses a request without a key with the spec's 403", async () => {
     const answer = await fetch(`${testApp.baseUrl}/api/v1/usage?from=${today}&to=${today}`);
     expect(answer.status).toBe(403);
