@@ -41,7 +41,6 @@ interface UsageSumRow {
   organization_id: string | null;
   ticketeer_id: string | null;
   group_key: string | null;
-  event_id: string | null;
   kind: ActionKind | null;
   accepted: string;
   confirmed: string;
@@ -54,9 +53,13 @@ interface UsageSumRow {
 /** GROUPING(organization_id, group_key, kind): which of the three each sum leaves out, as bits. */
 const LEVELS: Record<number, UsageSum["level"]> = { 0: "line", 1: "group", 3: "organization", 7: "all" };
 
+/**
+ * A group's key. An event's is its eventId, not its row: an eventId freed by a cancelled registration
+ * and registered again is one event to the integrator.
+ */
 const GROUP_KEYS: Record<UsageGrouping, string> = {
-  day: `to_char(recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')`,
-  event: `event_ref::text`,
+  day: `to_char(u.recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')`,
+  event: `COALESCE(e.event_id, u.event_ref::text)`,
 };
 
 /**
@@ -89,9 +92,10 @@ export class UsageStore {
     const sets = ["(organization_id, group_key, kind)", "(organization_id, group_key)", "(organization_id)", ...(organizationId === null ? ["()"] : [])];
     const rows = await this.dataSource.query<UsageSumRow[]>(
       `WITH entries AS (
-         SELECT organization_id, ${GROUP_KEYS[range.groupBy]} AS group_key, kind, accepted, confirmed, failed, transaction_id, gas, fee_wei
-           FROM usage_entries
-          WHERE ${organizationId === null ? "" : "organization_id = $3 AND "}recorded_at >= $1 AND recorded_at < $2
+         SELECT u.organization_id, ${GROUP_KEYS[range.groupBy]} AS group_key, u.kind, u.accepted, u.confirmed, u.failed, u.transaction_id, u.gas, u.fee_wei
+           FROM usage_entries u
+           ${range.groupBy === "event" ? "LEFT JOIN events e ON e.id = u.event_ref" : ""}
+          WHERE ${organizationId === null ? "" : "u.organization_id = $3 AND "}u.recorded_at >= $1 AND u.recorded_at < $2
        ), sums AS (
          SELECT GROUPING(organization_id, group_key, kind) AS level, organization_id, group_key, kind,
                 COALESCE(sum(accepted), 0)::text AS accepted, COALESCE(sum(confirmed), 0)::text AS confirmed, COALESCE(sum(failed), 0)::text AS failed,
@@ -99,22 +103,19 @@ export class UsageStore {
            FROM entries
           GROUP BY GROUPING SETS (${sets.join(", ")})
        )
-       SELECT s.*, o.ticketeer_id, ${range.groupBy === "event" ? "e.event_id" : "NULL::text AS event_id"}
-         FROM sums s
-         LEFT JOIN organizations o ON o.id = s.organization_id
-         ${range.groupBy === "event" ? "LEFT JOIN events e ON e.id = s.group_key::uuid" : ""}`,
+       SELECT s.*, o.ticketeer_id FROM sums s LEFT JOIN organizations o ON o.id = s.organization_id`,
       organizationId === null ? [range.from, range.to] : [range.from, range.to, organizationId],
     );
-    return rows.map((row) => toSum(row, range.groupBy));
+    return rows.map(toSum);
   }
 }
 
-function toSum(row: UsageSumRow, groupBy: UsageGrouping): UsageSum {
+function toSum(row: UsageSumRow): UsageSum {
   return {
     level: LEVELS[row.level],
     organizationId: row.organization_id,
     ticketeerId: row.ticketeer_id,
-    group: row.group_key === null ? null : groupBy === "event" ? (row.event_id ?? row.group_key) : row.group_key,
+    group: row.group_key,
     kind: row.kind,
     accepted: Number(row.accepted),
     confirmed: Number(row.confirmed),

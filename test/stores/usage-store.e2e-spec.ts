@@ -188,6 +188,22 @@ describe("UsageStore with the ledger's writers", () => {
     expect(await line("newEvent")).toMatchObject({ accepted: 1, confirmed: 1, transactions: 1, gas: "100000" });
   });
 
+  it("groups an eventId registered again after its registration was cancelled as one event", async () => {
+    const first = await a.ownShardEvent(0);
+    await a.accept(first, [{ ticket: null, item: registration(first) }]);
+    await a.sql(`UPDATE chain_actions SET status = 'cancelled' WHERE event_ref = $1`, [first.ref]);
+    await a.sql(`UPDATE events SET released_at = now() WHERE id = $1`, [first.ref]);
+    const again = await a.ownShardEvent(0);
+    await a.sql(`UPDATE events SET event_id = $2 WHERE id = $1`, [again.ref, `event-${first.eventIndex}`]);
+    await a.accept(again, [{ ticket: null, item: registration(again) }]);
+
+    const statement = statementOf("a", query("event"), await sut.organizationSums(a.organization, query("event")));
+
+    const groups = statement.groups.filter((group) => group.eventId === `event-${first.eventIndex}`);
+    expect(groups).toHaveLength(1);
+    expect(groups[0].actions).toEqual([{ kind: "newEvent", accepted: 2, confirmed: 0, failed: 0, transactions: 0, gas: "0", feeWei: "0" }]);
+  });
+
   it("counts nothing outside the range: from inclusive, to exclusive", async () => {
     const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
     const past = UsageQuery.parse({ from: "2020-01-01", to: yesterday }, 100_000);
