@@ -31,7 +31,7 @@ export function splitReceipt(gasUsed: bigint, effectiveGasPrice: bigint, items: 
   if (items.length === 0) return [];
   const weights = weightsOf(items);
   const total = weights.reduce((sum, weight) => sum + weight, 0n);
-  const exact = items.map((item, index) => ({ item, index, gas: (gasUsed * weights[index]) / total, remainder: (gasUsed * weights[index]) % total }));
+  const exact = items.map((item, index) => ({ item, gas: (gasUsed * weights[index]) / total, remainder: (gasUsed * weights[index]) % total }));
   let left = gasUsed - exact.reduce((sum, share) => sum + share.gas, 0n);
   const byRemainder = [...exact].sort((a, b) => (a.remainder === b.remainder ? a.item.batchIndex - b.item.batchIndex : a.remainder > b.remainder ? -1 : 1));
   for (const share of byRemainder) {
