@@ -23,6 +23,7 @@ import { RedisModule } from "./redis/redis.module";
 import { StreamModule } from "./stream/stream.module";
 import { TicketsModule } from "./tickets/tickets.module";
 import { TokensModule } from "./tokens/tokens.module";
+import { UsageModule } from "./usage/usage.module";
 import { VerifyModule } from "./verify/verify.module";
 
 @Module({})
@@ -33,7 +34,7 @@ export class AppModule {
     // The chain writer and the transfer follower run where the role asks for background work and a chain is configured.
     const writer = runsWorker && config.chain.rpcUrl !== null ? [ChainWriterModule, TransferFollowerModule] : [];
     // A worker serves the operations endpoints (health, metrics, queue dashboard) and no API.
-    const api = servesApi ? [EventsModule, TicketsModule, StreamModule, ActionsModule, ChainInfoModule, VerifyModule, TokensModule] : [];
+    const api = servesApi ? [EventsModule, TicketsModule, StreamModule, ActionsModule, ChainInfoModule, VerifyModule, TokensModule, UsageModule] : [];
     // Every API request: text checks of path and query parameters, Idempotency-Key on every POST.
     const requestChecks = servesApi ? [HttpInputModule, IdempotencyModule] : [];
     return {

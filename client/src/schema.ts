@@ -407,6 +407,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your organization's usage and gas statement over a range, by day or by event
+         * @description Per group (a UTC day, or an event) and per action kind: the actions accepted, confirmed and failed, the transactions, the gas attributed and the fee paid in wei. Each final transaction's gasUsed is split among the items it carried in proportion to each item's planned gas, exactly (over all organizations the shares add up to the receipt's gasUsed), and each item's fee is its gas × the receipt's effectiveGasPrice. When each counts: accepted at acceptance; confirmed and failed when the action became final; gas, fee and transactions when the transaction carrying the action became final (a reverted batch's gas too, though its actions go back in line). `Accept: text/csv` answers the same as CSV: a row per group and kind, a `total` row per group, and the range's `total` row last.
+         *
+         *     Key scope: read (any key may call it).
+         */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/callbacks": {
         parameters: {
             query?: never;
@@ -1289,6 +1311,120 @@ export interface components {
              */
             external_url: string;
             attributes: components["schemas"]["TokenAttributeDto"][];
+        };
+        UsageLineDto: {
+            /**
+             * @description Actions accepted in the range (counted at acceptance).
+             * @example 120
+             */
+            accepted: number;
+            /**
+             * @description Actions that became confirmed on chain in the range (counted when their transaction became final).
+             * @example 118
+             */
+            confirmed: number;
+            /**
+             * @description Actions that became error in the range (the registry refused the item, the batch kept reverting, or the item cannot be written).
+             * @example 1
+             */
+            failed: number;
+            /**
+             * @description Distinct transactions whose gas is counted here: those that became final in the range carrying these actions.
+             * @example 2
+             */
+            transactions: number;
+            /**
+             * @description Gas attributed to these actions, a decimal string: each final transaction's gasUsed split among the items it carried in proportion to their planned gas.
+             * @example 812345
+             */
+            gas: string;
+            /**
+             * @description Fee paid in wei, a decimal string (it can exceed 2^53): each item's gas × its transaction's effectiveGasPrice.
+             * @example 24370350000000000
+             */
+            feeWei: string;
+            /**
+             * @description The action kind (the callbacks' action name).
+             * @example sold
+             * @enum {string}
+             */
+            kind: "newEvent" | "updateEvent" | "sold" | "resold" | "scanned" | "invalidated" | "updateTicket" | "claimed";
+        };
+        UsageCountsDto: {
+            /**
+             * @description Actions accepted in the range (counted at acceptance).
+             * @example 120
+             */
+            accepted: number;
+            /**
+             * @description Actions that became confirmed on chain in the range (counted when their transaction became final).
+             * @example 118
+             */
+            confirmed: number;
+            /**
+             * @description Actions that became error in the range (the registry refused the item, the batch kept reverting, or the item cannot be written).
+             * @example 1
+             */
+            failed: number;
+            /**
+             * @description Distinct transactions whose gas is counted here: those that became final in the range carrying these actions.
+             * @example 2
+             */
+            transactions: number;
+            /**
+             * @description Gas attributed to these actions, a decimal string: each final transaction's gasUsed split among the items it carried in proportion to their planned gas.
+             * @example 812345
+             */
+            gas: string;
+            /**
+             * @description Fee paid in wei, a decimal string (it can exceed 2^53): each item's gas × its transaction's effectiveGasPrice.
+             * @example 24370350000000000
+             */
+            feeWei: string;
+        };
+        UsageGroupDto: {
+            /**
+             * @description With groupBy=day: the UTC day (YYYY-MM-DD).
+             * @example 2026-03-01
+             */
+            day?: string;
+            /**
+             * @description With groupBy=event: the eventId.
+             * @example 0f8fad5b-d9cb-469f-a165-70867728950e
+             */
+            eventId?: string;
+            /** @description One line per action kind with anything to count in the group, in the callbacks' kind order. */
+            actions: components["schemas"]["UsageLineDto"][];
+            /** @description The group's lines summed (transactions: the distinct ones of the group). */
+            totals: components["schemas"]["UsageCountsDto"];
+        };
+        UsageStatementDto: {
+            /**
+             * @description The organization the statement is of (the API key's).
+             * @example ticketeer-42
+             */
+            ticketeerId: string;
+            /**
+             * Format: date-time
+             * @description The range's start, included.
+             * @example 2026-03-01T00:00:00.000Z
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description The range's end, excluded (a `to` given as a date is the end of that day).
+             * @example 2026-04-01T00:00:00.000Z
+             */
+            to: string;
+            /**
+             * @example day
+             * @enum {string}
+             */
+            groupBy: "day" | "event";
+            /** @description The groups with anything to count, days in order or events by eventId; none when nothing happened. */
+            groups: components["schemas"]["UsageGroupDto"][];
+            /** @description The whole range summed. */
+            totals: components["schemas"]["UsageCountsDto"];
         };
         CallbackAttemptDto: {
             /** Format: date-time */
@@ -3542,6 +3678,106 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    getUsage: {
+        parameters: {
+            query: {
+                /** @description day (UTC days, the default) or event. */
+                groupBy?: "day" | "event";
+                /** @description The range's end: an ISO 8601 date (that UTC day included: the range ends at the next day's start) or date-time with offset (excluded). At most USAGE_MAX_RANGE_DAYS (366 unless the operator set it) after from. */
+                to: string;
+                /** @description The range's start: an ISO 8601 date (that UTC day's start) or date-time with offset. */
+                from: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statement; with Accept: text/csv, the same as CSV. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageStatementDto"];
+                    /**
+                     * @example day,kind,accepted,confirmed,failed,transactions,gas,feeWei
+                     *     2026-03-01,newEvent,1,1,0,1,212000,6360000000000000
+                     *     2026-03-01,sold,100,99,1,1,600000,18000000000000000
+                     *     2026-03-01,total,101,100,1,1,812000,24360000000000000
+                     *     ,total,101,100,1,1,812000,24360000000000000
+                     */
+                    "text/csv": string;
+                };
+            };
+            /** @description invalid_field naming from or to (missing, not an ISO 8601 date or date-time, a day the calendar does not have), from (not before to), to (more than USAGE_MAX_RANGE_DAYS after from) or groupBy (not day or event). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Missing, unknown or revoked X-Api-Key: exactly {"message":"Forbidden"}. A live key bound to IP ranges, used from elsewhere: {"message":"Forbidden","code":"key_ip"}. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenBodyDto"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the endpoint's size cap. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description invalid_body: the body is not UTF-8 JSON: a Content-Type charset other than utf-8, or a Content-Encoding other than gzip, deflate, br or zstd. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description internal_error: something went wrong on the service's side; nothing of the request was applied. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database) cannot be reached just now; nothing of the request was applied. Send it again after the Retry-After header's seconds (with the same Idempotency-Key, where the endpoint takes one). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
             };
         };
     };

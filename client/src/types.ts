@@ -47,6 +47,12 @@ export type TicketPage = OkBody<"/api/v1/tickets", "get">;
 export type TokenMetadata = OkBody<"/tokens/{tokenId}", "get">;
 /** GET /api/v1/callbacks/{callbackId}: a callback with its delivery attempts. */
 export type CallbackView = OkBody<"/api/v1/callbacks/{callbackId}", "get">;
+/** GET /api/v1/usage: the organization's usage and gas statement over a range (gas and feeWei as decimal strings). */
+export type UsageStatement = OkBody<"/api/v1/usage", "get">;
+/** One group of a statement: a UTC day (`day`) or an event (`eventId`). */
+export type UsageGroup = UsageStatement["groups"][number];
+/** One action kind's line in a group: accepted, confirmed, failed, transactions, gas, feeWei. */
+export type UsageLine = UsageGroup["actions"][number];
 
 /**
  * A 403 answer: exactly `{"message":"Forbidden"}` for a missing, unknown or revoked key; with `code`

@@ -156,6 +156,11 @@ export const CONFIG_SECTIONS: readonly ConfigSection[] = [
           "Status reads (`GET /api/v1/actions/{promise}` and the live status stream `GET /api/v1/actions/events`) per API key per window, counted on their own so that polling never takes the room of writes.",
       },
       STATUS_RATE_LIMIT_WINDOW_SECONDS: { meaning: "The window of `STATUS_RATE_LIMIT_REQUESTS`." },
+      USAGE_MAX_RANGE_DAYS: {
+        meaning:
+          "The longest range, in days, one usage statement covers (`GET /api/v1/usage` and `npm run cli -- usage report`): a longer `from`–`to` is refused, " +
+          "`400 invalid_field` naming `to`. Its cost grows with the range, never with the ledger's size (see [Usage statements](operations.md#usage-statements)). The default covers a calendar year.",
+      },
       VERIFY_RATE_LIMIT_REQUESTS: {
         meaning:
           "Pages of the public ticket pages (`GET /verify/{ticketId}`, `/verify/tokens/{tokenId}`) per client IP per window: each page costs a dozen JSON-RPC calls. " +

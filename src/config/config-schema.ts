@@ -78,6 +78,8 @@ export function readConfig(parse: VariableParser): AppConfig {
       points: parse.integer("STATUS_RATE_LIMIT_REQUESTS", 2_000, 1),
       durationSeconds: parse.integer("STATUS_RATE_LIMIT_WINDOW_SECONDS", 10, 1),
     },
+    // A year and a day: a calendar year's statement in one request, leap years included.
+    usage: { maxRangeDays: parse.integer("USAGE_MAX_RANGE_DAYS", 366, 1, 3_660) },
     verifyPage: {
       points: parse.integer("VERIFY_RATE_LIMIT_REQUESTS", 30, 1),
       durationSeconds: parse.integer("VERIFY_RATE_LIMIT_WINDOW_SECONDS", 60, 1),

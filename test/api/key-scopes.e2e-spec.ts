@@ -65,6 +65,7 @@ const ROUTES: Record<string, RouteCase> = {
   "GET /api/v1/callbacks": { scope: "read", send: get(() => "/api/v1/callbacks") },
   "POST /api/v1/callbacks/redeliver": { scope: "full", send: post("/api/v1/callbacks/redeliver", () => ({ status: "pending" })) },
   "GET /api/v1/callbacks/{callbackId}": { scope: "read", send: get((s) => `/api/v1/callbacks/${s.callbackId}`) },
+  "GET /api/v1/usage": { scope: "read", send: get(() => "/api/v1/usage?from=2026-01-01&to=2026-01-31&groupBy=event") },
   "POST /api/v1/callbacks/{callbackId}/redeliver": { scope: "full", send: (api, s) => api.post(`/api/v1/callbacks/${s.callbackId}/redeliver`, undefined) },
 };
 
