@@ -20,6 +20,7 @@ import { CancelledActions1763887000000 } from "./migrations/1763887000000-Cancel
 import { WaitingByOrganization1763888000000 } from "./migrations/1763888000000-WaitingByOrganization";
 import { OrganizationQueues1763889000000 } from "./migrations/1763889000000-OrganizationQueues";
 import { KeyScopes1763890000000 } from "./migrations/1763890000000-KeyScopes";
+import { WebhookEndpoints1763892000000 } from "./migrations/1763892000000-WebhookEndpoints";
 
 export const MIGRATIONS = [
   InitialSchema1763740000000,
@@ -42,6 +43,7 @@ export const MIGRATIONS = [
   WaitingByOrganization1763888000000,
   OrganizationQueues1763889000000,
   KeyScopes1763890000000,
+  WebhookEndpoints1763892000000,
 ];
 
 /**
