@@ -88,13 +88,14 @@ async function markFailing(manager: EntityManager, failed: ReceiverRefs, now: Da
 }
 
 async function disable(manager: EntityManager, { failed, now, cutoff }: HealthReport): Promise<DisabledReceiver[]> {
-  const webhooks = await manager.query<DisabledRow[]>(
+  // An UPDATE's answer through TypeORM is [rows, count].
+  const [webhooks] = await manager.query<[DisabledRow[], number]>(
     `UPDATE webhook_endpoints SET enabled = false, disabled_reason = 'failing', disabled_at = $2, updated_at = now()
       WHERE id = ANY($1::uuid[]) AND enabled AND failing_since <= $3
      RETURNING organization_id, id AS webhook_id, NULL AS event_ref, NULL AS event_id, url, failing_since`,
     [sorted(failed.webhooks), now.toISOString(), cutoff.toISOString()],
   );
-  const events = await manager.query<DisabledRow[]>(
+  const [events] = await manager.query<[DisabledRow[], number]>(
     `UPDATE events SET callback_disabled_at = $2
       WHERE id = ANY($1::uuid[]) AND callback_disabled_at IS NULL AND callback_failing_since <= $3
      RETURNING organization_id, NULL AS webhook_id, id AS event_ref, event_id, callback_url AS url, callback_failing_since AS failing_since`,
