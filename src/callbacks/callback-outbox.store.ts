@@ -316,8 +316,12 @@ const RECORD_ATTEMPTS = `WITH results AS (
      SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[], $4::int[], $5::text[], $6::int[], $7::text[], $8::text[], $9::timestamptz[])
        AS u(attempt_id, callback_id, started_at, duration_ms, url, status_code, error, status, next_attempt_at)),
    states AS (
-     UPDATE callbacks AS c SET status = r.status, attempts = c.attempts + 1, next_attempt_at = COALESCE(r.next_attempt_at, c.next_attempt_at),
-            last_status_code = r.status_code, last_error = r.error, leased_until = NULL,
+     -- A callback its receiver's disabling stopped while this attempt was on its way (failed while
+     -- leased) stays stopped, unless the attempt delivered it.
+     UPDATE callbacks AS c SET status = CASE WHEN c.status = 'failed' AND r.status = 'pending' THEN 'failed' ELSE r.status END,
+            attempts = c.attempts + 1, next_attempt_at = COALESCE(r.next_attempt_at, c.next_attempt_at),
+            last_status_code = r.status_code, last_error = CASE WHEN c.status = 'failed' AND r.status = 'pending' THEN c.last_error ELSE r.error END,
+            leased_until = NULL,
             delivered_at = CASE WHEN r.status = 'delivered' THEN now() ELSE c.delivered_at END, updated_at = now()
        FROM results r
       WHERE c.id = r.callback_id

@@ -356,6 +356,27 @@ describe("ReceiverHealthStore", () => {
     expect((await copiesOf(late)).find((copy) => copy.webhook_ref === null)).toMatchObject({ status: "failed", last_error: RECEIVER_DISABLED_ERROR });
   });
 
+  it("keeps a callback stopped by its receiver's disabling while its attempt was on its way: a failed attempt does not make it pending again", async () => {
+    const paused = await endpoint("https://paused.example.com/hooks");
+    const delivering = await endpoint("https://delivering.example.com/hooks");
+    const [actionId] = await record([updateEvent(await newEvent())]);
+    const claimed = await outbox.claimDue(10, LEASE_MS, ANY_SHARE);
+    await endpoints.update(organizationId, paused, { enabled: false }, new Date());
+    await endpoints.update(organizationId, delivering, { enabled: false }, new Date());
+
+    await outbox.recordAttempts(
+      claimed
+        .filter((callback) => callback.webhookId !== null)
+        .map((callback) =>
+          callback.webhookId === paused ? { ...result(callback, "pending"), nextAttemptAt: new Date() } : result(callback, "delivered", 204),
+        ),
+    );
+
+    const copies = await copiesOf(actionId);
+    expect(copies.find((copy) => copy.webhook_ref === paused)).toMatchObject({ status: "failed", last_error: RECEIVER_DISABLED_ERROR });
+    expect(copies.find((copy) => copy.webhook_ref === delivering)).toMatchObject({ status: "delivered" });
+  });
+
   it("sends each notice to the organization's endpoints that take it but the one it is about; a disabled one keeps its copy, failed", async () => {
     const about = await endpoint("https://about.example.com/hooks");
     const takes = await endpoint("https://takes.example.com/hooks", ["callback_exhausted"]);

@@ -1,5 +1,6 @@
 import { ApiProperty } from "@nestjs/swagger";
 
+import { NULL_SCHEMA } from "../../../common/http/openapi-schemas";
 import { WEBHOOK_ACTIONS } from "../webhook-actions";
 
 /** A webhook endpoint as its organization sees it. */
@@ -11,9 +12,7 @@ export class WebhookViewDto {
   @ApiProperty() description: string;
   @ApiProperty({ description: "false: its callbacks are kept and not attempted (see disabledReason)." }) enabled: boolean;
   @ApiProperty({
-    type: String,
-    enum: ["request", "failing"],
-    nullable: true,
+    oneOf: [{ type: "string", enum: ["request", "failing"] }, NULL_SCHEMA],
     description:
       "Why it is disabled: you asked (PATCH enabled: false), or every attempt failed for the operator's WEBHOOK_DISABLE_AFTER_HOURS (120 by default).",
   })
