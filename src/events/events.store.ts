@@ -143,7 +143,23 @@ export class EventsStore {
            AS u(id, name, ticketeer_name, currency, shop_url, image_url, latitude, longitude, start_time, end_time, callback_url, tickets_sold, last_serial,
                 callback_failing_since, callback_disabled_at)
         WHERE e.id = u.id`,
-      [ids, name, ticketeerName, currency, shopUrl, imageUrl, latitude, longitude, startTime, endTime, callbackUrl, ticketsSold, lastSerial, failingSince, disabledAt],
+      [
+        ids,
+        name,
+        ticketeerName,
+        currency,
+        shopUrl,
+        imageUrl,
+        latitude,
+        longitude,
+        startTime,
+        endTime,
+        callbackUrl,
+        ticketsSold,
+        lastSerial,
+        failingSince,
+        disabledAt,
+      ],
     );
     // A changed callbackUrl takes the event's waiting callbacks with it (the claim walks them by receiver).
     await retargetCallbacks(

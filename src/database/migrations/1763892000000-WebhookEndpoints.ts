@@ -37,7 +37,9 @@ export class WebhookEndpoints1763892000000 implements MigrationInterface {
         ADD CONSTRAINT callbacks_subject_check CHECK (action_id IS NOT NULL AND event_ref IS NOT NULL OR action_id IS NULL AND webhook_ref IS NOT NULL)`);
     // One copy of an action's callback per receiver: the callbackUrl's (NULL) and each endpoint's.
     await queryRunner.query(`ALTER TABLE callbacks DROP CONSTRAINT callbacks_action_id_key`);
-    await queryRunner.query(`CREATE UNIQUE INDEX callbacks_action_receiver_key ON callbacks (action_id, webhook_ref) NULLS NOT DISTINCT WHERE action_id IS NOT NULL`);
+    await queryRunner.query(
+      `CREATE UNIQUE INDEX callbacks_action_receiver_key ON callbacks (action_id, webhook_ref) NULLS NOT DISTINCT WHERE action_id IS NOT NULL`,
+    );
     await queryRunner.query(`CREATE INDEX callbacks_webhook_idx ON callbacks (webhook_ref, seq) WHERE webhook_ref IS NOT NULL`);
   }
 
