@@ -15,6 +15,7 @@ import { DatabaseModule } from "./database/database.module";
 import { ENTITIES } from "./entities";
 import { EventsModule } from "./events/events.module";
 import { HealthModule } from "./health/health.module";
+import { type Clock, ClockModule } from "./common/clock";
 import { HttpInputModule } from "./common/http/http-input.module";
 import { IdempotencyModule } from "./idempotency/idempotency.module";
 import { LoggingModule } from "./logging";
@@ -28,7 +29,8 @@ import { VerifyModule } from "./verify/verify.module";
 
 @Module({})
 export class AppModule {
-  static forConfig(config: AppConfig): DynamicModule {
+  /** `clock`: what the service judges long spans of time by (SYSTEM_CLOCK unless a test brings its own). */
+  static forConfig(config: AppConfig, options: { clock?: Clock } = {}): DynamicModule {
     const servesApi = config.app.role !== "worker";
     const runsWorker = config.app.role !== "api";
     // The chain writer and the transfer follower run where the role asks for background work and a chain is configured.
@@ -41,6 +43,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
+        ClockModule.forRoot(options.clock),
         LoggingModule.forConfig(config),
         DatabaseModule.forRoot(ENTITIES),
         RedisModule,

@@ -53,6 +53,14 @@ export type UsageStatement = OkBody<"/api/v1/usage", "get">;
 export type UsageGroup = UsageStatement["groups"][number];
 /** One action kind's line in a group: accepted, confirmed, failed, transactions, gas, feeWei. */
 export type UsageLine = UsageGroup["actions"][number];
+/** GET /api/v1/webhooks/{webhookId}: a webhook endpoint, its filter and whether it is enabled or failing. */
+export type WebhookEndpoint = OkBody<"/api/v1/webhooks/{webhookId}", "get">;
+/** POST /api/v1/webhooks: a new endpoint (url; actions, absent for all; description). */
+export type NewWebhook = RequestBody<"/api/v1/webhooks", "post">;
+/** PATCH /api/v1/webhooks/{webhookId}: the fields to change (url, actions, description, enabled). */
+export type WebhookChanges = RequestBody<"/api/v1/webhooks/{webhookId}", "patch">;
+/** POST /api/v1/webhooks/{webhookId}/test: what the endpoint answered its test callback. */
+export type WebhookTestResult = OkBody<"/api/v1/webhooks/{webhookId}/test", "post">;
 
 /**
  * A 403 answer: exactly `{"message":"Forbidden"}` for a missing, unknown or revoked key; with `code`

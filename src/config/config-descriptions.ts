@@ -356,6 +356,12 @@ export const CONFIG_SECTIONS: readonly ConfigSection[] = [
           "The most one lookup of a callback host may take (by default a third of `CALLBACK_TIMEOUT_MS`, at most 5000); shorter than `CALLBACK_TIMEOUT_MS`.",
       },
       CALLBACK_RETRY_SCALE: { meaning: "Tests only: shrinks the retry schedule's delays (refused in production)." },
+      WEBHOOK_DISABLE_AFTER_HOURS: {
+        meaning:
+          "A receiver (an organization's webhook endpoint, or an event's `callbackUrl`) whose every attempt failed for this many hours is disabled: " +
+          "its callbacks are kept, not attempted, until the integrator enables it again; the organization's other endpoints get an `endpoint_disabled` " +
+          "callback, and `callback_receivers_disabled_total` counts it. See [Webhook endpoints](../integrators/callbacks.md#webhook-endpoints).",
+      },
       WEBHOOK_SECRETS_KEY: {
         meaning:
           "AES-256-GCM key (base64 of 32 bytes: `openssl rand -base64 32`) that encrypts the webhook signing secrets in the database, each bound to " +

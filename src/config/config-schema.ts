@@ -210,6 +210,7 @@ function readCallbacks(parse: VariableParser): AppConfig["callbacks"] {
     dnsTimeoutMs: parse.integer("CALLBACK_DNS_TIMEOUT_MS", Math.min(5_000, Math.floor(timeoutMs / 3)), 100, 60_000),
     maxAttempts: parse.integer("CALLBACK_MAX_ATTEMPTS", 12, 1, 100),
     retryScale: parse.decimal("CALLBACK_RETRY_SCALE", 1, 0.0001, 1),
+    disableAfterHours: parse.integer("WEBHOOK_DISABLE_AFTER_HOURS", 120, 1, 8_760),
     secretsKey: parse.optional("WEBHOOK_SECRETS_KEY"),
   };
 }

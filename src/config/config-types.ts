@@ -101,6 +101,8 @@ export interface AppConfig {
     maxAttempts: number;
     /** Multiplies the retry schedule's delays (not a receiver's Retry-After): tests shrink it; production keeps 1. */
     retryScale: number;
+    /** WEBHOOK_DISABLE_AFTER_HOURS: a receiver (webhook endpoint or event callbackUrl) that failed every attempt for this long is disabled. */
+    disableAfterHours: number;
     /** AES-256 key (base64 of 32 bytes) that encrypts the webhook signing secrets at rest; required in production. */
     secretsKey: string | null;
   };

@@ -21,6 +21,7 @@ import { WaitingByOrganization1763888000000 } from "./migrations/1763888000000-W
 import { OrganizationQueues1763889000000 } from "./migrations/1763889000000-OrganizationQueues";
 import { KeyScopes1763890000000 } from "./migrations/1763890000000-KeyScopes";
 import { UsageEntries1763891000000 } from "./migrations/1763891000000-UsageEntries";
+import { WebhookEndpoints1763892000000 } from "./migrations/1763892000000-WebhookEndpoints";
 
 export const MIGRATIONS = [
   InitialSchema1763740000000,
@@ -44,6 +45,7 @@ export const MIGRATIONS = [
   OrganizationQueues1763889000000,
   KeyScopes1763890000000,
   UsageEntries1763891000000,
+  WebhookEndpoints1763892000000,
 ];
 
 /**

@@ -5,7 +5,16 @@ import type { EventsStore, SerialRange } from "./events.store";
 
 export type NewEventFields = Omit<
   EventEntity,
-  "id" | "organizationId" | "eventIndex" | "ticketsSold" | "lastSerial" | "releasedAt" | "createdAt" | "updatedAt"
+  | "id"
+  | "organizationId"
+  | "eventIndex"
+  | "ticketsSold"
+  | "lastSerial"
+  | "callbackFailingSince"
+  | "callbackDisabledAt"
+  | "releasedAt"
+  | "createdAt"
+  | "updatedAt"
 >;
 
 /** What a working set needs of the events' storage. */
@@ -62,7 +71,15 @@ export class EventWorkingSet {
   create(fields: NewEventFields): EventEntity {
     const eventIndex = this.reservedIndexes.shift();
     if (eventIndex === undefined) throw new Error("more events created than reserved");
-    const event = Object.assign(new EventEntity(), fields, { id: uuidv7(), organizationId: this.organizationId, eventIndex, ticketsSold: 0n, lastSerial: 0n });
+    const event = Object.assign(new EventEntity(), fields, {
+      id: uuidv7(),
+      organizationId: this.organizationId,
+      eventIndex,
+      ticketsSold: 0n,
+      lastSerial: 0n,
+      callbackFailingSince: null,
+      callbackDisabledAt: null,
+    });
     this.byEventId.set(event.eventId, event);
     this.created.add(event);
     this.locked.add(event);

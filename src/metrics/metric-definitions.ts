@@ -160,6 +160,12 @@ export const METRICS = {
   callbacksFailed: metric("counter", "callbacks_failed_total", "Callbacks given up: gone (the receiver answered 410) or exhausted (every attempt failed)", [
     "reason",
   ]),
+  callbackReceiversDisabled: metric(
+    "counter",
+    "callback_receivers_disabled_total",
+    "Callback receivers disabled for failing every attempt for WEBHOOK_DISABLE_AFTER_HOURS: webhook (an organization's endpoint) or callback_url (an event's)",
+    ["receiver"],
+  ),
   callbackDelivery: metric(
     "histogram",
     "callback_delivery_seconds",

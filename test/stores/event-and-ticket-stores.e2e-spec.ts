@@ -45,6 +45,8 @@ async function newEvent(owner: string, eventId = id("event")): Promise<EventEnti
     callbackUrl: "https://integrator.example.com/callbacks",
     ticketsSold: 0n,
     lastSerial: 0n,
+    callbackFailingSince: null,
+    callbackDisabledAt: null,
   });
 }
 

@@ -60,6 +60,8 @@ export function anEvent(overrides: Partial<EventEntity> = {}): EventEntity {
       endTime: 1_900_010_800n,
       callbackUrl: "https://integrator.example.com/callbacks",
       ticketsSold: 0n,
+      callbackFailingSince: null,
+      callbackDisabledAt: null,
       createdAt: new Date(0),
       updatedAt: new Date(0),
     },
