@@ -15,6 +15,7 @@ import { DatabaseModule } from "./database/database.module";
 import { ENTITIES } from "./entities";
 import { EventsModule } from "./events/events.module";
 import { HealthModule } from "./health/health.module";
+import { type Clock, ClockModule } from "./common/clock";
 import { HttpInputModule } from "./common/http/http-input.module";
 import { IdempotencyModule } from "./idempotency/idempotency.module";
 import { LoggingModule } from "./logging";
@@ -23,23 +24,26 @@ import { RedisModule } from "./redis/redis.module";
 import { StreamModule } from "./stream/stream.module";
 import { TicketsModule } from "./tickets/tickets.module";
 import { TokensModule } from "./tokens/tokens.module";
+import { UsageModule } from "./usage/usage.module";
 import { VerifyModule } from "./verify/verify.module";
 
 @Module({})
 export class AppModule {
-  static forConfig(config: AppConfig): DynamicModule {
+  /** `clock`: what the service judges long spans of time by (SYSTEM_CLOCK unless a test brings its own). */
+  static forConfig(config: AppConfig, options: { clock?: Clock } = {}): DynamicModule {
     const servesApi = config.app.role !== "worker";
     const runsWorker = config.app.role !== "api";
     // The chain writer and the transfer follower run where the role asks for background work and a chain is configured.
     const writer = runsWorker && config.chain.rpcUrl !== null ? [ChainWriterModule, TransferFollowerModule] : [];
     // A worker serves the operations endpoints (health, metrics, queue dashboard) and no API.
-    const api = servesApi ? [EventsModule, TicketsModule, StreamModule, ActionsModule, ChainInfoModule, VerifyModule, TokensModule] : [];
+    const api = servesApi ? [EventsModule, TicketsModule, StreamModule, ActionsModule, ChainInfoModule, VerifyModule, TokensModule, UsageModule] : [];
     // Every API request: text checks of path and query parameters, Idempotency-Key on every POST.
     const requestChecks = servesApi ? [HttpInputModule, IdempotencyModule] : [];
     return {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
+        ClockModule.forRoot(options.clock),
         LoggingModule.forConfig(config),
         DatabaseModule.forRoot(ENTITIES),
         RedisModule,

@@ -13,6 +13,7 @@ import { AppModule } from "./app.module";
 import { AuthService } from "./auth/auth.service";
 import { documentKeyScopes } from "./auth/key-scope-openapi";
 import { RateLimiter } from "./auth/rate-limiter";
+import type { Clock } from "./common/clock";
 import { API_KEY_SECURITY } from "./common/http/api-responses";
 import { ApiExceptionFilter, bodyErrorAnswer } from "./common/http/api-exception.filter";
 import { documentCommonAnswers } from "./common/http/common-answers-openapi";
@@ -35,11 +36,11 @@ import { STREAM_PATHS } from "./stream/stream.controller";
  * Builds the HTTP application; main.ts and the end-to-end tests share it. `shutdownHooks: false`:
  * the caller handles the stop signals itself (main.ts, which says how the process stopped).
  */
-export async function createApp(config: AppConfig, options: { shutdownHooks?: boolean } = {}): Promise<INestApplication> {
+export async function createApp(config: AppConfig, options: { shutdownHooks?: boolean; clock?: Clock } = {}): Promise<INestApplication> {
   // Lines logged while the application starts wait for its JSON logger instead of going to the console.
   // TLS_CERT_FILE / TLS_KEY_FILE: HTTPS served directly, the files picked up again when they change.
   const httpsOptions = readTlsFiles(config.http) ?? undefined;
-  const app = await NestFactory.create(AppModule.forConfig(config), { bodyParser: false, bufferLogs: true, httpsOptions });
+  const app = await NestFactory.create(AppModule.forConfig(config, { clock: options.clock }), { bodyParser: false, bufferLogs: true, httpsOptions });
   app.useLogger(app.get(ServiceLogger));
   limitSlowRequests(app.getHttpServer() as HttpServer, config.http);
   if (httpsOptions) watchTlsFiles(app.getHttpServer() as HttpsServer, config.http);

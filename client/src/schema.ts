@@ -429,6 +429,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your organization's usage and gas statement over a range, by day or by event
+         * @description Per group (a UTC day, or an event) and per action kind: the actions accepted, confirmed and failed, the transactions, the gas attributed and the fee paid in wei. Each final transaction's gasUsed is split among the items it carried in proportion to each item's planned gas, exactly (over all organizations the shares add up to the receipt's gasUsed), and each item's fee is its gas × the receipt's effectiveGasPrice. When each counts: accepted at acceptance; confirmed and failed when the action became final; gas, fee and transactions when the transaction carrying the action became final (a reverted batch's gas too, though its actions go back in line). `Accept: text/csv` answers the same as CSV: a row per group and kind, a `total` row per group, and the range's `total` row last.
+         *
+         *     Key scope: read (any key may call it).
+         */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/callbacks": {
         parameters: {
             query?: never;
@@ -460,7 +482,7 @@ export interface paths {
         put?: never;
         /**
          * Send again every callback a filter takes (after your receiver was down)
-         * @description Your callbacks of an event (eventId), with a delivery status (status: by default failed and pending, those not delivered yet), created since a time (since): each is made due now with a fresh retry schedule, as POST /api/v1/callbacks/{callbackId}/redeliver does one, and keeps its webhook-id. A callback a worker is delivering at that moment is left to finish (counted as inFlight). Calling again with the same filter queues nothing twice: what the first call queued is pending, or already on its way.
+         * @description Your callbacks of an event (eventId), with a delivery status (status: by default failed and pending, those not delivered yet), created since a time (since), of one webhook endpoint (webhookId): each is made due now with a fresh retry schedule, as POST /api/v1/callbacks/{callbackId}/redeliver does one, and keeps its webhook-id. A callback a worker is delivering at that moment is left to finish (counted as inFlight). Calling again with the same filter queues nothing twice: what the first call queued is pending, or already on its way. A callback whose receiver is disabled is left as it is (counted as receiverDisabled): enable the receiver first.
          *
          *     Key scope: full (a full key may call it).
          */
@@ -502,11 +524,91 @@ export interface paths {
         put?: never;
         /**
          * Send a callback again
-         * @description Now, with a fresh retry schedule; the webhook-id stays the same so receivers can drop duplicates.
+         * @description Now, with a fresh retry schedule, to its receiver's URL as it is now; the webhook-id stays the same so receivers can drop duplicates. Refused while its receiver (the webhook endpoint, or the event's callbackUrl) is disabled: enable it first.
          *
          *     Key scope: full (a full key may call it).
          */
         post: operations["redeliverCallback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your webhook endpoints, oldest first
+         * @description Key scope: read (any key may call it).
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Add a webhook endpoint: a receiver of your own copy of callbacks
+         * @description Beside each event's callbackUrl, the endpoint receives its own copy of every callback whose action it takes (all of them without actions), signed as every callback, with its own delivery log and retries. An organization has at most 20 endpoints.
+         *
+         *     Key scope: full (a full key may call it).
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One webhook endpoint: its filter, and whether it is enabled or failing
+         * @description Key scope: read (any key may call it).
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an endpoint, with its callbacks and their delivery log
+         * @description Nothing more is sent to it; an attempt already under way finishes unrecorded.
+         *
+         *     Key scope: full (a full key may call it).
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an endpoint's url, actions or description, or disable and enable it
+         * @description A new url takes the endpoint's pending callbacks with it and forgets the old url's failures. enabled: false stops its callbacks (kept as failed, not attempted); enabled: true enables it again, also after the service disabled it for failing every attempt for WEBHOOK_DISABLE_AFTER_HOURS; then POST /api/v1/callbacks/redeliver with its webhookId sends what it missed.
+         *
+         *     Key scope: full (a full key may call it).
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/api/v1/webhooks/{webhookId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a signed test callback to the endpoint now, and see what it answered
+         * @description The body is {"action":"test","transactionType":"notice","webhookId":…,"sentAt":…}, signed as every callback. It is sent once, while the request waits (at most CALLBACK_TIMEOUT_MS), whether or not the endpoint is enabled and whatever its actions; the answer says what the receiver answered and when. The test is logged among the endpoint's callbacks (GET /api/v1/callbacks?webhookId=…) and changes nothing of its failure state.
+         *
+         *     Key scope: full (a full key may call it).
+         */
+        post: operations["testWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -657,7 +759,7 @@ export interface components {
              * @example invalid_field
              * @enum {string}
              */
-            code: "invalid_json" | "invalid_body" | "too_many_items" | "payload_too_large" | "nesting_too_deep" | "invalid_item" | "invalid_field" | "unknown_action" | "ticketeer_mismatch" | "event_exists" | "event_not_found" | "event_cancelled" | "ticket_exists" | "ticket_not_found" | "ticket_checked_in" | "ticket_invalidated" | "ticket_claimed" | "ticket_not_checked_in" | "action_not_found" | "action_not_cancellable" | "callback_not_found" | "token_not_found" | "not_found" | "rate_limited" | "queue_full" | "idempotency_key_reused" | "idempotency_key_in_use" | "idempotency_answer_not_kept" | "idempotency_keys_exhausted" | "https_required" | "service_unavailable" | "internal_error";
+            code: "invalid_json" | "invalid_body" | "too_many_items" | "payload_too_large" | "nesting_too_deep" | "invalid_item" | "invalid_field" | "unknown_action" | "ticketeer_mismatch" | "event_exists" | "event_not_found" | "event_cancelled" | "ticket_exists" | "ticket_not_found" | "ticket_checked_in" | "ticket_invalidated" | "ticket_claimed" | "ticket_not_checked_in" | "action_not_found" | "action_not_cancellable" | "callback_not_found" | "receiver_disabled" | "webhook_not_found" | "webhook_limit_reached" | "token_not_found" | "not_found" | "rate_limited" | "queue_full" | "idempotency_key_reused" | "idempotency_key_in_use" | "idempotency_answer_not_kept" | "idempotency_keys_exhausted" | "https_required" | "service_unavailable" | "internal_error";
             /** @example price is not a non-negative decimal number such as 12.50 */
             message: string;
             /**
@@ -786,6 +888,16 @@ export interface components {
             /** @description Unix seconds; a decimal string when above 2^53 - 1. */
             endTime: number | string;
             callbackUrl: string;
+            /**
+             * Format: date-time
+             * @description Since when every callback attempt to callbackUrl failed; null while the last attempt was delivered (or none was made).
+             */
+            callbackFailingSince: string | null;
+            /**
+             * Format: date-time
+             * @description When callbackUrl was disabled for failing every attempt for the operator's WEBHOOK_DISABLE_AFTER_HOURS (120 by default): its callbacks are kept and not attempted. An updateEvent carrying a callbackUrl (the same or another) enables it again; then redeliver what it missed.
+             */
+            callbackDisabledAt: string | null;
             /** @description Tickets sold (accepted); a decimal string when above 2^53 - 1. */
             ticketsSold: number | string;
             /** @description The event is cancelled (accepted): every one of its tickets reads as cancelled, and none can be sold, resold, checked in, invalidated or claimed. */
@@ -1341,6 +1453,120 @@ export interface components {
             external_url: string;
             attributes: components["schemas"]["TokenAttributeDto"][];
         };
+        UsageLineDto: {
+            /**
+             * @description Actions accepted in the range (counted at acceptance).
+             * @example 120
+             */
+            accepted: number;
+            /**
+             * @description Actions that became confirmed on chain in the range (counted when their transaction became final).
+             * @example 118
+             */
+            confirmed: number;
+            /**
+             * @description Actions that became error in the range (the registry refused the item, the batch kept reverting, or the item cannot be written).
+             * @example 1
+             */
+            failed: number;
+            /**
+             * @description Distinct transactions whose gas is counted here: those that became final in the range carrying these actions.
+             * @example 2
+             */
+            transactions: number;
+            /**
+             * @description Gas attributed to these actions, a decimal string: each final transaction's gasUsed split among the items it carried in proportion to their planned gas.
+             * @example 812345
+             */
+            gas: string;
+            /**
+             * @description Fee paid in wei, a decimal string (it can exceed 2^53): each item's gas × its transaction's effectiveGasPrice.
+             * @example 24370350000000000
+             */
+            feeWei: string;
+            /**
+             * @description The action kind (the callbacks' action name).
+             * @example sold
+             * @enum {string}
+             */
+            kind: "newEvent" | "updateEvent" | "sold" | "resold" | "scanned" | "invalidated" | "updateTicket" | "claimed" | "cancelledEvent";
+        };
+        UsageCountsDto: {
+            /**
+             * @description Actions accepted in the range (counted at acceptance).
+             * @example 120
+             */
+            accepted: number;
+            /**
+             * @description Actions that became confirmed on chain in the range (counted when their transaction became final).
+             * @example 118
+             */
+            confirmed: number;
+            /**
+             * @description Actions that became error in the range (the registry refused the item, the batch kept reverting, or the item cannot be written).
+             * @example 1
+             */
+            failed: number;
+            /**
+             * @description Distinct transactions whose gas is counted here: those that became final in the range carrying these actions.
+             * @example 2
+             */
+            transactions: number;
+            /**
+             * @description Gas attributed to these actions, a decimal string: each final transaction's gasUsed split among the items it carried in proportion to their planned gas.
+             * @example 812345
+             */
+            gas: string;
+            /**
+             * @description Fee paid in wei, a decimal string (it can exceed 2^53): each item's gas × its transaction's effectiveGasPrice.
+             * @example 24370350000000000
+             */
+            feeWei: string;
+        };
+        UsageGroupDto: {
+            /**
+             * @description With groupBy=day: the UTC day (YYYY-MM-DD).
+             * @example 2026-03-01
+             */
+            day?: string;
+            /**
+             * @description With groupBy=event: the eventId.
+             * @example 0f8fad5b-d9cb-469f-a165-70867728950e
+             */
+            eventId?: string;
+            /** @description One line per action kind with anything to count in the group, in the callbacks' kind order. */
+            actions: components["schemas"]["UsageLineDto"][];
+            /** @description The group's lines summed (transactions: the distinct ones of the group). */
+            totals: components["schemas"]["UsageCountsDto"];
+        };
+        UsageStatementDto: {
+            /**
+             * @description The organization the statement is of (the API key's).
+             * @example ticketeer-42
+             */
+            ticketeerId: string;
+            /**
+             * Format: date-time
+             * @description The range's start, included.
+             * @example 2026-03-01T00:00:00.000Z
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description The range's end, excluded (a `to` given as a date is the end of that day).
+             * @example 2026-04-01T00:00:00.000Z
+             */
+            to: string;
+            /**
+             * @example day
+             * @enum {string}
+             */
+            groupBy: "day" | "event";
+            /** @description The groups with anything to count, days in order or events by eventId; none when nothing happened. */
+            groups: components["schemas"]["UsageGroupDto"][];
+            /** @description The whole range summed. */
+            totals: components["schemas"]["UsageCountsDto"];
+        };
         CallbackAttemptDto: {
             /** Format: date-time */
             startedAt: string;
@@ -1358,10 +1584,19 @@ export interface components {
              * @description Also its webhook-id header, the same on every attempt.
              */
             callbackId: string;
-            /** Format: uuid */
-            actionPromise: string;
-            eventId: string;
+            /**
+             * Format: uuid
+             * @description The action it reports; null for a notice (endpoint_disabled, callback_exhausted, test).
+             */
+            actionPromise: string | null;
+            /** @description Null for a notice. */
+            eventId: string | null;
             ticketId: string | null;
+            /**
+             * Format: uuid
+             * @description The webhook endpoint this copy goes to; null for the copy that goes to the event's callbackUrl.
+             */
+            webhookId: string | null;
             /** @example sold */
             action: string;
             /** @enum {string} */
@@ -1392,12 +1627,104 @@ export interface components {
              * @description Only callbacks created at or after this time (ISO 8601 with a time zone).
              */
             since?: string;
+            /**
+             * Format: uuid
+             * @description Only the copies that went, or go, to this webhook endpoint of yours.
+             */
+            webhookId?: string;
         };
         RedeliveryResultDto: {
             /** @description Callbacks made due now, with a fresh retry schedule. */
             queued: number;
             /** @description Callbacks the filter takes that a worker is delivering right now: left to finish, not sent twice at once. */
             inFlight: number;
+            /** @description Callbacks the filter takes whose receiver (a webhook endpoint, or an event's callbackUrl) is disabled: left as they are. Enable the receiver, then redeliver. */
+            receiverDisabled: number;
+        };
+        CreateWebhookDto: {
+            /**
+             * @description https URL that receives the callbacks, with the rules of an event's callbackUrl: no user information, no IPv6 zone id, no localhost, no IP address that is not public unicast (docs: Callbacks, Targets).
+             * @example https://integrator.example.com/registry-webhooks
+             */
+            url: string;
+            /**
+             * @description The callback actions the endpoint takes (endpoint_disabled and callback_exhausted are notices of their own). Absent or null: all of them.
+             * @example [
+             *       "scanned",
+             *       "transferred"
+             *     ]
+             */
+            actions?: ("newEvent" | "updateEvent" | "sold" | "resold" | "scanned" | "invalidated" | "updateTicket" | "claimed" | "cancelledEvent" | "transferred" | "endpoint_disabled" | "callback_exhausted")[] | null;
+            /**
+             * @description Yours, for telling endpoints apart; blank by default.
+             * @example Door scanning dashboard
+             */
+            description?: string;
+        };
+        WebhookViewDto: {
+            /** Format: uuid */
+            webhookId: string;
+            url: string;
+            /** @description null: every action. */
+            actions: ("newEvent" | "updateEvent" | "sold" | "resold" | "scanned" | "invalidated" | "updateTicket" | "claimed" | "cancelledEvent" | "transferred" | "endpoint_disabled" | "callback_exhausted")[] | null;
+            description: string;
+            /** @description false: its callbacks are kept and not attempted (see disabledReason). */
+            enabled: boolean;
+            /** @description Why it is disabled: you asked (PATCH enabled: false), or every attempt failed for the operator's WEBHOOK_DISABLE_AFTER_HOURS (120 by default). */
+            disabledReason: ("request" | "failing") | (never | null);
+            /** Format: date-time */
+            disabledAt: string | null;
+            /**
+             * Format: date-time
+             * @description The first failed attempt since the last delivered one; null while its last attempt was delivered (or none was made).
+             */
+            failingSince: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        UpdateWebhookDto: {
+            /**
+             * @description https URL that receives the callbacks, with the rules of an event's callbackUrl: no user information, no IPv6 zone id, no localhost, no IP address that is not public unicast (docs: Callbacks, Targets).
+             * @example https://integrator.example.com/registry-webhooks
+             */
+            url?: string;
+            /**
+             * @description The callback actions the endpoint takes; null: all of them.
+             * @example [
+             *       "scanned",
+             *       "transferred"
+             *     ]
+             */
+            actions?: ("newEvent" | "updateEvent" | "sold" | "resold" | "scanned" | "invalidated" | "updateTicket" | "claimed" | "cancelledEvent" | "transferred" | "endpoint_disabled" | "callback_exhausted")[] | null;
+            /**
+             * @description Yours, for telling endpoints apart; blank by default.
+             * @example Door scanning dashboard
+             */
+            description?: string;
+            /** @description false stops the endpoint's callbacks (kept, not attempted); true enables it again, also after the service disabled it for failing, and forgets its failures. Callbacks it missed meanwhile are redelivered on request (POST /api/v1/callbacks/redeliver with its webhookId). */
+            enabled?: boolean;
+        };
+        WebhookTestResultDto: {
+            /**
+             * Format: uuid
+             * @description The test callback's id: its webhook-id header, and its entry in GET /api/v1/callbacks.
+             */
+            callbackId: string;
+            /** @description The receiver answered 2xx. */
+            delivered: boolean;
+            /** @description The receiver's HTTP status; null when none came back. */
+            statusCode: number | null;
+            /** @description From the connection's start to the answer's end (the name lookup included). */
+            durationMs: number;
+            /**
+             * @description Why no status came back, or null.
+             * @example no answer within 15000 ms
+             */
+            error: string | null;
+            /** Format: date-time */
+            sentAt: string;
         };
     };
     responses: never;
@@ -3745,11 +4072,113 @@ export interface operations {
             };
         };
     };
+    getUsage: {
+        parameters: {
+            query: {
+                /** @description day (UTC days, the default) or event. */
+                groupBy?: "day" | "event";
+                /** @description The range's end: an ISO 8601 date (that UTC day included: the range ends at the next day's start) or date-time with offset (excluded). At most USAGE_MAX_RANGE_DAYS (366 unless the operator set it) after from. */
+                to: string;
+                /** @description The range's start: an ISO 8601 date (that UTC day's start) or date-time with offset. */
+                from: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statement; with Accept: text/csv, the same as CSV. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageStatementDto"];
+                    /**
+                     * @example day,kind,accepted,confirmed,failed,transactions,gas,feeWei
+                     *     2026-03-01,newEvent,1,1,0,1,212000,6360000000000000
+                     *     2026-03-01,sold,100,99,1,1,600000,18000000000000000
+                     *     2026-03-01,total,101,100,1,1,812000,24360000000000000
+                     *     ,total,101,100,1,1,812000,24360000000000000
+                     */
+                    "text/csv": string;
+                };
+            };
+            /** @description invalid_field naming from or to (missing, not an ISO 8601 date or date-time, a day the calendar does not have), from (not before to), to (more than USAGE_MAX_RANGE_DAYS after from) or groupBy (not day or event). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Missing, unknown or revoked X-Api-Key: exactly {"message":"Forbidden"}. A live key bound to IP ranges, used from elsewhere: {"message":"Forbidden","code":"key_ip"}. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenBodyDto"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the endpoint's size cap. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description invalid_body: the body is not UTF-8 JSON: a Content-Type charset other than utf-8, or a Content-Encoding other than gzip, deflate, br or zstd. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description internal_error: something went wrong on the service's side; nothing of the request was applied. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database) cannot be reached just now; nothing of the request was applied. Send it again after the Retry-After header's seconds (with the same Idempotency-Key, where the endpoint takes one). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
     listCallbacks: {
         parameters: {
             query?: {
                 status?: "pending" | "delivered" | "failed";
                 eventId?: string;
+                /** @description Only the copies of this webhook endpoint of yours. */
+                webhookId?: string;
                 limit?: number;
             };
             header?: never;
@@ -3862,7 +4291,7 @@ export interface operations {
             /**
              * @description invalid_json, invalid_body (not what the endpoint takes), nesting_too_deep or too_many_items.
              *
-             *     invalid_json, invalid_body (not a JSON object) or invalid_field (eventId, status, since).
+             *     invalid_json, invalid_body (not a JSON object) or invalid_field (eventId, status, since, webhookId).
              */
             400: {
                 headers: {
@@ -4115,7 +4544,9 @@ export interface operations {
                 };
             };
             /**
-             * @description idempotency_key_in_use: the first request with this Idempotency-Key is still running.
+             * @description receiver_disabled: the callback's receiver is disabled (PATCH /api/v1/webhooks/{webhookId} with enabled: true, or an updateEvent with a callbackUrl, enables it).
+             *
+             *     idempotency_key_in_use: the first request with this Idempotency-Key is still running.
              *
              *     idempotency_answer_not_kept: the first request with this Idempotency-Key was applied, but its answer was over IDEMPOTENCY_MAX_ANSWER_BYTES and was not kept; nothing applied again.
              */
@@ -4160,6 +4591,655 @@ export interface operations {
             };
             /**
              * @description rate_limited
+             *
+             *     idempotency_keys_exhausted: the organization holds IDEMPOTENCY_MAX_KEYS_PER_ORGANIZATION keys; a new one is refused, nothing applied, until its oldest expires (Retry-After).
+             */
+            429: {
+                headers: {
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description internal_error: something went wrong on the service's side; nothing of the request was applied. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database) cannot be reached just now; nothing of the request was applied. Send it again after the Retry-After header's seconds (with the same Idempotency-Key, where the endpoint takes one). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookViewDto"][];
+                };
+            };
+            /** @description invalid_json (a body that is not JSON, whatever the method), nesting_too_deep (a JSON body nesting arrays and objects more than 32 levels deep), invalid_body (a body that does not decompress as its Content-Encoding says), https_required (plain HTTP where HTTPS is required), invalid_field (a path or query parameter the route refuses: a NUL or a lone surrogate in any, a path parameter that is not percent-encoded UTF-8, a value outside its documented range; or a malformed Idempotency-Key). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Missing, unknown or revoked X-Api-Key: exactly {"message":"Forbidden"}. A live key bound to IP ranges, used from elsewhere: {"message":"Forbidden","code":"key_ip"}. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenBodyDto"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the endpoint's size cap. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description invalid_body: the body is not UTF-8 JSON: a Content-Type charset other than utf-8, or a Content-Encoding other than gzip, deflate, br or zstd. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description internal_error: something went wrong on the service's side; nothing of the request was applied. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database) cannot be reached just now; nothing of the request was applied. Send it again after the Retry-After header's seconds (with the same Idempotency-Key, where the endpoint takes one). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same key with the same body within 24 hours answers the first answer again (status and body, with Idempotent-Replayed: true) and applies nothing. Per organization; 1 to 255 visible ASCII characters. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookViewDto"];
+                };
+            };
+            /**
+             * @description invalid_json, invalid_body (not what the endpoint takes), nesting_too_deep or too_many_items.
+             *
+             *     invalid_json, invalid_body (not a JSON object; a PATCH with nothing to change) or invalid_field naming the field: url (not https, not a URL callbacks can be sent to: the rules of callbackUrl), actions (an unknown action, none, or one twice), description, enabled.
+             */
+            400: {
+                headers: {
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Missing, unknown or revoked X-Api-Key: exactly {"message":"Forbidden"}. A live key whose scope does not cover this operation (it needs full): {"message":"Forbidden","code":"key_scope"}, nothing applied. A live key bound to IP ranges, used from elsewhere: {"message":"Forbidden","code":"key_ip"}. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenBodyDto"];
+                };
+            };
+            /**
+             * @description webhook_limit_reached: the organization has 20 endpoints already.
+             *
+             *     idempotency_key_in_use: the first request with this Idempotency-Key is still running.
+             *
+             *     idempotency_answer_not_kept: the first request with this Idempotency-Key was applied, but its answer was over IDEMPOTENCY_MAX_ANSWER_BYTES and was not kept; nothing applied again.
+             */
+            409: {
+                headers: {
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the endpoint's size cap. */
+            413: {
+                headers: {
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description invalid_body: the body is not UTF-8 JSON: a Content-Type charset other than utf-8, or a Content-Encoding other than gzip, deflate, br or zstd. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used for another request (endpoint or body) in the last 24 hours. */
+            422: {
+                headers: {
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /**
+             * @description rate_limited: see the RateLimit-* and Retry-After headers.
+             *
+             *     idempotency_keys_exhausted: the organization holds IDEMPOTENCY_MAX_KEYS_PER_ORGANIZATION keys; a new one is refused, nothing applied, until its oldest expires (Retry-After).
+             */
+            429: {
+                headers: {
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description internal_error: something went wrong on the service's side; nothing of the request was applied. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database) cannot be reached just now; nothing of the request was applied. Send it again after the Retry-After header's seconds (with the same Idempotency-Key, where the endpoint takes one). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookViewDto"];
+                };
+            };
+            /** @description invalid_json (a body that is not JSON, whatever the method), nesting_too_deep (a JSON body nesting arrays and objects more than 32 levels deep), invalid_body (a body that does not decompress as its Content-Encoding says), https_required (plain HTTP where HTTPS is required), invalid_field (a path or query parameter the route refuses: a NUL or a lone surrogate in any, a path parameter that is not percent-encoded UTF-8, a value outside its documented range; or a malformed Idempotency-Key). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Missing, unknown or revoked X-Api-Key: exactly {"message":"Forbidden"}. A live key bound to IP ranges, used from elsewhere: {"message":"Forbidden","code":"key_ip"}. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenBodyDto"];
+                };
+            };
+            /** @description webhook_not_found (also for another organization's endpoint). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the endpoint's size cap. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description invalid_body: the body is not UTF-8 JSON: a Content-Type charset other than utf-8, or a Content-Encoding other than gzip, deflate, br or zstd. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description internal_error: something went wrong on the service's side; nothing of the request was applied. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database) cannot be reached just now; nothing of the request was applied. Send it again after the Retry-After header's seconds (with the same Idempotency-Key, where the endpoint takes one). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_json, invalid_body (not what the endpoint takes), nesting_too_deep or too_many_items. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Missing, unknown or revoked X-Api-Key: exactly {"message":"Forbidden"}. A live key whose scope does not cover this operation (it needs full): {"message":"Forbidden","code":"key_scope"}, nothing applied. A live key bound to IP ranges, used from elsewhere: {"message":"Forbidden","code":"key_ip"}. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenBodyDto"];
+                };
+            };
+            /** @description webhook_not_found (also for another organization's endpoint). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the endpoint's size cap. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description invalid_body: the body is not UTF-8 JSON: a Content-Type charset other than utf-8, or a Content-Encoding other than gzip, deflate, br or zstd. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description rate_limited: see the RateLimit-* and Retry-After headers. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description internal_error: something went wrong on the service's side; nothing of the request was applied. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database) cannot be reached just now; nothing of the request was applied. Send it again after the Retry-After header's seconds (with the same Idempotency-Key, where the endpoint takes one). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookViewDto"];
+                };
+            };
+            /**
+             * @description invalid_json, invalid_body (not what the endpoint takes), nesting_too_deep or too_many_items.
+             *
+             *     invalid_json, invalid_body (not a JSON object; a PATCH with nothing to change) or invalid_field naming the field: url (not https, not a URL callbacks can be sent to: the rules of callbackUrl), actions (an unknown action, none, or one twice), description, enabled.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Missing, unknown or revoked X-Api-Key: exactly {"message":"Forbidden"}. A live key whose scope does not cover this operation (it needs full): {"message":"Forbidden","code":"key_scope"}, nothing applied. A live key bound to IP ranges, used from elsewhere: {"message":"Forbidden","code":"key_ip"}. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenBodyDto"];
+                };
+            };
+            /** @description webhook_not_found (also for another organization's endpoint). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the endpoint's size cap. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description invalid_body: the body is not UTF-8 JSON: a Content-Type charset other than utf-8, or a Content-Encoding other than gzip, deflate, br or zstd. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description rate_limited: see the RateLimit-* and Retry-After headers. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description internal_error: something went wrong on the service's side; nothing of the request was applied. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database) cannot be reached just now; nothing of the request was applied. Send it again after the Retry-After header's seconds (with the same Idempotency-Key, where the endpoint takes one). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same key with the same body within 24 hours answers the first answer again (status and body, with Idempotent-Replayed: true) and applies nothing. Per organization; 1 to 255 visible ASCII characters. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTestResultDto"];
+                };
+            };
+            /** @description invalid_json, invalid_body (not what the endpoint takes), nesting_too_deep or too_many_items. */
+            400: {
+                headers: {
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Missing, unknown or revoked X-Api-Key: exactly {"message":"Forbidden"}. A live key whose scope does not cover this operation (it needs full): {"message":"Forbidden","code":"key_scope"}, nothing applied. A live key bound to IP ranges, used from elsewhere: {"message":"Forbidden","code":"key_ip"}. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenBodyDto"];
+                };
+            };
+            /** @description webhook_not_found (also for another organization's endpoint). */
+            404: {
+                headers: {
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /**
+             * @description idempotency_key_in_use: the first request with this Idempotency-Key is still running.
+             *
+             *     idempotency_answer_not_kept: the first request with this Idempotency-Key was applied, but its answer was over IDEMPOTENCY_MAX_ANSWER_BYTES and was not kept; nothing applied again.
+             */
+            409: {
+                headers: {
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the endpoint's size cap. */
+            413: {
+                headers: {
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description invalid_body: the body is not UTF-8 JSON: a Content-Type charset other than utf-8, or a Content-Encoding other than gzip, deflate, br or zstd. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used for another request (endpoint or body) in the last 24 hours. */
+            422: {
+                headers: {
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /**
+             * @description rate_limited: see the RateLimit-* and Retry-After headers.
              *
              *     idempotency_keys_exhausted: the organization holds IDEMPOTENCY_MAX_KEYS_PER_ORGANIZATION keys; a new one is refused, nothing applied, until its oldest expires (Retry-After).
              */

@@ -49,6 +49,20 @@ export type TicketPage = OkBody<"/api/v1/tickets", "get">;
 export type TokenMetadata = OkBody<"/tokens/{tokenId}", "get">;
 /** GET /api/v1/callbacks/{callbackId}: a callback with its delivery attempts. */
 export type CallbackView = OkBody<"/api/v1/callbacks/{callbackId}", "get">;
+/** GET /api/v1/usage: the organization's usage and gas statement over a range (gas and feeWei as decimal strings). */
+export type UsageStatement = OkBody<"/api/v1/usage", "get">;
+/** One group of a statement: a UTC day (`day`) or an event (`eventId`). */
+export type UsageGroup = UsageStatement["groups"][number];
+/** One action kind's line in a group: accepted, confirmed, failed, transactions, gas, feeWei. */
+export type UsageLine = UsageGroup["actions"][number];
+/** GET /api/v1/webhooks/{webhookId}: a webhook endpoint, its filter and whether it is enabled or failing. */
+export type WebhookEndpoint = OkBody<"/api/v1/webhooks/{webhookId}", "get">;
+/** POST /api/v1/webhooks: a new endpoint (url; actions, absent for all; description). */
+export type NewWebhook = RequestBody<"/api/v1/webhooks", "post">;
+/** PATCH /api/v1/webhooks/{webhookId}: the fields to change (url, actions, description, enabled). */
+export type WebhookChanges = RequestBody<"/api/v1/webhooks/{webhookId}", "patch">;
+/** POST /api/v1/webhooks/{webhookId}/test: what the endpoint answered its test callback. */
+export type WebhookTestResult = OkBody<"/api/v1/webhooks/{webhookId}/test", "post">;
 
 /**
  * A 403 answer: exactly `{"message":"Forbidden"}` for a missing, unknown or revoked key; with `code`

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 
 import { signedHeaders } from "../../src/callbacks/delivery/callback-signing";
 import { generateWebhookSecret } from "../../src/callbacks/secrets/webhook-secret";
-import { type CallbackBody, verifyWebhook, WebhookVerificationError } from "./webhooks.js";
+import { testBody } from "../../src/callbacks/webhooks/notices";
+import { type CallbackBody, isNotice, verifyWebhook, WebhookVerificationError } from "./webhooks.js";
 
 /** The client's verifier against the service's own signing function. */
 describe("verifyWebhook", () => {
@@ -83,5 +84,14 @@ describe("verifyWebhook", () => {
     expect(reasonOf(() => verifyWebhook(body, { ...headers, "webhook-timestamp": "1.7e9" }, { secret, now: sentAt }))).toBe("invalid_timestamp");
     const v2 = headers["webhook-signature"].replace("v1,", "v2,");
     expect(reasonOf(() => verifyWebhook(body, { ...headers, "webhook-signature": v2 }, { secret, now: sentAt }))).toBe("invalid_signature");
+  });
+
+  it("verifies a notice as the service signs it (a webhook endpoint's test), and tells it from an action's callback", () => {
+    const notice = JSON.stringify(testBody("0190a000-0000-7000-8000-00000000000a", sentAt));
+    const verified = verifyWebhook(notice, signedHeaders("cb-2", notice, [secret], sentAt), { secret, now: sentAt });
+
+    expect(isNotice(verified)).toBe(true);
+    expect(verified).toEqual({ action: "test", transactionType: "notice", webhookId: "0190a000-0000-7000-8000-00000000000a", sentAt: sentAt.toISOString() });
+    expect(isNotice(verifyWebhook(body, headers, { secret, now: sentAt }))).toBe(false);
   });
 });

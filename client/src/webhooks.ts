@@ -14,7 +14,7 @@ import type { ActionStatus } from "./types.js";
  * a re-serialized body does not match the signature.
  */
 
-/** The JSON body of a callback: one per final action (docs/integrators/callbacks.md). */
+/** The JSON body of an action's callback: one per final action, to its event's callbackUrl and each webhook endpoint that takes it (docs/integrators/callbacks.md). */
 export interface CallbackBody {
   /** The transaction that carried the action; null when nothing went on chain. Several callbacks may share one. */
   txHash: string | null;
@@ -40,6 +40,58 @@ export interface CallbackBody {
   from?: string;
   /** A `transferred` callback only: the wallet it went to. */
   to?: string;
+}
+
+/** POST /api/v1/webhooks/{webhookId}/test's callback, to that endpoint only. */
+export interface TestNotice {
+  action: "test";
+  transactionType: "notice";
+  webhookId: string;
+  /** ISO 8601. */
+  sentAt: string;
+}
+
+/** A receiver of the organization was disabled for failing every attempt for the operator's WEBHOOK_DISABLE_AFTER_HOURS (120 by default). */
+export interface EndpointDisabledNotice {
+  action: "endpoint_disabled";
+  transactionType: "notice";
+  /** The endpoint disabled; null when it is an event's callbackUrl. */
+  webhookId: string | null;
+  /** The event whose callbackUrl was disabled; null for an endpoint. */
+  eventId: string | null;
+  /** Its URL's scheme, host and port (never its path or query). */
+  receiver: string;
+  failingSince: string;
+  disabledAt: string;
+}
+
+/** A callback used up its attempts (it stays in the log as failed, redeliverable). */
+export interface CallbackExhaustedNotice {
+  action: "callback_exhausted";
+  transactionType: "notice";
+  /** The exhausted callback (its webhook-id), to GET or redeliver. */
+  callbackId: string;
+  /** The endpoint it went to; null for its event's callbackUrl. */
+  webhookId: string | null;
+  eventId: string | null;
+  ticketId: string | null;
+  actionPromise: string;
+  exhaustedAction: ActionStatus["action"];
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  exhaustedAt: string;
+}
+
+/** What the service sends about callbacks themselves, to webhook endpoints only (an event's callbackUrl never gets one). */
+export type NoticeBody = TestNotice | EndpointDisabledNotice | CallbackExhaustedNotice;
+
+/** Any body the service signs: an action's callback, or a notice. */
+export type WebhookBody = CallbackBody | NoticeBody;
+
+/** Whether a verified body is a notice (`transactionType: "notice"`) rather than an action's callback. */
+export function isNotice(body: WebhookBody): body is NoticeBody {
+  return body.transactionType === "notice";
 }
 
 /** Incoming request headers: Node's `IncomingHttpHeaders` (lower-case names), a plain record or a fetch `Headers`. */
@@ -75,10 +127,11 @@ const SECRET_PREFIX = "whsec_";
 
 /**
  * Checks that a callback was signed by the service with one of `secret` within the time window and
- * returns its parsed body; throws a WebhookVerificationError (with `reason`) otherwise. Signatures are
+ * returns its parsed body (an action's callback, or on a webhook endpoint a notice: tell them apart
+ * with isNotice); throws a WebhookVerificationError (with `reason`) otherwise. Signatures are
  * compared in constant time. Receivers should still drop duplicates by `webhook-id`.
  */
-export function verifyWebhook(rawBody: string | Uint8Array, headers: WebhookHeaders, options: VerifyWebhookOptions): CallbackBody {
+export function verifyWebhook(rawBody: string | Uint8Array, headers: WebhookHeaders, options: VerifyWebhookOptions): WebhookBody {
   const id = headerOf(headers, WEBHOOK_HEADERS.id);
   const timestamp = headerOf(headers, WEBHOOK_HEADERS.timestamp);
   const signatureHeader = headerOf(headers, WEBHOOK_HEADERS.signature);
@@ -109,7 +162,7 @@ export function verifyWebhook(rawBody: string | Uint8Array, headers: WebhookHead
   if (!matched) throw new WebhookVerificationError("invalid_signature", "no webhook-signature matches the body with this secret");
 
   try {
-    return JSON.parse(body.toString("utf8")) as CallbackBody;
+    return JSON.parse(body.toString("utf8")) as WebhookBody;
   } catch {
     throw new WebhookVerificationError("invalid_body", "the signed body is not JSON");
   }

@@ -4,3 +4,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function isCallbackId(id: string): boolean {
   return UUID.test(id);
 }
+
+/** Whether `id` can name a webhook endpoint at all (a UUID, as callbacks are). */
+export function isWebhookId(id: string): boolean {
+  return UUID.test(id);
+}

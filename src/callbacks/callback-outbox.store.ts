@@ -6,17 +6,24 @@ import { uuidv7 } from "../common/uuid-v7";
 import { isCallbackId } from "./callback-id";
 import type { RedeliveryFilter } from "./dto/redeliver-callbacks.dto";
 import { receiverSql } from "../ledger/callback-receiver";
+import { RECEIVER_DISABLED, TARGET_URL } from "./receiver-sql";
 
 /** A callback leased to one worker for one attempt. */
 export interface ClaimedCallback {
   id: string;
-  actionId: string;
+  /** Null for a notice (endpoint_disabled, callback_exhausted, test), which no action brought. */
+  actionId: string | null;
   /** The request that brought the action, for the delivery's log line. */
   requestId: string | null;
   organizationId: string;
+  /** The receiver it goes to: a webhook endpoint, or (null) its event's callbackUrl. */
+  webhookId: string | null;
+  /** Its event; null for a notice. */
+  eventRef: string | null;
   payload: Record<string, unknown>;
   /** Attempts made before this one. */
   attempts: number;
+  /** The receiver's URL as it is now: the endpoint's, or the event's callbackUrl. */
   callbackUrl: string;
   createdAt: Date;
   /**
@@ -51,9 +58,11 @@ export interface AttemptResult {
 
 interface ClaimedRow {
   id: string;
-  action_id: string;
+  action_id: string | null;
   request_id: string | null;
   organization_id: string;
+  webhook_ref: string | null;
+  event_ref: string | null;
   payload: Record<string, unknown>;
   attempts: number;
   callback_url: string;
@@ -169,14 +178,21 @@ export class CallbackOutboxStore implements BeforeApplicationShutdown {
     ]);
   }
 
-  /** Makes the organization's callback due now with a fresh retry schedule; false when it has no such callback. */
-  async scheduleRedelivery(organizationId: string, callbackId: string): Promise<boolean> {
-    if (!isCallbackId(callbackId)) return false;
-    const [, updated] = await this.dataSource.query<[unknown, number]>(`UPDATE callbacks SET ${REDELIVERY} WHERE id = $1 AND organization_id = $2`, [
-      callbackId,
-      organizationId,
-    ]);
-    return updated > 0;
+  /**
+   * Makes the organization's callback due now with a fresh retry schedule: `queued`; `not_found` when
+   * it has no such callback; `receiver_disabled` when its receiver is disabled (nothing changes:
+   * enable the receiver first).
+   */
+  async scheduleRedelivery(organizationId: string, callbackId: string): Promise<"queued" | "not_found" | "receiver_disabled"> {
+    if (!isCallbackId(callbackId)) return "not_found";
+    const [row] = await this.dataSource.query<{ held: boolean; queued: boolean }[]>(
+      `WITH target AS (SELECT c.id, ${RECEIVER_DISABLED} AS held FROM callbacks c WHERE c.id = $1 AND c.organization_id = $2),
+            queued AS (UPDATE callbacks c SET ${REDELIVERY} FROM target t WHERE c.id = t.id AND NOT t.held RETURNING c.id)
+       SELECT t.held, EXISTS (SELECT 1 FROM queued) AS queued FROM target t`,
+      [callbackId, organizationId],
+    );
+    if (!row) return "not_found";
+    return row.queued ? "queued" : "receiver_disabled";
   }
 
   /**
@@ -186,20 +202,22 @@ export class CallbackOutboxStore implements BeforeApplicationShutdown {
    * make a concurrent call with the same filter wait and then skip what this one queued (its status
    * changed, or a worker leased it).
    */
-  async scheduleRedeliveries(organizationId: string, filter: RedeliveryFilter): Promise<{ queued: number; inFlight: number }> {
-    const [row] = await this.dataSource.query<{ queued: number; in_flight: number }[]>(
+  async scheduleRedeliveries(organizationId: string, filter: RedeliveryFilter): Promise<{ queued: number; inFlight: number; receiverDisabled: number }> {
+    const [row] = await this.dataSource.query<{ queued: number; in_flight: number; receiver_disabled: number }[]>(
       `WITH matching AS (
-         SELECT c.id, c.leased_until >= now() AS leased FROM callbacks c JOIN events e ON e.id = c.event_ref
+         SELECT c.id, c.leased_until >= now() AS leased, ${RECEIVER_DISABLED} AS held FROM callbacks c LEFT JOIN events e ON e.id = c.event_ref
           WHERE c.organization_id = $1 AND c.status = ANY($2::text[])
-            AND ($3::text IS NULL OR e.event_id = $3) AND ($4::timestamptz IS NULL OR c.created_at >= $4)),
+            AND ($3::text IS NULL OR e.event_id = $3) AND ($4::timestamptz IS NULL OR c.created_at >= $4)
+            AND ($5::uuid IS NULL OR c.webhook_ref = $5)),
        queued AS (
          UPDATE callbacks c SET ${REDELIVERY} FROM matching m
-          WHERE c.id = m.id AND c.status = ANY($2::text[]) AND (c.leased_until IS NULL OR c.leased_until < now())
+          WHERE c.id = m.id AND NOT m.held AND c.status = ANY($2::text[]) AND (c.leased_until IS NULL OR c.leased_until < now())
          RETURNING c.id)
-       SELECT (SELECT count(*) FROM queued)::int AS queued, (SELECT count(*) FROM matching WHERE leased)::int AS in_flight`,
-      [organizationId, filter.statuses, filter.eventId, filter.since?.toISOString() ?? null],
+       SELECT (SELECT count(*) FROM queued)::int AS queued, (SELECT count(*) FROM matching WHERE leased AND NOT held)::int AS in_flight,
+              (SELECT count(*) FROM matching WHERE held)::int AS receiver_disabled`,
+      [organizationId, filter.statuses, filter.eventId, filter.since?.toISOString() ?? null, filter.webhookId],
     );
-    return { queued: row.queued, inFlight: row.in_flight };
+    return { queued: row.queued, inFlight: row.in_flight, receiverDisabled: row.receiver_disabled };
   }
 }
 
@@ -209,6 +227,8 @@ function toClaimedCallback(row: ClaimedRow, leaseEndsAt: number): ClaimedCallbac
     actionId: row.action_id,
     requestId: row.request_id,
     organizationId: row.organization_id,
+    webhookId: row.webhook_ref,
+    eventRef: row.event_ref,
     payload: row.payload,
     attempts: row.attempts,
     callbackUrl: row.callback_url,
@@ -217,11 +237,15 @@ function toClaimedCallback(row: ClaimedRow, leaseEndsAt: number): ClaimedCallbac
   };
 }
 
-/** A redelivery: due now, with a fresh retry schedule (the callback's id, its webhook-id, stays), to its event's receiver as it is now (`event_ref` is the callback's). */
-const REDELIVERY = `status = 'pending', receiver = (SELECT ${receiverSql("e.callback_url")} FROM events e WHERE e.id = event_ref), attempts = 0, next_attempt_at = now(), leased_until = NULL, updated_at = now()`;
+/** A redelivery of callback `c`: due now, with a fresh retry schedule (its id, the webhook-id, stays), to its receiver as it is now. */
+const REDELIVERY = `status = 'pending', receiver = ${receiverSql(TARGET_URL)}, attempts = 0, next_attempt_at = now(), leased_until = NULL, updated_at = now()`;
 
-/** An earlier action `a` whose callback is not out yet: still on its way to the chain, or its callback has had no attempt. */
-const UNREPORTED = `(a.status IN ('waiting_broadcast', 'waiting_funds', 'pending') OR EXISTS (SELECT 1 FROM callbacks p WHERE p.action_id = a.id AND p.status = 'pending' AND p.attempts = 0))`;
+/**
+ * An earlier action `a` whose callback to the candidate `c`'s receiver is not out yet: still on its
+ * way to the chain, or that receiver's copy of its callback has had no attempt. Each receiver keeps
+ * its own order: a receiver that is slow, or disabled, holds back only its own copies.
+ */
+const UNREPORTED = `(a.status IN ('waiting_broadcast', 'waiting_funds', 'pending') OR EXISTS (SELECT 1 FROM callbacks p WHERE p.action_id = a.id AND p.webhook_ref IS NOT DISTINCT FROM c.webhook_ref AND p.status = 'pending' AND p.attempts = 0))`;
 
 /**
  * $1 how many, $2 the lease in seconds, $3 the receivers left out, $4/$5 those in flight and their
@@ -254,13 +278,14 @@ const CLAIM_DUE = `WITH RECURSIVE commit_mode AS MATERIALIZED (SELECT set_config
        -- (no join the planner could turn into a hash over every candidate): each row is looked at
        -- only until the receiver's room is found.
        SELECT c.id, c.next_attempt_at, c.seq FROM (
-           SELECT c.id, c.ticket_ref, c.event_ref, c.next_attempt_at, c.seq,
+           SELECT c.id, c.action_id, c.ticket_ref, c.event_ref, c.webhook_ref, c.next_attempt_at, c.seq,
                   (SELECT seq FROM chain_actions WHERE id = c.action_id) AS action_seq
              FROM callbacks c
             WHERE c.receiver = r.receiver AND c.status = 'pending' AND c.next_attempt_at <= now()
               AND (c.leased_until IS NULL OR c.leased_until < now())
             ORDER BY c.next_attempt_at, c.seq OFFSET 0) c
-        WHERE CASE WHEN c.ticket_ref IS NULL
+        WHERE CASE WHEN c.action_id IS NULL THEN true
+              WHEN c.ticket_ref IS NULL
               THEN NOT EXISTS (SELECT 1 FROM chain_actions a WHERE a.event_ref = c.event_ref AND a.ticket_ref IS NULL AND a.seq < c.action_seq AND ${UNREPORTED})
               ELSE NOT EXISTS (SELECT 1 FROM chain_actions a WHERE a.ticket_ref = c.ticket_ref AND a.seq < c.action_seq AND ${UNREPORTED})
               END
@@ -269,15 +294,18 @@ const CLAIM_DUE = `WITH RECURSIVE commit_mode AS MATERIALIZED (SELECT set_config
       LIMIT $1),
    leased AS (
      -- Another worker may have leased some since this statement began: those are skipped.
-     SELECT c.id FROM callbacks c JOIN due ON due.id = c.id
+     SELECT c.id, COALESCE(w.url, e.callback_url) AS url, a.request_id FROM callbacks c JOIN due ON due.id = c.id
+       LEFT JOIN webhook_endpoints w ON w.id = c.webhook_ref
+       LEFT JOIN events e ON e.id = c.event_ref
+       LEFT JOIN chain_actions a ON a.id = c.action_id
       WHERE c.status = 'pending' AND (c.leased_until IS NULL OR c.leased_until < now())
       FOR UPDATE OF c SKIP LOCKED)
-   -- The receiver is set again from the event: one written beside a concurrent change of the
-   -- event's callbackUrl is right from its first attempt on.
-   UPDATE callbacks c SET leased_until = now() + make_interval(secs => $2), receiver = ${receiverSql("e.callback_url")}
-     FROM leased, events e, chain_actions a, commit_mode
-    WHERE c.id = leased.id AND e.id = c.event_ref AND a.id = c.action_id
-   RETURNING c.id, c.action_id, a.request_id, c.organization_id, c.payload, c.attempts, e.callback_url, c.created_at`;
+   -- The receiver is set again from its URL: one written beside a concurrent change of the event's
+   -- callbackUrl (or of the endpoint's url) is right from its first attempt on.
+   UPDATE callbacks c SET leased_until = now() + make_interval(secs => $2), receiver = ${receiverSql("leased.url")}
+     FROM leased, commit_mode
+    WHERE c.id = leased.id
+   RETURNING c.id, c.action_id, leased.request_id, c.organization_id, c.webhook_ref, c.event_ref, c.payload, c.attempts, leased.url AS callback_url, c.created_at`;
 
 /**
  * $1–$9: per attempt its log id, callback, start, duration, url, status code, error, the callback's
@@ -288,10 +316,16 @@ const RECORD_ATTEMPTS = `WITH results AS (
      SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[], $4::int[], $5::text[], $6::int[], $7::text[], $8::text[], $9::timestamptz[])
        AS u(attempt_id, callback_id, started_at, duration_ms, url, status_code, error, status, next_attempt_at)),
    states AS (
-     UPDATE callbacks AS c SET status = r.status, attempts = c.attempts + 1, next_attempt_at = COALESCE(r.next_attempt_at, c.next_attempt_at),
-            last_status_code = r.status_code, last_error = r.error, leased_until = NULL,
+     -- A callback its receiver's disabling stopped while this attempt was on its way (failed while
+     -- leased) stays stopped, unless the attempt delivered it.
+     UPDATE callbacks AS c SET status = CASE WHEN c.status = 'failed' AND r.status = 'pending' THEN 'failed' ELSE r.status END,
+            attempts = c.attempts + 1, next_attempt_at = COALESCE(r.next_attempt_at, c.next_attempt_at),
+            last_status_code = r.status_code, last_error = CASE WHEN c.status = 'failed' AND r.status = 'pending' THEN c.last_error ELSE r.error END,
+            leased_until = NULL,
             delivered_at = CASE WHEN r.status = 'delivered' THEN now() ELSE c.delivered_at END, updated_at = now()
        FROM results r
-      WHERE c.id = r.callback_id)
+      WHERE c.id = r.callback_id
+     RETURNING c.id)
+   -- A callback deleted meanwhile (its webhook endpoint was) has no log left to add to.
    INSERT INTO callback_attempts (id, callback_id, started_at, duration_ms, url, status_code, error)
-   SELECT attempt_id, callback_id, started_at, duration_ms, url, status_code, error FROM results`;
+   SELECT r.attempt_id, r.callback_id, r.started_at, r.duration_ms, r.url, r.status_code, r.error FROM results r JOIN states s ON s.id = r.callback_id`;

@@ -9,18 +9,27 @@ import { CallbackDispatcher } from "./delivery/callback-dispatcher";
 import { DeliveryMetrics } from "./delivery/delivery-metrics";
 import { OrganizationOnboardingService } from "./secrets/organization-onboarding.service";
 import { WebhookSecretsService } from "./secrets/webhook-secrets.service";
+import { ReceiverHealthStore } from "./webhooks/receiver-health.store";
+import { WebhookEndpointsStore } from "./webhooks/webhook-endpoints.store";
+import { WebhookTestSender } from "./webhooks/webhook-test-sender";
+import { WebhooksController } from "./webhooks/webhooks.controller";
+import { WebhooksService } from "./webhooks/webhooks.service";
 import { AuthModule } from "../auth/auth.module";
 
-/** The outbox's delivery (worker role), its log and redelivery (API), and the organizations' webhook signing secrets. */
+/**
+ * The outbox's delivery and the receivers' health (worker role), its log and redelivery, the
+ * organizations' webhook endpoints (API), and their webhook signing secrets.
+ */
 @Module({})
 export class CallbacksModule {
   static forRole(role: { servesApi: boolean; runsWorker: boolean }): DynamicModule {
-    const delivery = role.runsWorker ? [CallbackDispatcher, CallbackDelivery, DeliveryMetrics] : [];
+    const delivery = role.runsWorker ? [CallbackDispatcher, CallbackDelivery, DeliveryMetrics, ReceiverHealthStore] : [];
+    const webhooks = role.servesApi ? [WebhooksService, WebhookEndpointsStore, WebhookTestSender] : [];
     return {
       module: CallbacksModule,
       imports: [AuthModule],
-      controllers: role.servesApi ? [CallbacksController] : [],
-      providers: [CallbacksService, CallbacksStore, CallbackOutboxStore, WebhookSecretsService, OrganizationOnboardingService, ...delivery],
+      controllers: role.servesApi ? [CallbacksController, WebhooksController] : [],
+      providers: [CallbacksService, CallbacksStore, CallbackOutboxStore, WebhookSecretsService, OrganizationOnboardingService, ...delivery, ...webhooks],
     };
   }
 }

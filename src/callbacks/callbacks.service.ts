@@ -29,7 +29,9 @@ export class CallbacksService {
 
   /** Sends the callback again now, with a fresh retry schedule; its webhook-id stays the same. */
   async redeliver(organizationId: string, callbackId: string): Promise<CallbackViewDto> {
-    if (!(await this.outbox.scheduleRedelivery(organizationId, callbackId))) throw notFound(callbackId);
+    const outcome = await this.outbox.scheduleRedelivery(organizationId, callbackId);
+    if (outcome === "not_found") throw notFound(callbackId);
+    if (outcome === "receiver_disabled") throw receiverDisabled(callbackId);
     return this.find(organizationId, callbackId);
   }
 
@@ -37,6 +39,16 @@ export class CallbacksService {
   redeliverMatching(organizationId: string, body: unknown): Promise<RedeliveryResultDto> {
     return this.outbox.scheduleRedeliveries(organizationId, redeliveryFilterOf(body));
   }
+}
+
+function receiverDisabled(callbackId: string): ApiError {
+  return new ApiError(
+    409,
+    errorDetail(
+      "receiver_disabled",
+      `The receiver of callback ${callbackId} is disabled: enable it again (PATCH /api/v1/webhooks/{webhookId} with enabled: true, or an updateEvent with a callbackUrl), then redeliver.`,
+    ),
+  );
 }
 
 /** Also for another organization's callback: its existence is not the caller's to know. */

@@ -9,13 +9,15 @@ import type { CallbackViewDto } from "./dto/callback-view.dto";
 export interface CallbackFilter {
   status?: string;
   eventId?: string;
+  webhookId?: string;
   limit: number;
 }
 
 interface CallbackRow {
   id: string;
-  action_id: string;
-  event_id: string;
+  action_id: string | null;
+  event_id: string | null;
+  webhook_ref: string | null;
   ticket_id: string | null;
   payload: Record<string, unknown>;
   status: CallbackViewDto["status"];
@@ -38,8 +40,9 @@ export class CallbacksStore {
     const rows = await this.dataSource.query<CallbackRow[]>(
       `${SELECT_CALLBACKS}
         WHERE c.organization_id = $1 AND ($2::text IS NULL OR c.status = $2) AND ($3::text IS NULL OR e.event_id = $3)
+          AND ($5::uuid IS NULL OR c.webhook_ref = $5)
         ORDER BY c.seq DESC LIMIT $4`,
-      [organizationId, filter.status ?? null, filter.eventId ?? null, filter.limit],
+      [organizationId, filter.status ?? null, filter.eventId ?? null, filter.limit, filter.webhookId ?? null],
     );
     return rows.map(toView);
   }
@@ -53,13 +56,13 @@ export class CallbacksStore {
 }
 
 const SELECT_CALLBACKS = `
-  SELECT c.id, c.action_id, e.event_id, t.ticket_id, c.payload, c.status, c.attempts, c.next_attempt_at, c.delivered_at,
+  SELECT c.id, c.action_id, e.event_id, c.webhook_ref, t.ticket_id, c.payload, c.status, c.attempts, c.next_attempt_at, c.delivered_at,
          c.last_status_code, c.last_error, c.created_at,
          COALESCE((SELECT jsonb_agg(jsonb_build_object('startedAt', a.started_at, 'durationMs', a.duration_ms, 'url', a.url,
                                                        'statusCode', a.status_code, 'error', a.error) ORDER BY a.started_at)
                      FROM callback_attempts a WHERE a.callback_id = c.id), '[]'::jsonb) AS attempt_log
     FROM callbacks c
-    JOIN events e ON e.id = c.event_ref
+    LEFT JOIN events e ON e.id = c.event_ref
     LEFT JOIN tickets t ON t.id = c.ticket_ref`;
 
 function toView(row: CallbackRow): CallbackViewDto {
@@ -67,6 +70,7 @@ function toView(row: CallbackRow): CallbackViewDto {
     callbackId: row.id,
     actionPromise: row.action_id,
     eventId: row.event_id,
+    webhookId: row.webhook_ref,
     ticketId: row.ticket_id,
     action: String(row.payload.action),
     status: row.status,

@@ -7,7 +7,7 @@ import { commandUsage, HELP_HINT, usage } from "./usage";
 
 export type Invocation = { kind: "help"; text: string } | { kind: "run"; command: Command; input: CommandInput };
 
-type Values = Partial<Record<StringOptionName, string>> & { json?: boolean; help?: boolean };
+type Values = Partial<Record<StringOptionName, string>> & { json?: boolean; csv?: boolean; help?: boolean };
 
 export function parseCommandLine(args: readonly string[]): Invocation {
   const { values, positionals } = parseWords(args);
@@ -57,7 +57,7 @@ function commandInput(command: Command, operands: readonly string[], values: Val
   }
   const optional: CommandInput["optional"] = {};
   for (const option of command.optionalOptions) if (isStringOption(option)) optional[option] = values[option];
-  return { required, optional, json: values.json === true };
+  return { required, optional, json: values.json === true, flags: { csv: values.csv === true } };
 }
 
 function isStringOption(option: OptionName): option is StringOptionName {

@@ -5,6 +5,7 @@ import { clientIdProblem } from "../common/validation/client-id";
 import type { Command } from "./command";
 import { RefusedError } from "./cli-errors";
 import { ledgerReconcile } from "./ledger-commands";
+import { usageReport } from "./usage-commands";
 import { print, printIssuedKey, printJson, printSecret, printTable, timestamp } from "./output";
 
 const orgCreate: Command = {
@@ -184,4 +185,5 @@ export const COMMANDS: readonly Command[] = [
   secretEncrypt,
   signerReconcile,
   ledgerReconcile,
+  usageReport,
 ];

@@ -5,6 +5,11 @@ export function print(text: string): void {
   console.log(text);
 }
 
+/** Text printed as it is, its line ends included (CSV's CRLF). */
+export function printRaw(text: string): void {
+  process.stdout.write(text);
+}
+
 export function note(text: string): void {
   console.error(text);
 }

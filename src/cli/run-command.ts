@@ -11,6 +11,8 @@ import type { SignerReconcileReport } from "../chain/writer/reconcile/signer-rec
 import type { AppConfig } from "../config/app-config";
 import { dataSourceOptions } from "../database/data-source-options";
 import { ENTITIES } from "../entities";
+import { UsageService } from "../usage/usage.service";
+import { UsageStore } from "../usage/usage.store";
 import { createDatabaseIfMissing, runMigrations } from "../database/prepare-database";
 import { chainWriterWorkers } from "./chain-writer-workers";
 import { RefusedError } from "./cli-errors";
@@ -52,6 +54,7 @@ function commandServices(dataSource: DataSource, config: AppConfig, chain: Chain
       workers: () => chainWriterWorkers(config),
       reconciler: () => new LedgerReconciler(dataSource, chain, config, (address) => reconcileSigner(dataSource, config, address)),
     },
+    usage: new UsageService(new UsageStore(dataSource), config),
   };
 }
 

@@ -9,9 +9,9 @@ export function usage(): string {
   return [
     `Usage: ${PROGRAM} <command> [options]`,
     "",
-    "Manages organizations, their API keys and the chain writer's signers, and reconciles a restored ledger with the",
-    "chain. Reads DATABASE_URL (and the rest of the service's configuration) from the environment and brings the",
-    "schema up to date first.",
+    "Manages organizations, their API keys and the chain writer's signers, reconciles a restored ledger with the",
+    "chain, and reports every organization's usage and gas. Reads DATABASE_URL (and the rest of the service's",
+    "configuration) from the environment and brings the schema up to date first.",
     "",
     "Commands:",
     ...lines,

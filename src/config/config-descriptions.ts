@@ -156,6 +156,11 @@ export const CONFIG_SECTIONS: readonly ConfigSection[] = [
           "Status reads (`GET /api/v1/actions/{promise}` and the live status stream `GET /api/v1/actions/events`) per API key per window, counted on their own so that polling never takes the room of writes.",
       },
       STATUS_RATE_LIMIT_WINDOW_SECONDS: { meaning: "The window of `STATUS_RATE_LIMIT_REQUESTS`." },
+      USAGE_MAX_RANGE_DAYS: {
+        meaning:
+          "The longest range, in days, one usage statement covers (`GET /api/v1/usage` and `npm run cli -- usage report`): a longer `from`–`to` is refused, " +
+          "`400 invalid_field` naming `to`. Its cost grows with the range, never with the ledger's size (see [Usage statements](operations.md#usage-statements)). The default covers a calendar year.",
+      },
       VERIFY_RATE_LIMIT_REQUESTS: {
         meaning:
           "Pages of the public ticket pages (`GET /verify/{ticketId}`, `/verify/tokens/{tokenId}`) per client IP per window: each page costs a dozen JSON-RPC calls. " +
@@ -351,6 +356,12 @@ export const CONFIG_SECTIONS: readonly ConfigSection[] = [
           "The most one lookup of a callback host may take (by default a third of `CALLBACK_TIMEOUT_MS`, at most 5000); shorter than `CALLBACK_TIMEOUT_MS`.",
       },
       CALLBACK_RETRY_SCALE: { meaning: "Tests only: shrinks the retry schedule's delays (refused in production)." },
+      WEBHOOK_DISABLE_AFTER_HOURS: {
+        meaning:
+          "A receiver (an organization's webhook endpoint, or an event's `callbackUrl`) whose every attempt failed for this many hours is disabled: " +
+          "its callbacks are kept, not attempted, until the integrator enables it again; the organization's other endpoints get an `endpoint_disabled` " +
+          "callback, and `callback_receivers_disabled_total` counts it. See [Webhook endpoints](../integrators/callbacks.md#webhook-endpoints).",
+      },
       WEBHOOK_SECRETS_KEY: {
         meaning:
           "AES-256-GCM key (base64 of 32 bytes: `openssl rand -base64 32`) that encrypts the webhook signing secrets in the database, each bound to " +

@@ -78,6 +78,8 @@ export function readConfig(parse: VariableParser): AppConfig {
       points: parse.integer("STATUS_RATE_LIMIT_REQUESTS", 2_000, 1),
       durationSeconds: parse.integer("STATUS_RATE_LIMIT_WINDOW_SECONDS", 10, 1),
     },
+    // A year and a day: a calendar year's statement in one request, leap years included.
+    usage: { maxRangeDays: parse.integer("USAGE_MAX_RANGE_DAYS", 366, 1, 3_660) },
     verifyPage: {
       points: parse.integer("VERIFY_RATE_LIMIT_REQUESTS", 30, 1),
       durationSeconds: parse.integer("VERIFY_RATE_LIMIT_WINDOW_SECONDS", 60, 1),
@@ -208,6 +210,7 @@ function readCallbacks(parse: VariableParser): AppConfig["callbacks"] {
     dnsTimeoutMs: parse.integer("CALLBACK_DNS_TIMEOUT_MS", Math.min(5_000, Math.floor(timeoutMs / 3)), 100, 60_000),
     maxAttempts: parse.integer("CALLBACK_MAX_ATTEMPTS", 12, 1, 100),
     retryScale: parse.decimal("CALLBACK_RETRY_SCALE", 1, 0.0001, 1),
+    disableAfterHours: parse.integer("WEBHOOK_DISABLE_AFTER_HOURS", 120, 1, 8_760),
     secretsKey: parse.optional("WEBHOOK_SECRETS_KEY"),
   };
 }

@@ -62,6 +62,8 @@ export interface AppConfig {
   idempotency: { maxAnswerBytes: number; maxKeysPerOrganization: number };
   /** Status reads per API key per window, a budget of their own so that polling never takes the writes' room. */
   statusReadLimit: { points: number; durationSeconds: number };
+  /** The usage statement (GET /api/v1/usage, `usage report`): the longest range one statement covers, in days. */
+  usage: { maxRangeDays: number };
   /** The public ticket pages (GET /verify/{ticketId}, /verify/tokens/{tokenId}): requests per client IP per window. */
   verifyPage: { points: number; durationSeconds: number };
   /** The public token metadata (GET /tokens/{tokenId}, /tokens/collection). */
@@ -99,6 +101,8 @@ export interface AppConfig {
     maxAttempts: number;
     /** Multiplies the retry schedule's delays (not a receiver's Retry-After): tests shrink it; production keeps 1. */
     retryScale: number;
+    /** WEBHOOK_DISABLE_AFTER_HOURS: a receiver (webhook endpoint or event callbackUrl) that failed every attempt for this long is disabled. */
+    disableAfterHours: number;
     /** AES-256 key (base64 of 32 bytes) that encrypts the webhook signing secrets at rest; required in production. */
     secretsKey: string | null;
   };

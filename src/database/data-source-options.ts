@@ -20,6 +20,8 @@ import { CancelledActions1763887000000 } from "./migrations/1763887000000-Cancel
 import { WaitingByOrganization1763888000000 } from "./migrations/1763888000000-WaitingByOrganization";
 import { OrganizationQueues1763889000000 } from "./migrations/1763889000000-OrganizationQueues";
 import { KeyScopes1763890000000 } from "./migrations/1763890000000-KeyScopes";
+import { UsageEntries1763891000000 } from "./migrations/1763891000000-UsageEntries";
+import { WebhookEndpoints1763892000000 } from "./migrations/1763892000000-WebhookEndpoints";
 import { CancelledEvents1763893000000 } from "./migrations/1763893000000-CancelledEvents";
 
 export const MIGRATIONS = [
@@ -43,6 +45,8 @@ export const MIGRATIONS = [
   WaitingByOrganization1763888000000,
   OrganizationQueues1763889000000,
   KeyScopes1763890000000,
+  UsageEntries1763891000000,
+  WebhookEndpoints1763892000000,
   CancelledEvents1763893000000,
 ];
 

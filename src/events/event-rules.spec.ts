@@ -319,6 +319,20 @@ describe("updateEvent", () => {
     ]);
   });
 
+  it("enables a disabled callbackUrl again when an update carries one, the same or another; other updates leave it disabled", async () => {
+    const disabledAt = new Date("2026-05-01T12:00:00Z");
+    const failingSince = new Date("2026-04-26T12:00:00Z");
+    const renamed = anEvent({ eventId: "renamed", callbackFailingSince: failingSince, callbackDisabledAt: disabledAt });
+    const resent = anEvent({ eventId: "resent", callbackFailingSince: failingSince, callbackDisabledAt: disabledAt });
+    const { context } = await acceptanceFixture({ events: [renamed, resent] });
+
+    expect(updateEvent(context, update({ eventId: "renamed", eventName: "Renamed" }), "updateEvent").error).toBeUndefined();
+    expect(updateEvent(context, update({ eventId: "resent", callbackUrl: resent.callbackUrl }), "updateEvent").error).toBeUndefined();
+
+    expect(renamed).toMatchObject({ callbackFailingSince: failingSince, callbackDisabledAt: disabledAt });
+    expect(resent).toMatchObject({ callbackFailingSince: null, callbackDisabledAt: null });
+  });
+
   it.each([
     ["eventName", "x"],
     ["ticketeerName", "Renamed B.V."],

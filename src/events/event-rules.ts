@@ -105,7 +105,14 @@ function applyUpdate(event: EventEntity, input: UpdateEventDto, startTime: bigin
   event.longitude = input.longitude ?? event.longitude;
   event.startTime = startTime;
   event.endTime = endTime;
-  event.callbackUrl = input.callbackUrl ?? event.callbackUrl;
+  if (input.callbackUrl !== undefined) enableCallbackUrl(event, input.callbackUrl);
+}
+
+/** A callbackUrl given again, the same or another, is where callbacks go now: a disabled one is enabled again, its failures forgotten. */
+function enableCallbackUrl(event: EventEntity, callbackUrl: string): void {
+  event.callbackUrl = callbackUrl;
+  event.callbackFailingSince = null;
+  event.callbackDisabledAt = null;
 }
 
 /** Whether an update changes fields the chain records: only then does it go on chain. */

@@ -5,7 +5,17 @@ import type { EventsStore, SerialRange } from "./events.store";
 
 export type NewEventFields = Omit<
   EventEntity,
-  "id" | "organizationId" | "eventIndex" | "ticketsSold" | "lastSerial" | "cancelledAt" | "releasedAt" | "createdAt" | "updatedAt"
+  | "id"
+  | "organizationId"
+  | "eventIndex"
+  | "ticketsSold"
+  | "lastSerial"
+  | "cancelledAt"
+  | "callbackFailingSince"
+  | "callbackDisabledAt"
+  | "releasedAt"
+  | "createdAt"
+  | "updatedAt"
 >;
 
 /** What a working set needs of the events' storage. */
@@ -90,6 +100,8 @@ export class EventWorkingSet {
       ticketsSold: 0n,
       lastSerial: 0n,
       cancelledAt: null,
+      callbackFailingSince: null,
+      callbackDisabledAt: null,
     });
     this.keep(event);
     this.created.add(event);

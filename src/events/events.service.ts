@@ -38,6 +38,8 @@ export class EventsService {
       startTime: uint64Json(event.startTime),
       endTime: uint64Json(event.endTime),
       callbackUrl: event.callbackUrl,
+      callbackFailingSince: event.callbackFailingSince?.toISOString() ?? null,
+      callbackDisabledAt: event.callbackDisabledAt?.toISOString() ?? null,
       ticketsSold: uint64Json(ticketsSold),
       cancelled: event.cancelledAt !== null,
       cancelledAt: event.cancelledAt?.toISOString() ?? null,

@@ -156,17 +156,39 @@ export class EventsStore {
       lastSerial,
       cancelledAt,
     ] = columnsOf(events);
+    // The callbackUrl's failure state as the acceptance left it: read under the row's lock, so it
+    // differs from the stored one only where an updateEvent with a callbackUrl enabled it again.
+    const failingSince = events.map((event) => event.callbackFailingSince?.toISOString() ?? null);
+    const disabledAt = events.map((event) => event.callbackDisabledAt?.toISOString() ?? null);
     await this.manager.query(
       `UPDATE events AS e SET name = u.name, ticketeer_name = u.ticketeer_name, currency = u.currency, shop_url = u.shop_url,
               image_url = u.image_url, latitude = u.latitude, longitude = u.longitude, start_time = u.start_time,
               end_time = u.end_time, callback_url = u.callback_url, tickets_sold = u.tickets_sold, last_serial = u.last_serial,
-              cancelled_at = u.cancelled_at, updated_at = now()
+              cancelled_at = u.cancelled_at, callback_failing_since = u.callback_failing_since, callback_disabled_at = u.callback_disabled_at,
+              updated_at = now()
          FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::float8[], $8::float8[],
-                     $9::numeric[], $10::numeric[], $11::text[], $12::bigint[], $13::bigint[], $14::timestamptz[])
+                     $9::numeric[], $10::numeric[], $11::text[], $12::bigint[], $13::bigint[], $14::timestamptz[], $15::timestamptz[], $16::timestamptz[])
            AS u(id, name, ticketeer_name, currency, shop_url, image_url, latitude, longitude, start_time, end_time, callback_url, tickets_sold, last_serial,
-                cancelled_at)
+                cancelled_at, callback_failing_since, callback_disabled_at)
         WHERE e.id = u.id`,
-      [ids, name, ticketeerName, currency, shopUrl, imageUrl, latitude, longitude, startTime, endTime, callbackUrl, ticketsSold, lastSerial, cancelledAt],
+      [
+        ids,
+        name,
+        ticketeerName,
+        currency,
+        shopUrl,
+        imageUrl,
+        latitude,
+        longitude,
+        startTime,
+        endTime,
+        callbackUrl,
+        ticketsSold,
+        lastSerial,
+        cancelledAt,
+        failingSince,
+        disabledAt,
+      ],
     );
     // A changed callbackUrl takes the event's waiting callbacks with it (the claim walks them by receiver).
     await retargetCallbacks(
@@ -195,6 +217,6 @@ function columnsOf(events: readonly EventEntity[]): unknown[][] {
     events.map((e) => e.callbackUrl),
     events.map((e) => e.ticketsSold.toString()),
     events.map((e) => e.lastSerial.toString()),
-    events.map((e) => e.cancelledAt),
+    events.map((e) => e.cancelledAt?.toISOString() ?? null),
   ];
 }

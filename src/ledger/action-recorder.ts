@@ -7,6 +7,7 @@ import { insertCallbacks } from "./outbox";
 import { copyRows } from "../database/copy-rows";
 import { type RegistryBatchItem, registryItemToJson } from "../registry";
 import type { ChainActionKind } from "./chain-action-kind";
+import { type AcceptedUsage, recordAcceptedUsage } from "./usage-entries";
 
 export interface ActionEntry {
   kind: ChainActionKind;
@@ -68,8 +69,22 @@ export class ActionRecorder {
     );
     // Their organization's queue grows by those that go on chain (see OrganizationQueueStore).
     await recordQueued(this.manager, this.organizationId, this.broadcasts);
+    // The usage statement counts them as accepted now (see src/usage).
+    await recordAcceptedUsage(this.manager, this.organizationId, acceptedUsage(this.entries));
     // Nothing will confirm these on chain: their callbacks are due at once.
     const unbroadcast = this.entries.filter((entry) => entry.onChain === null).map((entry) => entry.id);
     await insertCallbacks(this.manager, unbroadcast, null, null);
   }
+}
+
+/** The entries counted by event and kind: one usage row each. */
+function acceptedUsage(entries: readonly ActionEntry[]): AcceptedUsage[] {
+  const counts = new Map<string, AcceptedUsage>();
+  for (const entry of entries) {
+    const key = `${entry.eventRef}:${entry.kind}`;
+    const row = counts.get(key);
+    if (row) row.count += 1;
+    else counts.set(key, { eventRef: entry.eventRef, kind: entry.kind, count: 1 });
+  }
+  return [...counts.values()];
 }

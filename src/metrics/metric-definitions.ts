@@ -1,7 +1,9 @@
 /**
  * Every metric of the service, in one place: name, meaning, labels and buckets. The Node process
  * metrics of prom-client come on top, under their standard names. Label values are always drawn
- * from small fixed sets (route patterns, action names, error codes, signer addresses): never ids.
+ * from small fixed sets (route patterns, action names, error codes, signer addresses): never ids of
+ * events, tickets or actions. The one organization label (the gas counter's ticketeerId) is of that
+ * kind too: organizations are few, each onboarded by an operator.
  */
 export type MetricType = "counter" | "gauge" | "histogram";
 
@@ -76,6 +78,12 @@ export const METRICS = {
     "Time from an action's acceptance to its final status on chain (confirmed, or error when the registry refused the item)",
     ["status"],
     [0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800, 3600],
+  ),
+  organizationGas: metric(
+    "counter",
+    "organization_gas_total",
+    "Gas of finalized transactions (confirmed or reverted) attributed to each organization, by its ticketeerId: each receipt's gasUsed split among the items it carried by their planned gas, as the usage statement counts it",
+    ["organization"],
   ),
   replacements: metric("counter", "transaction_replacements_total", "Transactions replaced at the same nonce with higher fees because they stayed unmined"),
 
@@ -152,6 +160,12 @@ export const METRICS = {
   callbacksFailed: metric("counter", "callbacks_failed_total", "Callbacks given up: gone (the receiver answered 410) or exhausted (every attempt failed)", [
     "reason",
   ]),
+  callbackReceiversDisabled: metric(
+    "counter",
+    "callback_receivers_disabled_total",
+    "Callback receivers disabled for failing every attempt for WEBHOOK_DISABLE_AFTER_HOURS: webhook (an organization's endpoint) or callback_url (an event's)",
+    ["receiver"],
+  ),
   callbackDelivery: metric(
     "histogram",
     "callback_delivery_seconds",

@@ -105,6 +105,8 @@ describe("POST /api/v1/events", () => {
       startTime: 1_900_000_000,
       endTime: 1_900_010_800,
       callbackUrl: CALLBACK_URL,
+      callbackFailingSince: null,
+      callbackDisabledAt: null,
       ticketsSold: 0,
       cancelled: false,
       cancelledAt: null,

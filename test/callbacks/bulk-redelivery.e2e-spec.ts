@@ -52,20 +52,20 @@ describe("bulk redelivery after the receiver was down", () => {
     expect((await callbackWhen(chainApp.api, other.eventId, other.promises[0])).status).toBe("failed");
 
     // Nothing of the event is failed any more: asking again queues nothing.
-    expect((await redeliver({ eventId, status: "failed" })).body).toEqual({ queued: 0, inFlight: 0 });
+    expect((await redeliver({ eventId, status: "failed" })).body).toEqual({ queued: 0, inFlight: 0, receiverDisabled: 0 });
   });
 
   it("takes delivered callbacks since a time, a list of statuses, and the default (failed and pending)", async () => {
     const path = "/since";
     const { eventId, promises } = await failedEvent(path, 2);
     const since = new Date().toISOString();
-    expect((await redeliver({ eventId, since })).body).toEqual({ queued: 0, inFlight: 0 }); // created before `since`
-    expect((await redeliver({ eventId })).body).toEqual({ queued: promises.length, inFlight: 0 }); // failed by default
+    expect((await redeliver({ eventId, since })).body).toEqual({ queued: 0, inFlight: 0, receiverDisabled: 0 }); // created before `since`
+    expect((await redeliver({ eventId })).body).toEqual({ queued: promises.length, inFlight: 0, receiverDisabled: 0 }); // failed by default
     for (const promise of promises) await callbackWhen(chainApp.api, eventId, promise, (view) => view.status === "delivered");
 
     const before = new Date(Date.now() - 60 * 60 * 1000).toISOString();
     const again = await redeliver({ eventId, status: ["delivered", "failed"], since: before });
-    expect(again.body).toEqual({ queued: promises.length, inFlight: 0 });
+    expect(again.body).toEqual({ queued: promises.length, inFlight: 0, receiverDisabled: 0 });
     await eventually(async () => (promises.every((promise) => requestsFor(chainApp.receiver.requests(path), promise).length === 3) ? true : undefined));
     await settle();
     for (const promise of promises) expect(requestsFor(chainApp.receiver.requests(path), promise)).toHaveLength(3);
@@ -76,7 +76,7 @@ describe("bulk redelivery after the receiver was down", () => {
     chainApp.receiver.script(path, [{ status: 204, delayMs: 1_500 }]);
     const { eventId, promises } = await eventWithTickets(chainApp.api, chainApp.receiver.url(path), 0);
     await chainApp.receiver.waitForRequests(path, 1);
-    expect((await redeliver({ eventId, status: ["pending", "failed"] })).body).toEqual({ queued: 0, inFlight: 1 });
+    expect((await redeliver({ eventId, status: ["pending", "failed"] })).body).toEqual({ queued: 0, inFlight: 1, receiverDisabled: 0 });
     await callbackWhen(chainApp.api, eventId, promises[0], (view) => view.status === "delivered");
     await settle();
     expect(chainApp.receiver.requests(path)).toHaveLength(1);
@@ -86,8 +86,8 @@ describe("bulk redelivery after the receiver was down", () => {
     const path = "/tenancy";
     const { eventId, promises } = await failedEvent(path, 1);
     const stranger = apiClient(chainApp.testApp.baseUrl, (await chainApp.testApp.organization()).key);
-    expect((await redeliver({}, stranger)).body).toEqual({ queued: 0, inFlight: 0 });
-    expect((await redeliver({ eventId, status: ["failed", "delivered", "pending"] }, stranger)).body).toEqual({ queued: 0, inFlight: 0 });
+    expect((await redeliver({}, stranger)).body).toEqual({ queued: 0, inFlight: 0, receiverDisabled: 0 });
+    expect((await redeliver({ eventId, status: ["failed", "delivered", "pending"] }, stranger)).body).toEqual({ queued: 0, inFlight: 0, receiverDisabled: 0 });
     await settle();
     expect(requestsFor(chainApp.receiver.requests(path), promises[0])).toHaveLength(1);
     expect((await callbackWhen(chainApp.api, eventId, promises[0])).status).toBe("failed");

@@ -342,6 +342,44 @@ describe("ops CLI (npm run cli)", () => {
     expect(await keyListing("taken")).toEqual([]);
   });
 
+  it("reports every organization's usage, one with nothing in the range too, as a table, CSV and JSON", async () => {
+    await onboarding.createOrganization("usage-quiet", "Quiet");
+    const today = new Date().toISOString().slice(0, 10);
+    const range = ["--from", today, "--to", today];
+
+    const [table, csv, json] = await Promise.all([
+      succeeds("usage", "report", ...range),
+      succeeds("usage", "report", ...range, "--csv"),
+      succeeds("usage", "report", ...range, "--group-by", "event", "--json"),
+    ]);
+
+    expect(table).toMatch(/^TICKETEER ID\s+DAY\s+KIND\s+ACCEPTED\s+CONFIRMED\s+FAILED\s+TXS\s+GAS\s+FEE \(WEI\)$/m);
+    expect(table).toMatch(/^usage-quiet\s+total\s+0\s+0\s+0\s+0\s+0\s+0$/m);
+    expect(csv.split("\r\n")[0]).toBe("ticketeerId,day,kind,accepted,confirmed,failed,transactions,gas,feeWei");
+    expect(csv).toContain("\r\nusage-quiet,,total,0,0,0,0,0,0\r\n");
+    const report = JSON.parse(json) as { groupBy: string; organizations: { ticketeerId: string; groups: unknown[] }[]; totals: { gas: string } };
+    expect(report.groupBy).toBe("event");
+    expect(report.organizations.find((statement) => statement.ticketeerId === "usage-quiet")).toMatchObject({ groups: [] });
+    expect(report.totals.gas).toBe("0");
+  });
+
+  it("refuses a usage report's bad range or grouping, naming the option, exit code 1 and no stack trace", async () => {
+    const cases: [string[], RegExp][] = [
+      [["usage", "report", "--from", "2026-03-01"], /^error: missing --to <to>\n\nUsage: npm run cli -- usage report --from <date> --to <date>/],
+      [["usage", "report", "--from", "2026-03-02", "--to", "2026-03-01"], /^error: --from must be before to/],
+      [["usage", "report", "--from", "2026-02-30", "--to", "2026-03-01"], /^error: --from is not a date of the calendar: 2026-02-30\n/],
+      [["usage", "report", "--from", "2020-01-01", "--to", "2026-01-01"], /^error: --to must be at most 366 days after from/],
+      [["usage", "report", "--from", "2026-03-01", "--to", "2026-03-01", "--group-by", "week"], /^error: --group-by must be one of day, event\n/],
+    ];
+    // One after the other: each run starts a process, and the machine is shared.
+    for (const [args, message] of cases) {
+      const result = await cli(...args);
+      expect(result, `cli ${args.join(" ")}`).toMatchObject({ code: 1, stdout: "" });
+      expect(result.stderr, `cli ${args.join(" ")}`).toMatch(message);
+      expect(result.stderr).not.toMatch(STACK_FRAME);
+    }
+  });
+
   it("answers command-line mistakes with the fitting usage, exit code 1 and no stack trace", async () => {
     const cases: [string[], RegExp][] = [
       [[], /^error: missing command\n\nUsage: npm run cli -- <command>/],

@@ -5,12 +5,16 @@ import {
   createRegistryClient,
   type EventCancellation,
   type ForbiddenBody,
+  isNotice,
   type KeyRefusalCode,
   type NewEvent,
+  type NewWebhook,
   type RegistryClient,
   type SoldTicket,
   verifyWebhook,
   waitForFinalStatus,
+  type WebhookEndpoint,
+  type WebhookTestResult,
   WebhookVerificationError,
 } from "../../client/src";
 import { OrganizationsService } from "../../src/auth/organizations.service";
@@ -76,6 +80,7 @@ describe("the typed client", () => {
     for (const request of requests) {
       expect(request.method).toBe("POST");
       const body = verifyWebhook(request.body, request.headers, { secret: chainApp.organization.webhookSecret });
+      if (isNotice(body)) throw new Error(`an event's callbackUrl got a notice: ${request.body}`);
       callbacks.set(body.actionPromise, body);
     }
     expect(callbacks.get(eventPromise)).toMatchObject({ transactionType: "event", action: "newEvent", eventId, ticketId: null, status: "confirmed" });
@@ -143,6 +148,32 @@ describe("the typed client", () => {
     const unknown = await registry.POST("/api/v1/events/{eventId}/cancel", { params: { path: { eventId: uid("no-such-event") } } });
     expect(unknown.response.status).toBe(404);
     expect(unknown.error).toMatchObject({ error: { code: "event_not_found", field: "eventId" } });
+  });
+
+  it("adds a webhook endpoint, tests it and reads its state, typed; the test callback verifies as a notice", async () => {
+    const path = "/typed-webhook";
+    const webhook: NewWebhook = { url: chainApp.receiver.url(path), actions: ["scanned", "transferred"], description: "door dashboard" };
+    const created = await registry.POST("/api/v1/webhooks", { body: webhook });
+    expect(created.response.status).toBe(201);
+    if (!created.data) throw new Error(`webhook refused: ${JSON.stringify(created.error)}`);
+    const webhookId = created.data.webhookId;
+
+    const tested = await registry.POST("/api/v1/webhooks/{webhookId}/test", { params: { path: { webhookId } } });
+    const result: WebhookTestResult | undefined = tested.data;
+    expect(result).toMatchObject({ delivered: true, statusCode: 204, error: null });
+    const [request] = await chainApp.receiver.waitForRequests(path, 1);
+    const notice = verifyWebhook(request.body, request.headers, { secret: chainApp.organization.webhookSecret });
+    expect(isNotice(notice) && notice.action === "test" && notice.webhookId === webhookId).toBe(true);
+
+    const paused = await registry.PATCH("/api/v1/webhooks/{webhookId}", { params: { path: { webhookId } }, body: { enabled: false } });
+    const view: WebhookEndpoint | undefined = paused.data;
+    expect(view).toMatchObject({ webhookId, enabled: false, disabledReason: "request", actions: ["scanned", "transferred"] });
+    // An unknown action does not type-check; a url callbacks cannot go to is refused by the service.
+    const refused = await registry.POST("/api/v1/webhooks", { body: { url: "https://10.0.0.8/hooks" } });
+    expect(refused.response.status).toBe(400);
+    expect(refused.error).toMatchObject({ error: { code: "invalid_field", field: "url" } });
+    const deleted = await registry.DELETE("/api/v1/webhooks/{webhookId}", { params: { path: { webhookId } } });
+    expect(deleted.response.status).toBe(204);
   });
 
   it("answers errors as typed error bodies: an unknown action, a refused item, a wrong API key", async () => {

@@ -39,6 +39,8 @@ const EVENT = {
   startTime: 1750000000,
   endTime: "18446744073709551615",
   callbackUrl: "https://integrator.example.com/callbacks",
+  callbackFailingSince: null,
+  callbackDisabledAt: null,
   ticketsSold: 0,
   cancelled: false,
   cancelledAt: null,

@@ -304,7 +304,7 @@ describe("CallbackOutboxStore: receiver shares", () => {
     await changeCallbackUrl(eventId, `${RECEIVER_B}/new`);
 
     expect(await outbox.claimDue(10, LEASE_MS, { full: [RECEIVER_B], inFlight: [], idleRoom: 10 })).toEqual([]);
-    expect(await outbox.scheduleRedelivery(organizationId, failed)).toBe(true);
+    expect(await outbox.scheduleRedelivery(organizationId, failed)).toBe("queued");
     expect(await outbox.claimDue(10, LEASE_MS, { full: [RECEIVER_B], inFlight: [], idleRoom: 10 })).toEqual([]);
     const claimed = await outbox.claimDue(10, LEASE_MS, { full: [RECEIVER_A], inFlight: [{ receiver: RECEIVER_B, room: 1 }], idleRoom: 10 });
     expect(claimed).toHaveLength(1);
@@ -427,15 +427,14 @@ describe("CallbackOutboxStore: results and redelivery", () => {
   it("records a batch whole or not at all: a result that cannot be written, in the middle, leaves every callback leased and unlogged", async () => {
     await dueCallbacks(3);
     const [first, second, third] = (await outbox.claimDue(10, LEASE_MS, ANY_SHARE)).sort((a, b) => a.id.localeCompare(b.id));
-    // A callback that is not in the outbox (deleted since its claim): its log row breaks the foreign key.
-    const missing: ClaimedCallback = { ...second, id: uuidv7() };
+    // A result the table refuses (a status its check does not allow) fails the statement.
     const batch = [
       result(first, { status: "delivered", statusCode: 204, error: null, nextAttemptAt: null }),
-      result(missing, { status: "delivered", statusCode: 204, error: null, nextAttemptAt: null }),
+      result(second, { status: "bogus" as AttemptResult["status"], statusCode: 204, error: null, nextAttemptAt: null }),
       result(third, { status: "pending", statusCode: 500, error: null, nextAttemptAt: new Date(Date.now() + 60_000) }),
     ];
 
-    await expect(outbox.recordAttempts(batch)).rejects.toThrow(/foreign key/);
+    await expect(outbox.recordAttempts(batch)).rejects.toThrow(/callbacks_status_check/);
 
     for (const callback of [first, second, third]) expect(await stateOf(callback.id)).toMatchObject({ status: "pending", attempts: 0, leased: true });
     const [logged] = await db.dataSource.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM callback_attempts`);
@@ -476,12 +475,12 @@ describe("CallbackOutboxStore: results and redelivery", () => {
     const [claimed] = await outbox.claimDue(10, LEASE_MS, ANY_SHARE);
     await outbox.recordAttempts([result(claimed, { status: "failed", statusCode: 410, error: null, nextAttemptAt: null })]);
 
-    expect(await outbox.scheduleRedelivery(otherOrganizationId, claimed.id)).toBe(false);
-    expect(await outbox.scheduleRedelivery(organizationId, "not-a-uuid")).toBe(false);
-    expect(await outbox.scheduleRedelivery(organizationId, uuidv7())).toBe(false);
+    expect(await outbox.scheduleRedelivery(otherOrganizationId, claimed.id)).toBe("not_found");
+    expect(await outbox.scheduleRedelivery(organizationId, "not-a-uuid")).toBe("not_found");
+    expect(await outbox.scheduleRedelivery(organizationId, uuidv7())).toBe("not_found");
     expect(await stateOf(claimed.id)).toMatchObject({ status: "failed", attempts: 1 });
 
-    expect(await outbox.scheduleRedelivery(organizationId, claimed.id.toUpperCase())).toBe(true);
+    expect(await outbox.scheduleRedelivery(organizationId, claimed.id.toUpperCase())).toBe("queued");
 
     expect(await stateOf(claimed.id)).toMatchObject({ status: "pending", attempts: 0, leased: null });
     expect(await outbox.claimDue(10, LEASE_MS, ANY_SHARE)).toEqual([expect.objectContaining({ id: claimed.id, attempts: 0 })]);

@@ -46,6 +46,8 @@ async function newEvent(owner: string, eventId = id("event")): Promise<EventEnti
     ticketsSold: 0n,
     lastSerial: 0n,
     cancelledAt: null,
+    callbackFailingSince: null,
+    callbackDisabledAt: null,
   });
 }
 

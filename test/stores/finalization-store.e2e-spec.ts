@@ -65,7 +65,7 @@ async function sentSales(count: number) {
 }
 
 function receiptOf(mined: OpenTransaction, status: 0 | 1): MinedReceipt {
-  return { hash: mined.hash, status, blockNumber: 42, blockHash: BLOCK_HASH, gasUsed: 123_456n, logs: [] };
+  return { hash: mined.hash, status, blockNumber: 42, blockHash: BLOCK_HASH, gasUsed: 123_456n, effectiveGasPrice: 1_000_000_007n, logs: [] };
 }
 
 describe("FinalizationStore.markConfirmed", () => {
@@ -76,7 +76,7 @@ describe("FinalizationStore.markConfirmed", () => {
 
     const closed = await sut.markConfirmed(mined, receiptOf(mined, 1), [], new Map(), CHAIN, chainHolds());
 
-    expect(closed).toEqual(ids.map((id) => ({ id, requestId: "request-1", status: "confirmed", errorCode: null, acceptedAt: expect.any(Date) })));
+    expect(closed?.actions).toEqual(ids.map((id) => ({ id, requestId: "request-1", status: "confirmed", errorCode: null, acceptedAt: expect.any(Date) })));
     expect((await ledger.transactionRows(signer)).map((row) => [row.attempt, row.status, row.block_number, row.block_hash, row.gas_used])).toEqual([
       [1, "replaced", null, null, null],
       [2, "confirmed", "42", BLOCK_HASH, "123456"],
@@ -111,7 +111,7 @@ describe("FinalizationStore.markConfirmed", () => {
 
     const closed = await sut.markConfirmed(mined, receiptOf(mined, 1), refused, new Map([[t1.tokenId, { holder: WALLET, logIndex: 3 }]]), CHAIN, chainHolds());
 
-    expect(closed?.map((action) => [action.status, action.errorCode])).toEqual([
+    expect(closed?.actions.map((action) => [action.status, action.errorCode])).toEqual([
       ["confirmed", null],
       ["confirmed", null],
       ["error", "onchain_ticket_unknown"],
@@ -185,7 +185,7 @@ describe("FinalizationStore.markConfirmed: items mined before what they depend o
 
     const closed = await sut.markConfirmed(mined, receiptOf(mined, 1), [eventUnknown(0), eventUnknown(1)], new Map(), CHAIN, chainHolds());
 
-    expect(closed?.map((action) => [action.id, action.status, action.errorCode])).toEqual(saleIds.map((id) => [id, "waiting_broadcast", null]));
+    expect(closed?.actions.map((action) => [action.id, action.status, action.errorCode])).toEqual(saleIds.map((id) => [id, "waiting_broadcast", null]));
     expect((await ledger.actionRows([registered, ...saleIds])).map((row) => [row.status, row.tx_hash, row.tx_nonce, row.error_code])).toEqual([
       ["waiting_broadcast", null, null, null],
       ["waiting_broadcast", null, null, null],
@@ -200,7 +200,7 @@ describe("FinalizationStore.markConfirmed: items mined before what they depend o
 
     const closed = await sut.markConfirmed(mined, receiptOf(mined, 1), [eventUnknown(0), eventUnknown(1)], new Map(), CHAIN, chainHolds());
 
-    expect(closed?.map((action) => [action.status, action.errorCode])).toEqual(Array(2).fill(["error", "onchain_event_unknown"]));
+    expect(closed?.actions.map((action) => [action.status, action.errorCode])).toEqual(Array(2).fill(["error", "onchain_event_unknown"]));
     expect((await ledger.callbackRows(saleIds)).map((row) => row.payload.status)).toEqual(["error", "error"]);
   });
 
@@ -236,7 +236,7 @@ describe("FinalizationStore.requeueReverted", () => {
 
     const closed = await sut.requeueReverted(mined, receiptOf(mined, 0), 3, CHAIN, chainHolds());
 
-    expect(closed?.map((action) => [action.id, action.status, action.errorCode])).toEqual(ids.map((id) => [id, "waiting_broadcast", null]));
+    expect(closed?.actions.map((action) => [action.id, action.status, action.errorCode])).toEqual(ids.map((id) => [id, "waiting_broadcast", null]));
     expect((await ledger.transactionRows(signer)).map((row) => [row.status, row.gas_used])).toEqual([["reverted", "123456"]]);
     expect((await ledger.actionRows(ids)).map((row) => [row.status, row.tx_hash, row.tx_signer, row.tx_nonce, row.batch_index, row.reverted_attempts])).toEqual(
       [
@@ -254,7 +254,7 @@ describe("FinalizationStore.requeueReverted", () => {
 
     const closed = await sut.requeueReverted(mined, receiptOf(mined, 0), 3, CHAIN, chainHolds());
 
-    expect(closed?.map((action) => [action.status, action.errorCode])).toEqual([
+    expect(closed?.actions.map((action) => [action.status, action.errorCode])).toEqual([
       ["error", "onchain_reverted"],
       ["waiting_broadcast", null],
     ]);

@@ -30,7 +30,7 @@ async function batch(signer: string, gasUsed?: bigint): Promise<void> {
   const sent = await sending.commitNewTransaction(signer, waiting, async (nonce) => fakeSignature(signer, nonce, 1));
   if (gasUsed === undefined) return;
   const [open] = (await new BroadcastStore(ledger.dataSource).openTransactions(signer)).filter((tx) => tx.id === sent.id);
-  const receipt = { hash: open.hash, status: 1, blockNumber: 1, blockHash: "0x01", gasUsed, logs: [] };
+  const receipt = { hash: open.hash, status: 1, blockNumber: 1, blockHash: "0x01", gasUsed, effectiveGasPrice: 1n, logs: [] };
   await new FinalizationStore(ledger.dataSource).markConfirmed(open, receipt, [], new Map(), CHAIN, chainHolds());
 }
 

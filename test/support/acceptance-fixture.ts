@@ -61,6 +61,8 @@ export function anEvent(overrides: Partial<EventEntity> = {}): EventEntity {
       callbackUrl: "https://integrator.example.com/callbacks",
       ticketsSold: 0n,
       cancelledAt: null,
+      callbackFailingSince: null,
+      callbackDisabledAt: null,
       createdAt: new Date(0),
       updatedAt: new Date(0),
     },

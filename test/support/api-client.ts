@@ -19,6 +19,8 @@ export function apiClient(baseUrl: string, apiKey?: string) {
     request,
     get: <T = any>(path: string) => request<T>("GET", path),
     post: <T = any>(path: string, body: unknown) => request<T>("POST", path, body),
+    patch: <T = any>(path: string, body: unknown) => request<T>("PATCH", path, body),
+    delete: <T = any>(path: string) => request<T>("DELETE", path),
   };
 }
 

@@ -85,11 +85,14 @@ export function updateTickets(api: Api, ticketIds: string[]): Promise<string[]> 
 /** Matches the callbacks of one ticket's updateTicket actions (for HttpsReceiver.script). */
 export const updateTicketOf = (ticketId: string) => (body: any) => body?.action === "updateTicket" && body?.ticketId === ticketId;
 
-/** The callback of an action, as GET /api/v1/callbacks shows it (undefined while there is none). */
-export async function callbackOf(api: Api, eventId: string, promise: string): Promise<any> {
+/**
+ * The callback of an action to its event's callbackUrl, as GET /api/v1/callbacks shows it (undefined
+ * while there is none); `webhookId`: the copy of that webhook endpoint instead.
+ */
+export async function callbackOf(api: Api, eventId: string, promise: string, webhookId: string | null = null): Promise<any> {
   const answer = await api.get(`/api/v1/callbacks?eventId=${encodeURIComponent(eventId)}&limit=500`);
   if (answer.status !== 200) throw new Error(`GET /api/v1/callbacks answered ${answer.status}: ${JSON.stringify(answer.body)}`);
-  return answer.body.find((view: { actionPromise: string }) => view.actionPromise === promise);
+  return answer.body.find((view: { actionPromise: string; webhookId: string | null }) => view.actionPromise === promise && view.webhookId === webhookId);
 }
 
 /** Waits until the action's callback satisfies `done` (by default: delivered or failed). */
@@ -150,4 +153,30 @@ export function hmacMatches(rawBody: string, headers: Record<string, string>, se
     const given = Buffer.from(signature ?? "");
     return version === "v1" && given.length === expected.length && timingSafeEqual(given, expected);
   });
+}
+
+/** Adds a webhook endpoint of the API client's organization and returns its id, failing on any other answer than 201. */
+export async function createWebhook(api: Api, body: { url: string; actions?: string[] | null; description?: string }): Promise<string> {
+  const answer = await api.post("/api/v1/webhooks", body);
+  if (answer.status !== 201) throw new Error(`POST /api/v1/webhooks answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+  return answer.body.webhookId;
+}
+
+/** Waits until the endpoint's view satisfies `done` and returns it. */
+export function webhookWhen(api: Api, webhookId: string, done: (view: any) => boolean, timeoutMs = 20_000): Promise<any> {
+  return eventually(
+    async () => {
+      const answer = await api.get(`/api/v1/webhooks/${webhookId}`);
+      return answer.status === 200 && done(answer.body) ? answer.body : undefined;
+    },
+    timeoutMs,
+    `webhook ${webhookId}`,
+  );
+}
+
+/** The callbacks of one webhook endpoint, newest first, as GET /api/v1/callbacks?webhookId= lists them. */
+export async function callbacksOfWebhook(api: Api, webhookId: string): Promise<any[]> {
+  const answer = await api.get(`/api/v1/callbacks?webhookId=${webhookId}&limit=500`);
+  if (answer.status !== 200) throw new Error(`GET /api/v1/callbacks answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+  return answer.body;
 }

@@ -8,6 +8,7 @@ import { OperationsServer } from "../../src/admin/operations-server";
 import { createApp } from "../../src/app.setup";
 import { OrganizationsService } from "../../src/auth/organizations.service";
 import { OrganizationOnboardingService } from "../../src/callbacks/secrets/organization-onboarding.service";
+import type { Clock } from "../../src/common/clock";
 import { type AppConfig, loadConfig } from "../../src/config/app-config";
 import { apiClient } from "./api-client";
 import { TEST_ADMIN_PASSWORD } from "./metrics-scrape";
@@ -34,6 +35,8 @@ export interface TestApp {
 export interface TestAppOptions {
   /** The app (and the test's queries through it) reaches PostgreSQL on this local port: a TCP proxy the test can cut. */
   databasePort?: number;
+  /** The clock the app judges long spans by (WEBHOOK_DISABLE_AFTER_HOURS): a TestClock the test moves on. */
+  clock?: Clock;
 }
 
 /** The apps started and not closed yet: each file must close its own (see file-leaks.ts). */
@@ -61,7 +64,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     OPS_PORT: "0",
     ...env,
   });
-  const app = await createApp(config);
+  const app = await createApp(config, { clock: options.clock });
   // Every request and answer of the test file goes through the OpenAPI validator (see openapi-validator.ts).
   // Not on a worker: it serves no API (the document's paths answer 404 there), only probes and metrics.
   const traffic =

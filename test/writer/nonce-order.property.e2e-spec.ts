@@ -164,7 +164,8 @@ afterAll(async () => {
 });
 
 const gauge = () => new Gauge({ name: `property_gauge_${metricCount++}`, help: "-", labelNames: ["signer"], registers: [] });
-const counter = () => new Counter({ name: `property_counter_${metricCount++}`, help: "-", labelNames: ["signer", "reason"], registers: [] });
+const counter = (labelNames: string[] = ["signer", "reason"]) =>
+  new Counter({ name: `property_counter_${metricCount++}`, help: "-", labelNames, registers: [] });
 const histogram = () => new Histogram({ name: `property_histogram_${metricCount++}`, help: "-", labelNames: ["status"], registers: [] });
 
 /** The writer's parts composed as ChainWriterModule composes them, for one signer on the scripted node. */
@@ -196,7 +197,7 @@ function writerOn(node: ScriptedNode, key: string) {
   const learned = new LearnedLimits();
   const backOff = new RetryBackOff(config);
   const transactions = new TransactionSender(open, new BroadcastOrder(open), progress);
-  const metrics = new WriterMetrics(histogram(), histogram(), histogram(), histogram(), counter());
+  const metrics = new WriterMetrics(histogram(), histogram(), histogram(), histogram(), counter(), counter(["organization"]));
   const bumper = new FeeBumper(sending, metrics, transactions, config);
   const stops = new SignerStopsStore(dataSource);
   const guard = new SignerNonceGuard(stops, gauge());

@@ -1,18 +1,18 @@
 import type { Logger } from "@nestjs/common";
 
 import type { AttemptResult, CallbackOutboxStore } from "../callback-outbox.store";
-import { type AttemptOutcome, attemptOutcome, type FinishedAttempt, type RetryPolicy } from "./callback-delivery";
+import type { ReceiverHealth } from "../webhooks/receiver-health";
+import { attemptOutcome, type FinishedAttempt, type JudgedAttempt, type RetryPolicy } from "./callback-delivery";
 import { logDelivery } from "./delivery-log";
 import type { DeliveryMetrics } from "./delivery-metrics";
 
 /** How long results may wait before they are written, so a busy dispatcher writes them in bulk. */
 const RESULT_FLUSH_MS = 25;
 
-type JudgedAttempt = FinishedAttempt & AttemptOutcome;
-
 /**
  * Records finished attempts in batches: their metrics, then one write of the attempt log and the
- * callbacks' new states, then a log line each. One write at a time, in the order the attempts finished.
+ * callbacks' new states, then what they say of their receivers (ReceiverHealth), then a log line
+ * each. One write at a time, in the order the attempts finished.
  */
 export class AttemptRecorder {
   private waiting: FinishedAttempt[] = [];
@@ -23,6 +23,7 @@ export class AttemptRecorder {
     private readonly outbox: CallbackOutboxStore,
     private readonly metrics: DeliveryMetrics,
     private readonly policy: RetryPolicy,
+    private readonly health: Pick<ReceiverHealth, "record">,
     /** The dispatcher's logger: operators find every delivery line under its name. */
     private readonly logger: Logger,
     /** Called after each write: a ticket's next callback waits for the previous one's first attempt. */
@@ -54,6 +55,14 @@ export class AttemptRecorder {
     } catch (error) {
       // Unrecorded attempts come back when their lease ends: a callback may be sent twice, never lost.
       this.logger.warn(`recording ${batch.length} callback attempts failed: ${(error as Error).message}`);
+      for (const attempt of judged) logAttempt(this.logger, attempt);
+      return;
+    }
+    try {
+      await this.health.record(judged);
+    } catch (error) {
+      // The receivers' failure state waits for their next attempts; nothing of the callbacks is lost.
+      this.logger.warn(`recording what ${batch.length} callback attempts say of their receivers failed: ${(error as Error).message}`);
     }
     for (const attempt of judged) logAttempt(this.logger, attempt);
   }

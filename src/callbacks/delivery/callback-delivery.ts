@@ -21,6 +21,9 @@ export interface AttemptOutcome {
   nextAttemptAt: Date | null;
 }
 
+/** A finished attempt and what it made of its callback. */
+export type JudgedAttempt = FinishedAttempt & AttemptOutcome;
+
 /** The callbacks' settings that decide whether and when a failed attempt is retried. */
 export type RetryPolicy = Pick<AppConfig["callbacks"], "maxAttempts" | "retryScale">;
 

@@ -6,6 +6,8 @@ import type { WebhookSecretsService } from "../secrets/webhook-secrets.service";
 import type { CallbackDelivery, FinishedAttempt } from "./callback-delivery";
 import { CallbackDispatcher } from "./callback-dispatcher";
 import type { DeliveryMetrics } from "./delivery-metrics";
+import { SYSTEM_CLOCK } from "../../common/clock";
+import type { ReceiverHealthStore } from "../webhooks/receiver-health.store";
 
 const RECEIVER = "https://hooks.example.com";
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -33,6 +35,8 @@ function fakeOutbox(count: number, claimMs: number) {
           actionId: id,
           requestId: null,
           organizationId: "org",
+          webhookId: null,
+          eventRef: "event",
           payload: {},
           attempts: 0,
           callbackUrl: `${RECEIVER}/hooks`,
@@ -57,9 +61,12 @@ function dispatcherWith(outbox: CallbackOutboxStore, deliveryMs: number, attempt
   } as unknown as CallbackDelivery;
   const secrets = { activeSecrets: async (ids: readonly string[]) => new Map(ids.map((id) => [id, ["secret"]])) } as unknown as WebhookSecretsService;
   // A poll far beyond the test's time: only a claim made at once delivers everything in time.
-  const config = { callbacks: { deliver: true, concurrency: 10, leaseMs: 60_000, pollMs: 600_000, maxAttempts: 12, retryScale: 1 } } as unknown as AppConfig;
+  const config = {
+    callbacks: { deliver: true, concurrency: 10, leaseMs: 60_000, pollMs: 600_000, maxAttempts: 12, retryScale: 1, disableAfterHours: 120 },
+  } as unknown as AppConfig;
   const metrics = { attempted: () => undefined } as unknown as DeliveryMetrics;
-  return new CallbackDispatcher(outbox, secrets, delivery, config, metrics);
+  const health = { apply: async () => [] } as unknown as ReceiverHealthStore;
+  return new CallbackDispatcher(outbox, secrets, delivery, config, metrics, health, SYSTEM_CLOCK);
 }
 
 let stop: (() => Promise<void>) | undefined;

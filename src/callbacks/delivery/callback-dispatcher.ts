@@ -1,7 +1,10 @@
 import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationBootstrap } from "@nestjs/common";
 
+import { type Clock, InjectClock } from "../../common/clock";
 import type { AppConfig } from "../../config/app-config";
 import { InjectConfig } from "../../config/config.module";
+import { ReceiverHealth } from "../webhooks/receiver-health";
+import { ReceiverHealthStore } from "../webhooks/receiver-health.store";
 import { type ClaimedCallback, CallbackOutboxStore } from "../callback-outbox.store";
 import { WebhookSecretsService } from "../secrets/webhook-secrets.service";
 import { AttemptRecorder } from "./attempt-recorder";
@@ -40,10 +43,13 @@ export class CallbackDispatcher implements OnApplicationBootstrap, BeforeApplica
     private readonly delivery: CallbackDelivery,
     @InjectConfig() private readonly config: AppConfig,
     metrics: DeliveryMetrics,
+    health: ReceiverHealthStore,
+    @InjectClock() clock: Clock,
   ) {
     this.claimBatch = Math.max(1, Math.floor(config.callbacks.concurrency / 10));
     this.slots = new ReceiverSlots(config.callbacks.concurrency, this.claimBatch);
-    this.results = new AttemptRecorder(outbox, metrics, config.callbacks, this.logger, () => {
+    const receivers = new ReceiverHealth(health, clock, config.callbacks, (receiver) => metrics.receiverDisabled(receiver), this.logger);
+    this.results = new AttemptRecorder(outbox, metrics, config.callbacks, receivers, this.logger, () => {
       if (!this.waitingForRoom) this.wake?.();
     });
   }

@@ -5,7 +5,8 @@ import type { AnswerRead } from "./callback-http";
 /** One finished delivery attempt, as its log line tells it. */
 export interface DeliveryLogEntry {
   callbackId: string;
-  actionId: string;
+  /** Null for a notice, which no action brought. */
+  actionId: string | null;
   /** The request that brought the action (x-request-id), so a request leads to its callbacks. */
   requestId: string | null;
   /** 1 for the first attempt. */

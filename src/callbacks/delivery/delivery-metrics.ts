@@ -14,7 +14,7 @@ export interface CallbackAttemptRecord {
   createdAt: Date;
 }
 
-/** The callback dispatcher's metrics: attempts, their duration, give-ups and end-to-end delivery time. */
+/** The callback dispatcher's metrics: attempts, their duration, give-ups, end-to-end delivery time and receivers disabled. */
 @Injectable()
 export class DeliveryMetrics {
   constructor(
@@ -22,7 +22,13 @@ export class DeliveryMetrics {
     @InjectMetric(METRICS.callbackAttemptDuration.name) private readonly duration: Histogram<string>,
     @InjectMetric(METRICS.callbacksFailed.name) private readonly failed: Counter<string>,
     @InjectMetric(METRICS.callbackDelivery.name) private readonly delivery: Histogram<string>,
+    @InjectMetric(METRICS.callbackReceiversDisabled.name) private readonly receiversDisabled: Counter<string>,
   ) {}
+
+  /** A receiver disabled for failing: a webhook endpoint, or an event's callbackUrl. */
+  receiverDisabled(receiver: "webhook" | "callback_url"): void {
+    this.receiversDisabled.inc({ receiver });
+  }
 
   attempted(attempt: CallbackAttemptRecord, now = Date.now()): void {
     const outcome = attemptOutcome(attempt.statusCode);

@@ -11,9 +11,22 @@ export class CallbackAttemptDto {
 /** One callback and its delivery log. */
 export class CallbackViewDto {
   @ApiProperty({ format: "uuid", description: "Also its webhook-id header, the same on every attempt." }) callbackId: string;
-  @ApiProperty({ format: "uuid" }) actionPromise: string;
-  @ApiProperty() eventId: string;
+  @ApiProperty({
+    type: String,
+    format: "uuid",
+    nullable: true,
+    description: "The action it reports; null for a notice (endpoint_disabled, callback_exhausted, test).",
+  })
+  actionPromise: string | null;
+  @ApiProperty({ type: String, nullable: true, description: "Null for a notice." }) eventId: string | null;
   @ApiProperty({ type: String, nullable: true }) ticketId: string | null;
+  @ApiProperty({
+    type: String,
+    format: "uuid",
+    nullable: true,
+    description: "The webhook endpoint this copy goes to; null for the copy that goes to the event's callbackUrl.",
+  })
+  webhookId: string | null;
   @ApiProperty({ example: "sold" }) action: string;
   @ApiProperty({ enum: ["pending", "delivered", "failed"] }) status: "pending" | "delivered" | "failed";
   @ApiProperty() attempts: number;

@@ -3,6 +3,7 @@ import { ApiProperty, ApiPropertyOptional } from "@nestjs/swagger";
 import { ApiError } from "../../common/errors/api-error";
 import { errorDetail, invalidField } from "../../common/errors/error-detail";
 import { idLookupProblem } from "../../common/validation/client-id";
+import { isWebhookId } from "../callback-id";
 
 export const REDELIVERABLE_STATUSES = ["pending", "delivered", "failed"] as const;
 export type RedeliverableStatus = (typeof REDELIVERABLE_STATUSES)[number];
@@ -27,6 +28,9 @@ export class RedeliverCallbacksDto {
 
   @ApiPropertyOptional({ format: "date-time", description: "Only callbacks created at or after this time (ISO 8601 with a time zone)." })
   since?: string;
+
+  @ApiPropertyOptional({ format: "uuid", description: "Only the copies that went, or go, to this webhook endpoint of yours." })
+  webhookId?: string;
 }
 
 export class RedeliveryResultDto {
@@ -35,11 +39,18 @@ export class RedeliveryResultDto {
 
   @ApiProperty({ description: "Callbacks the filter takes that a worker is delivering right now: left to finish, not sent twice at once." })
   inFlight: number;
+
+  @ApiProperty({
+    description:
+      "Callbacks the filter takes whose receiver (a webhook endpoint, or an event's callbackUrl) is disabled: left as they are. Enable the receiver, then redeliver.",
+  })
+  receiverDisabled: number;
 }
 
 /** The filter as the store takes it. */
 export interface RedeliveryFilter {
   eventId: string | null;
+  webhookId: string | null;
   statuses: RedeliverableStatus[];
   since: Date | null;
 }
@@ -48,11 +59,14 @@ const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2
 
 /** Validates the request body (unknown fields are ignored, as everywhere); errors in the service's format. */
 export function redeliveryFilterOf(body: unknown): RedeliveryFilter {
-  if (body === undefined || body === null || body === "") return { eventId: null, statuses: [...DEFAULT_REDELIVERY_STATUSES], since: null };
+  if (body === undefined || body === null || body === "") return { eventId: null, webhookId: null, statuses: [...DEFAULT_REDELIVERY_STATUSES], since: null };
   if (typeof body !== "object" || Array.isArray(body)) throw new ApiError(400, errorDetail("invalid_body", "The body must be a JSON object (a filter)."));
-  const { eventId, status, since } = body as Record<string, unknown>;
+  const { eventId, status, since, webhookId } = body as Record<string, unknown>;
   if (eventId !== undefined && (typeof eventId !== "string" || idLookupProblem(eventId) !== null)) {
     throw new ApiError(400, invalidField("eventId", "must be a string of 1 to 255 characters (Unicode code points)."));
+  }
+  if (webhookId !== undefined && (typeof webhookId !== "string" || !isWebhookId(webhookId))) {
+    throw new ApiError(400, invalidField("webhookId", "must be the id of a webhook endpoint (a UUID)."));
   }
   const statuses = status === undefined ? [...DEFAULT_REDELIVERY_STATUSES] : Array.isArray(status) ? status : [status];
   if (statuses.length === 0 || statuses.some((entry) => !(REDELIVERABLE_STATUSES as readonly unknown[]).includes(entry))) {
@@ -65,5 +79,5 @@ export function redeliveryFilterOf(body: unknown): RedeliveryFilter {
       throw new ApiError(400, invalidField("since", "must be an ISO 8601 date and time with a time zone, e.g. 2026-11-23T10:00:00Z."));
     }
   }
-  return { eventId: eventId ?? null, statuses: [...new Set(statuses as RedeliverableStatus[])], since: sinceTime };
+  return { eventId: eventId ?? null, webhookId: webhookId ?? null, statuses: [...new Set(statuses as RedeliverableStatus[])], since: sinceTime };
 }

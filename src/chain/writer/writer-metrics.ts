@@ -16,6 +16,7 @@ export class WriterMetrics {
     @InjectMetric(METRICS.gasPerAction.name) private readonly gasPerAction: Histogram<string>,
     @InjectMetric(METRICS.confirmationSeconds.name) private readonly confirmation: Histogram<string>,
     @InjectMetric(METRICS.replacements.name) private readonly replacements: Counter<string>,
+    @InjectMetric(METRICS.organizationGas.name) private readonly organizationGas: Counter<string>,
   ) {}
 
   transactionClosed(transaction: OpenTransaction, receipt: MinedReceipt, actions: readonly ClosedAction[], now = Date.now()): void {
@@ -28,6 +29,11 @@ export class WriterMetrics {
       // A reverted batch's actions go back in line: they are not final yet.
       if (action.status !== "waiting_broadcast") this.confirmation.observe({ status: action.status }, Math.max(0, now - action.acceptedAt.getTime()) / 1000);
     }
+  }
+
+  /** A final receipt's gas, as split among the organizations whose items it carried (see splitReceipt). */
+  gasAttributed(gasByOrganization: ReadonlyMap<string, bigint>): void {
+    for (const [organization, gas] of gasByOrganization) if (gas > 0n) this.organizationGas.inc({ organization }, Number(gas));
   }
 
   transactionReplaced(): void {

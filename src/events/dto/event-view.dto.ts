@@ -31,6 +31,22 @@ export class EventViewDto {
   @ApiProperty({ ...UINT64_ANSWER_SCHEMA, description: "Unix seconds; a decimal string when above 2^53 - 1." }) startTime: number | string;
   @ApiProperty({ ...UINT64_ANSWER_SCHEMA, description: "Unix seconds; a decimal string when above 2^53 - 1." }) endTime: number | string;
   @ApiProperty() callbackUrl: string;
+  @ApiProperty({
+    type: String,
+    format: "date-time",
+    nullable: true,
+    description: "Since when every callback attempt to callbackUrl failed; null while the last attempt was delivered (or none was made).",
+  })
+  callbackFailingSince: string | null;
+  @ApiProperty({
+    type: String,
+    format: "date-time",
+    nullable: true,
+    description:
+      "When callbackUrl was disabled for failing every attempt for the operator's WEBHOOK_DISABLE_AFTER_HOURS (120 by default): its callbacks are " +
+      "kept and not attempted. An updateEvent carrying a callbackUrl (the same or another) enables it again; then redeliver what it missed.",
+  })
+  callbackDisabledAt: string | null;
   @ApiProperty({ ...UINT64_ANSWER_SCHEMA, description: "Tickets sold (accepted); a decimal string when above 2^53 - 1." }) ticketsSold: number | string;
   @ApiProperty({
     description:

@@ -71,6 +71,18 @@ export class EventEntity {
   cancelledAt: Date | null;
 
   /**
+   * Since when every attempt to deliver to callbackUrl failed (null after one succeeded); when that
+   * lasts WEBHOOK_DISABLE_AFTER_HOURS, the callbackUrl is disabled (`callbackDisabledAt`) and its
+   * callbacks are kept without being attempted. An updateEvent that carries a callbackUrl (the same
+   * or another) clears both: the integrator says where callbacks go now.
+   */
+  @Column({ name: "callback_failing_since", type: "timestamptz", nullable: true, insert: false })
+  callbackFailingSince: Date | null;
+
+  @Column({ name: "callback_disabled_at", type: "timestamptz", nullable: true, insert: false })
+  callbackDisabledAt: Date | null;
+
+  /**
    * Set when the integrator cancelled the event's registration before it went out: the row keeps its
    * actions' history, but the event no longer exists and its eventId may be registered again.
    */

@@ -52,8 +52,9 @@ export class Confirmations {
     const outcome = receipt.status === 1 ? readBatchOutcome(this.chain.registry, this.chain.registryAddress, receipt) : null;
     const closed = await this.finalizer.finalize(attempt, receipt, outcome, await this.chain.chainId(), this.chain.registryAddress);
     if (closed) {
-      logClosed(this.logger, attempt, receipt, closed);
-      this.metrics.transactionClosed(attempt, receipt, closed);
+      logClosed(this.logger, attempt, receipt, closed.actions);
+      this.metrics.transactionClosed(attempt, receipt, closed.actions);
+      this.metrics.gasAttributed(closed.gasByOrganization);
     }
     return true;
   }

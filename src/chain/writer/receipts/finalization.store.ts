@@ -3,11 +3,13 @@ import { InjectDataSource } from "@nestjs/typeorm";
 import { DataSource, type EntityManager } from "typeorm";
 
 import { insertCallbacks } from "../../../ledger/outbox";
+import { recordTransactionCharges } from "../../../ledger/usage-entries";
 import { recordTokenHolders } from "../../token-holders";
 import { restoreFailedSubjects } from "../restore/accepted-state-restore.store";
 import type { SubjectFactsReader } from "../restore/subject-facts";
 import { CLOSED_ACTION_COLUMNS, type ClosedAction, closedActionsOf, type ClosedActionsResult } from "../closed-action";
 import type { OpenTransaction } from "../signed-transaction";
+import { type CarriedItem, chargesOf, gasByOrganization, splitReceipt } from "./gas-attribution";
 import type { MinedReceipt, TokenHolder } from "./mined-receipt";
 
 /** An item of a mined batch the registry skipped: its index in the batch and the error its action ends with. */
@@ -25,10 +27,17 @@ export interface CallbackChain {
 
 const isFinal = (action: ClosedAction) => action.status !== "waiting_broadcast";
 
+/** A nonce closed: the actions it carried with their new status, and the receipt's gas attributed to each organization (by ticketeerId). */
+export interface ClosedNonce {
+  actions: ClosedAction[];
+  gasByOrganization: Map<string, bigint>;
+}
+
 /**
  * Closes a nonce in one database transaction: the mined attempt and its siblings, the actions it
- * carried, the tickets' holders and a callback row for each action that became final. Each method
- * returns the carried actions with their new status, or null when another worker closed the nonce first.
+ * carried, the tickets' holders, a callback row for each action that became final, and the receipt's
+ * gas and fee split among the carried items (usage_entries, see splitReceipt). Each method returns the
+ * carried actions with their new status, or null when another worker closed the nonce first.
  */
 @Injectable()
 export class FinalizationStore {
@@ -45,7 +54,7 @@ export class FinalizationStore {
     holders: ReadonlyMap<bigint, TokenHolder>,
     chain: CallbackChain,
     facts: SubjectFactsReader,
-  ): Promise<ClosedAction[] | null> {
+  ): Promise<ClosedNonce | null> {
     return this.closing(mined, receipt, chain, facts, async (manager) => {
       const actions = await markCarriedActionsApplied(manager, mined, receipt, refused);
       await recordHolders(manager, holders, receipt.blockNumber);
@@ -60,7 +69,7 @@ export class FinalizationStore {
     maxRevertedAttempts: number,
     chain: CallbackChain,
     facts: SubjectFactsReader,
-  ): Promise<ClosedAction[] | null> {
+  ): Promise<ClosedNonce | null> {
     return this.closing(mined, receipt, chain, facts, (manager) => requeueCarriedActions(manager, mined, maxRevertedAttempts));
   }
 
@@ -70,9 +79,12 @@ export class FinalizationStore {
     chain: CallbackChain,
     facts: SubjectFactsReader,
     closeActions: (manager: EntityManager) => Promise<ClosedAction[]>,
-  ): Promise<ClosedAction[] | null> {
+  ): Promise<ClosedNonce | null> {
     return this.dataSource.transaction(async (manager) => {
       if (!(await closeNonce(manager, mined, receipt))) return null;
+      // Read before the actions close: an action that goes back in line leaves the transaction, yet its share of the gas was spent.
+      const shares = splitReceipt(receipt.gasUsed, receipt.effectiveGasPrice, await carriedItems(manager, mined));
+      await recordTransactionCharges(manager, mined.id, chargesOf(shares));
       const actions = await closeActions(manager);
       // In the same transaction: no acceptance ever sees an action failed and its ticket still as the action left it.
       const failed = actions.filter((action) => action.status === "error").map((action) => action.id);
@@ -83,17 +95,45 @@ export class FinalizationStore {
         chain.chainId,
         chain.registryAddress,
       );
-      return actions;
+      return { actions, gasByOrganization: gasByOrganization(shares) };
     });
   }
+}
+
+/** The items the mined transaction carried, with what the split of its receipt needs. */
+async function carriedItems(manager: EntityManager, mined: OpenTransaction): Promise<CarriedItem[]> {
+  const rows = await manager.query<
+    { organization_id: string; ticketeer_id: string; event_ref: string; kind: CarriedItem["kind"]; batch_index: number; planned_gas: number | null }[]
+  >(
+    `SELECT a.organization_id, o.ticketeer_id, a.event_ref, a.kind, a.batch_index, a.planned_gas
+       FROM chain_actions a JOIN organizations o ON o.id = a.organization_id
+      WHERE a.tx_signer = $1 AND a.tx_nonce = $2 AND a.status = 'pending'
+      ORDER BY a.batch_index`,
+    [mined.signer, mined.nonce.toString()],
+  );
+  return rows.map((row) => ({
+    organizationId: row.organization_id,
+    ticketeerId: row.ticketeer_id,
+    eventRef: row.event_ref,
+    kind: row.kind,
+    batchIndex: row.batch_index,
+    plannedGas: row.planned_gas,
+  }));
 }
 
 /** Marks the mined attempt confirmed (or reverted) and its siblings replaced; false if another worker closed it first. */
 async function closeNonce(manager: EntityManager, mined: OpenTransaction, receipt: MinedReceipt): Promise<boolean> {
   const confirmed = await manager.query<[unknown[], number]>(
-    `UPDATE chain_transactions SET status = $2, block_number = $3, block_hash = $4, gas_used = $5, updated_at = now()
+    `UPDATE chain_transactions SET status = $2, block_number = $3, block_hash = $4, gas_used = $5, effective_gas_price = $6, updated_at = now()
       WHERE id = $1 AND status IN ('signed', 'broadcast', 'mined') RETURNING id`,
-    [mined.id, receipt.status === 1 ? "confirmed" : "reverted", receipt.blockNumber, receipt.blockHash, receipt.gasUsed.toString()],
+    [
+      mined.id,
+      receipt.status === 1 ? "confirmed" : "reverted",
+      receipt.blockNumber,
+      receipt.blockHash,
+      receipt.gasUsed.toString(),
+      receipt.effectiveGasPrice.toString(),
+    ],
   );
   if (confirmed[1] === 0) return false;
   await manager.query(

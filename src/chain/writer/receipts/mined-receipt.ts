@@ -15,6 +15,8 @@ export interface MinedReceipt {
   blockNumber: number;
   blockHash: string;
   gasUsed: bigint;
+  /** The price per gas the transaction paid (base fee plus the tip it got): its fee is gasUsed × this. */
+  effectiveGasPrice: bigint;
   logs: RawLog[];
 }
 
@@ -24,6 +26,8 @@ interface RawReceipt {
   blockNumber: string;
   blockHash: string;
   gasUsed: string;
+  /** Every node since London (EIP-1559) reports it. */
+  effectiveGasPrice?: string;
   logs: RawLog[];
 }
 
@@ -36,6 +40,7 @@ export async function fetchReceipt(provider: JsonRpcProvider, hash: string): Pro
     blockNumber: Number(raw.blockNumber),
     blockHash: raw.blockHash,
     gasUsed: BigInt(raw.gasUsed),
+    effectiveGasPrice: BigInt(raw.effectiveGasPrice ?? 0),
     logs: raw.logs,
   };
 }

@@ -3,10 +3,9 @@ import { Injectable } from "@nestjs/common";
 import type { AppConfig } from "../../../config/app-config";
 import { InjectConfig } from "../../../config/config.module";
 import { chainFailureCode, RegistryItemFailure } from "../../../registry";
-import type { ClosedAction } from "../closed-action";
 import type { OpenTransaction } from "../signed-transaction";
 import { RegistrySubjectFacts } from "../restore/registry-subject-facts";
-import { FinalizationStore, type RefusedItem } from "./finalization.store";
+import { type ClosedNonce, FinalizationStore, type RefusedItem } from "./finalization.store";
 import type { BatchOutcome, MinedReceipt } from "./mined-receipt";
 
 /**
@@ -22,14 +21,17 @@ export class TransactionFinalizer {
     @InjectConfig() private readonly config: AppConfig,
   ) {}
 
-  /** Returns the actions the transaction carried with their new status, or null when another worker closed the nonce first. */
+  /**
+   * Returns the actions the transaction carried with their new status and the gas attributed to each
+   * organization, or null when another worker closed the nonce first.
+   */
   async finalize(
     mined: OpenTransaction,
     receipt: MinedReceipt,
     outcome: BatchOutcome | null,
     chainId: bigint,
     registryAddress: string,
-  ): Promise<ClosedAction[] | null> {
+  ): Promise<ClosedNonce | null> {
     const chain = { chainId, registryAddress };
     // What the chain holds of a failed action's subject, as of the block that carried it: the actions still on their way come after it.
     const facts = this.subjectFacts.at(receipt.blockNumber);

@@ -57,6 +57,13 @@ const largestEvent = (seq: number): PendingAction => ({
 });
 
 describe("planBatch", () => {
+  it("plans each action's gas, which with the transaction's own make the gas limit, a sale first in its flag slot paying the slot", () => {
+    const plan = sut([sale(1, 1n), sale(2, 2n), scan(3), claim(4)], gasOnly(30_000_000));
+    expect(plan.plannedGas).toHaveLength(4);
+    expect(plan.plannedGas.reduce((total, gas) => total + gas, BATCH_BASE_GAS)).toBe(plan.gasLimit);
+    expect(plan.plannedGas[0]).toBeGreaterThan(plan.plannedGas[1]);
+  });
+
   it("leaves out an item the codec refuses, in the middle of the batch, and plans the rest in order from the bytes it encoded once", () => {
     // A token id wider than 16 bytes: the codec refuses it.
     const refused = sale(2, 1n << 130n);

@@ -23,6 +23,8 @@ export interface BatchLimits {
 
 export interface BatchPlan {
   actions: PendingAction[];
+  /** Each action's planned gas, in the order of `actions`: what the receipt's gas and fee are split by (see src/usage). */
+  plannedGas: number[];
   gasLimit: number;
   /** More actions wait than the budget took: send at once instead of waiting for more. */
   full: boolean;
@@ -46,6 +48,7 @@ export function planBatch(waiting: readonly PendingAction[], limits: BatchLimits
   let gas = BATCH_BASE_GAS;
   let bytes = TRANSACTION_OVERHEAD_BYTES;
   const actions: PendingAction[] = [];
+  const plannedGas: number[] = [];
   const touched = new Set<string>();
   const signals = new MetadataSignals();
   for (const action of waiting) {
@@ -60,16 +63,18 @@ export function planBatch(waiting: readonly PendingAction[], limits: BatchLimits
     const size = (encoded.length - 2) / 2;
     const cost = itemGas(action.item) + storage.gas + signals.gasOf(action.item) + size * (limits.calldataGasPerByte ?? 0);
     if (gas + cost > limits.gas || bytes + size > limits.bytes) {
-      if (actions.length === 0) return { actions, gasLimit: 0, full: true, tooLarge: { action, reason: tooLargeReason(gas + cost, bytes + size, limits) } };
-      return { actions, gasLimit: gas, full: true };
+      if (actions.length === 0)
+        return { actions, plannedGas, gasLimit: 0, full: true, tooLarge: { action, reason: tooLargeReason(gas + cost, bytes + size, limits) } };
+      return { actions, plannedGas, gasLimit: gas, full: true };
     }
     gas += cost;
     bytes += size;
     for (const slot of storage.slots) touched.add(slot);
     signals.take(action.item);
     actions.push(action);
+    plannedGas.push(cost);
   }
-  return { actions, gasLimit: gas, full: false };
+  return { actions, plannedGas, gasLimit: gas, full: false };
 }
 
 function tooLargeReason(gas: number, bytes: number, limits: BatchLimits): string {

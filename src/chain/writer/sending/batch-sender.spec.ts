@@ -13,7 +13,7 @@ import type { SendingStore } from "./sending.store";
 
 const SIGNER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 const FEES = { maxFeePerGas: 10n, maxPriorityFeePerGas: 1n };
-const PLAN = { actions: [], gasLimit: 100_000, full: false };
+const PLAN = { actions: [], plannedGas: [], gasLimit: 100_000, full: false };
 
 function committed(nonce: bigint): SignedTransaction {
   const hash = `0x${nonce.toString(16).padStart(64, "0")}`;

@@ -119,7 +119,12 @@ export class BatchSender implements BeforeApplicationShutdown {
       gasLimit: BigInt(plan.gasLimit),
     };
     const { wallet, fees } = sending;
-    const signed = await this.store.commitNewTransaction(wallet.address, plan.actions, (nonce) => signBatch(wallet, this.chain.registry, batch, nonce, fees));
+    const signed = await this.store.commitNewTransaction(
+      wallet.address,
+      plan.actions,
+      (nonce) => signBatch(wallet, this.chain.registry, batch, nonce, fees),
+      plan.plannedGas,
+    );
     this.crashPoints.reach("after-persist");
     let admit = () => {};
     sending.admitted = new Promise<void>((resolve) => (admit = resolve));

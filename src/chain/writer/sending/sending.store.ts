@@ -116,12 +116,15 @@ export class SendingStore {
 
   /**
    * Takes the signer's next nonce, signs with it and commits the raw transaction with its actions
-   * before anything is broadcast: after a crash the same bytes are re-sent, never new ones.
+   * before anything is broadcast: after a crash the same bytes are re-sent, never new ones. Each
+   * action keeps its planned gas (`plannedGas`, in the order of `actions`), by which the receipt's gas
+   * and fee are split among them; without it they share equally.
    */
   async commitNewTransaction(
     signer: string,
     actions: readonly PendingAction[],
     sign: (nonce: bigint) => Promise<NewlySignedTransaction>,
+    plannedGas: readonly number[] = [],
   ): Promise<SignedTransaction & { carried: CarriedAction[] }> {
     return this.dataSource.transaction(async (manager) => {
       const [row] = await manager.query<{ next_nonce: string }[]>(`SELECT next_nonce FROM chain_signers WHERE address = $1 FOR UPDATE`, [signer]);
@@ -132,7 +135,7 @@ export class SendingStore {
       );
       const signed: SignedTransaction = { ...(await sign(BigInt(row.next_nonce))), id: uuidv7(), attempt: attempts + 1 };
       await insertTransaction(manager, signed);
-      const carried = await claimActions(manager, signer, signed, actions);
+      const carried = await claimActions(manager, signer, signed, actions, plannedGas);
       await manager.query(`UPDATE chain_signers SET next_nonce = next_nonce + 1, updated_at = now() WHERE address = $1`, [signer]);
       return { ...signed, carried };
     });
@@ -179,13 +182,20 @@ export class SendingStore {
 }
 
 /** Puts the waiting actions in the transaction, at their batch index; throws if any stopped waiting meanwhile. */
-async function claimActions(manager: EntityManager, signer: string, signed: SignedTransaction, actions: readonly PendingAction[]): Promise<CarriedAction[]> {
+async function claimActions(
+  manager: EntityManager,
+  signer: string,
+  signed: SignedTransaction,
+  actions: readonly PendingAction[],
+  plannedGas: readonly number[],
+): Promise<CarriedAction[]> {
   const claimed = await manager.query<[{ id: string; request_id: string | null }[], number]>(
-    `UPDATE chain_actions AS a SET status = 'pending', tx_hash = $1, tx_signer = $2, tx_nonce = $3, batch_index = u.position - 1, updated_at = now()
-       FROM unnest($4::uuid[]) WITH ORDINALITY AS u(id, position)
+    `UPDATE chain_actions AS a
+        SET status = 'pending', tx_hash = $1, tx_signer = $2, tx_nonce = $3, batch_index = u.position - 1, planned_gas = u.planned_gas, updated_at = now()
+       FROM unnest($4::uuid[], $5::int[]) WITH ORDINALITY AS u(id, planned_gas, position)
       WHERE a.id = u.id AND a.status = 'waiting_broadcast'
       RETURNING a.id, a.request_id`,
-    [signed.hash, signer, signed.nonce.toString(), actions.map((action) => action.id)],
+    [signed.hash, signer, signed.nonce.toString(), actions.map((action) => action.id), actions.map((_, index) => plannedGas[index] ?? null)],
   );
   if (rowCount(claimed) !== actions.length) throw new ActionsChangedWhileSigning();
   return claimed[0].map((row) => ({ id: row.id, requestId: row.request_id }));
