@@ -303,6 +303,25 @@ export const ticketRegistryAbi = [
         "internalType": "bytes32",
         "name": "eventKey",
         "type": "bytes32"
+      }
+    ],
+    "name": "EventCancelled",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "uint64",
+        "name": "eventIndex",
+        "type": "uint64"
+      },
+      {
+        "indexed": true,
+        "internalType": "bytes32",
+        "name": "eventKey",
+        "type": "bytes32"
       },
       {
         "indexed": true,
@@ -872,6 +891,11 @@ export const ticketRegistryAbi = [
             "internalType": "uint64",
             "name": "ticketsInCustody",
             "type": "uint64"
+          },
+          {
+            "internalType": "bool",
+            "name": "cancelled",
+            "type": "bool"
           }
         ],
         "internalType": "struct ITicketRegistry.EventView",
@@ -1308,6 +1332,11 @@ export const ticketRegistryAbi = [
             "internalType": "uint32",
             "name": "resales",
             "type": "uint32"
+          },
+          {
+            "internalType": "bool",
+            "name": "eventCancelled",
+            "type": "bool"
           }
         ],
         "internalType": "struct ITicketRegistry.TicketView",
@@ -1369,6 +1398,11 @@ export const ticketRegistryAbi = [
             "internalType": "uint32",
             "name": "resales",
             "type": "uint32"
+          },
+          {
+            "internalType": "bool",
+            "name": "eventCancelled",
+            "type": "bool"
           }
         ],
         "internalType": "struct ITicketRegistry.TicketView[]",

@@ -25,6 +25,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/events/{eventId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an event, with every one of its tickets
+         * @description Cancels the event in one action and, asynchronously, in one write on chain whatever the number of its tickets: from then on every ticket of the event reads as cancelled (its view, its token's metadata, /verify), and its sales, resales, check-ins, invalidations and claims are refused with event_cancelled, at once and by the registry. Tokens already claimed stay with their holders. Its actions accepted before go first, on chain too. Callback action: cancelledEvent, to the event's receivers, once the chain confirms it. A waiting cancellation can be withdrawn (POST /api/v1/actions/{promise}/cancel): the event and its tickets are as before. No body.
+         *
+         *     Key scope: full (a full key may call it).
+         */
+        post: operations["cancelEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/events/{eventId}": {
         parameters: {
             query?: never;
@@ -737,7 +759,7 @@ export interface components {
              * @example invalid_field
              * @enum {string}
              */
-            code: "invalid_json" | "invalid_body" | "too_many_items" | "payload_too_large" | "nesting_too_deep" | "invalid_item" | "invalid_field" | "unknown_action" | "ticketeer_mismatch" | "event_exists" | "event_not_found" | "ticket_exists" | "ticket_not_found" | "ticket_checked_in" | "ticket_invalidated" | "ticket_claimed" | "ticket_not_checked_in" | "action_not_found" | "action_not_cancellable" | "callback_not_found" | "receiver_disabled" | "webhook_not_found" | "webhook_limit_reached" | "token_not_found" | "not_found" | "rate_limited" | "queue_full" | "idempotency_key_reused" | "idempotency_key_in_use" | "idempotency_answer_not_kept" | "idempotency_keys_exhausted" | "https_required" | "service_unavailable" | "internal_error";
+            code: "invalid_json" | "invalid_body" | "too_many_items" | "payload_too_large" | "nesting_too_deep" | "invalid_item" | "invalid_field" | "unknown_action" | "ticketeer_mismatch" | "event_exists" | "event_not_found" | "event_cancelled" | "ticket_exists" | "ticket_not_found" | "ticket_checked_in" | "ticket_invalidated" | "ticket_claimed" | "ticket_not_checked_in" | "action_not_found" | "action_not_cancellable" | "callback_not_found" | "receiver_disabled" | "webhook_not_found" | "webhook_limit_reached" | "token_not_found" | "not_found" | "rate_limited" | "queue_full" | "idempotency_key_reused" | "idempotency_key_in_use" | "idempotency_answer_not_kept" | "idempotency_keys_exhausted" | "https_required" | "service_unavailable" | "internal_error";
             /** @example price is not a non-negative decimal number such as 12.50 */
             message: string;
             /**
@@ -794,6 +816,8 @@ export interface components {
             eventKey: string;
             /** @description The registration is confirmed on chain. */
             registered: boolean;
+            /** @description The cancellation is confirmed on chain: the registry reads every ticket of the event as cancelled. */
+            cancelled: boolean;
         };
         ActionErrorDto: {
             /**
@@ -801,7 +825,7 @@ export interface components {
              * @example onchain_ticket_checked_in
              * @enum {string}
              */
-            code: "onchain_event_exists" | "onchain_event_unknown" | "onchain_ticket_exists" | "onchain_ticket_unknown" | "onchain_ticket_checked_in" | "onchain_ticket_not_checked_in" | "onchain_ticket_invalidated" | "onchain_ticket_claimed" | "onchain_price_not_representable" | "onchain_invalid_receiver" | "onchain_resale_limit_reached" | "onchain_invalid_event_index" | "onchain_invalid_serial" | "onchain_refused" | "onchain_reverted" | "onchain_unencodable" | "onchain_item_too_large";
+            code: "onchain_event_exists" | "onchain_event_unknown" | "onchain_ticket_exists" | "onchain_ticket_unknown" | "onchain_ticket_checked_in" | "onchain_ticket_not_checked_in" | "onchain_ticket_invalidated" | "onchain_ticket_claimed" | "onchain_price_not_representable" | "onchain_invalid_receiver" | "onchain_resale_limit_reached" | "onchain_invalid_event_index" | "onchain_invalid_serial" | "onchain_event_cancelled" | "onchain_refused" | "onchain_reverted" | "onchain_unencodable" | "onchain_item_too_large";
             message: string;
         };
         TransferDto: {
@@ -820,7 +844,7 @@ export interface components {
              * @description What the action does; the callback's action name. transferred: the token, claimed to a wallet, moved to another wallet on chain (found in the registry's Transfer logs, not requested).
              * @enum {string}
              */
-            action: "newEvent" | "updateEvent" | "sold" | "resold" | "scanned" | "invalidated" | "updateTicket" | "claimed" | "transferred";
+            action: "newEvent" | "updateEvent" | "sold" | "resold" | "scanned" | "invalidated" | "updateTicket" | "claimed" | "cancelledEvent" | "transferred";
             /**
              * @description The endpoint or stream action it was sent as; chain for a transferred action, which nobody requested.
              * @example soldTicket
@@ -876,8 +900,15 @@ export interface components {
             callbackDisabledAt: string | null;
             /** @description Tickets sold (accepted); a decimal string when above 2^53 - 1. */
             ticketsSold: number | string;
+            /** @description The event is cancelled (accepted): every one of its tickets reads as cancelled, and none can be sold, resold, checked in, invalidated or claimed. */
+            cancelled: boolean;
+            /**
+             * Format: date-time
+             * @description When its cancellation was accepted; null while it is not cancelled.
+             */
+            cancelledAt: string | null;
             chain: components["schemas"]["EventChainViewDto"];
-            /** @description Registration and updates; ticket actions are on the tickets. */
+            /** @description Registration, updates and cancellation; ticket actions are on the tickets. */
             actions: components["schemas"]["ActionViewDto"][];
         };
         SoldTicketDto: {
@@ -973,18 +1004,22 @@ export interface components {
             invalidated: boolean;
             /** @description The claim is confirmed on chain. */
             claimed: boolean;
+            /** @description Its event's cancellation is confirmed on chain: the registry reads the ticket as cancelled. */
+            eventCancelled: boolean;
         };
         TicketViewDto: {
             ticketId: string;
             eventId: string;
             /**
-             * @description Accepted state.
+             * @description Accepted state. event_cancelled: its event is cancelled, which voids the ticket whatever it was (checkedIn, invalidated and claimed still say what was done to it); a claimed token stays with its holder.
              * @enum {string}
              */
-            state: "valid" | "checked_in" | "invalidated" | "claimed";
+            state: "valid" | "checked_in" | "invalidated" | "claimed" | "event_cancelled";
             checkedIn: boolean;
             invalidated: boolean;
             claimed: boolean;
+            /** @description Its event is cancelled (accepted): the ticket can no longer be resold, checked in, invalidated or claimed. */
+            eventCancelled: boolean;
             /** @description Wallet the ticket was claimed to. */
             claimedTo: string | null;
             /**
@@ -1250,6 +1285,22 @@ export interface components {
             /** @description Fields not in this schema are ignored and never stored. */
             data: components["schemas"]["TicketMomentDto"];
         };
+        CancelledEventDto: {
+            /**
+             * @description The event to cancel, with every one of its tickets. 1 to 255 characters, counted as Unicode code points; no control characters (U+0000–U+001F, U+007F–U+009F), bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) or zero-width characters (U+200B–U+200D, U+2060, U+FEFF), and not only dots (".", "..").
+             * @example 6f1c3f5e-8d0a-4c8e-9a43-0b7f3d1e2a10
+             */
+            eventId: string;
+        };
+        StreamCancelledEventActionDto: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "cancelledEvent";
+            /** @description Fields not in this schema are ignored and never stored. */
+            data: components["schemas"]["CancelledEventDto"];
+        };
         StreamResultDto: {
             /** @enum {string} */
             status: "success" | "error";
@@ -1286,7 +1337,7 @@ export interface components {
              * @description What the action does; the callback's action name. transferred: the token, claimed to a wallet, moved to another wallet on chain (found in the registry's Transfer logs, not requested).
              * @enum {string}
              */
-            action: "newEvent" | "updateEvent" | "sold" | "resold" | "scanned" | "invalidated" | "updateTicket" | "claimed" | "transferred";
+            action: "newEvent" | "updateEvent" | "sold" | "resold" | "scanned" | "invalidated" | "updateTicket" | "claimed" | "cancelledEvent" | "transferred";
             /**
              * @description The endpoint or stream action it was sent as; chain for a transferred action, which nobody requested.
              * @example soldTicket
@@ -1372,7 +1423,7 @@ export interface components {
              */
             trait_type: string;
             /**
-             * @description A string, or a number for dates (Unix seconds), coordinates, counts and the price. State is one of Valid, Checked in, Invalidated, Claimed.
+             * @description A string, or a number for dates (Unix seconds), coordinates, counts and the price. State is one of Valid, Checked in, Invalidated, Claimed, Event cancelled.
              * @example Checked in
              */
             value: string | number;
@@ -1438,7 +1489,7 @@ export interface components {
              * @example sold
              * @enum {string}
              */
-            kind: "newEvent" | "updateEvent" | "sold" | "resold" | "scanned" | "invalidated" | "updateTicket" | "claimed";
+            kind: "newEvent" | "updateEvent" | "sold" | "resold" | "scanned" | "invalidated" | "updateTicket" | "claimed" | "cancelledEvent";
         };
         UsageCountsDto: {
             /**
@@ -1603,7 +1654,7 @@ export interface components {
              *       "transferred"
              *     ]
              */
-            actions?: ("newEvent" | "updateEvent" | "sold" | "resold" | "scanned" | "invalidated" | "updateTicket" | "claimed" | "transferred" | "endpoint_disabled" | "callback_exhausted")[] | null;
+            actions?: ("newEvent" | "updateEvent" | "sold" | "resold" | "scanned" | "invalidated" | "updateTicket" | "claimed" | "cancelledEvent" | "transferred" | "endpoint_disabled" | "callback_exhausted")[] | null;
             /**
              * @description Yours, for telling endpoints apart; blank by default.
              * @example Door scanning dashboard
@@ -1615,7 +1666,7 @@ export interface components {
             webhookId: string;
             url: string;
             /** @description null: every action. */
-            actions: ("newEvent" | "updateEvent" | "sold" | "resold" | "scanned" | "invalidated" | "updateTicket" | "claimed" | "transferred" | "endpoint_disabled" | "callback_exhausted")[] | null;
+            actions: ("newEvent" | "updateEvent" | "sold" | "resold" | "scanned" | "invalidated" | "updateTicket" | "claimed" | "cancelledEvent" | "transferred" | "endpoint_disabled" | "callback_exhausted")[] | null;
             description: string;
             /** @description false: its callbacks are kept and not attempted (see disabledReason). */
             enabled: boolean;
@@ -1646,7 +1697,7 @@ export interface components {
              *       "transferred"
              *     ]
              */
-            actions?: ("newEvent" | "updateEvent" | "sold" | "resold" | "scanned" | "invalidated" | "updateTicket" | "claimed" | "transferred" | "endpoint_disabled" | "callback_exhausted")[] | null;
+            actions?: ("newEvent" | "updateEvent" | "sold" | "resold" | "scanned" | "invalidated" | "updateTicket" | "claimed" | "cancelledEvent" | "transferred" | "endpoint_disabled" | "callback_exhausted")[] | null;
             /**
              * @description Yours, for telling endpoints apart; blank by default.
              * @example Door scanning dashboard
@@ -1736,6 +1787,155 @@ export interface operations {
             };
             /**
              * @description event_exists: the eventId is already registered by this organization.
+             *
+             *     idempotency_key_in_use: the first request with this Idempotency-Key is still running.
+             *
+             *     idempotency_answer_not_kept: the first request with this Idempotency-Key was applied, but its answer was over IDEMPOTENCY_MAX_ANSWER_BYTES and was not kept; nothing applied again.
+             */
+            409: {
+                headers: {
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventRefusedDto"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the endpoint's size cap. */
+            413: {
+                headers: {
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description invalid_body: the body is not UTF-8 JSON: a Content-Type charset other than utf-8, or a Content-Encoding other than gzip, deflate, br or zstd. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used for another request (endpoint or body) in the last 24 hours. */
+            422: {
+                headers: {
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /**
+             * @description rate_limited: see the RateLimit-* and Retry-After headers.
+             *
+             *     queue_full, with its eventId: the organization has ORG_MAX_QUEUED_ACTIONS actions accepted and not yet on chain; or rate_limited, without eventId (see the RateLimit-* headers). Both with Retry-After.
+             *
+             *     idempotency_keys_exhausted: the organization holds IDEMPOTENCY_MAX_KEYS_PER_ORGANIZATION keys; a new one is refused, nothing applied, until its oldest expires (Retry-After).
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventRefusedDto"];
+                };
+            };
+            /** @description internal_error: something went wrong on the service's side; nothing of the request was applied. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database) cannot be reached just now; nothing of the request was applied. Send it again after the Retry-After header's seconds (with the same Idempotency-Key, where the endpoint takes one). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    cancelEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same key with the same body within 24 hours answers the first answer again (status and body, with Idempotent-Replayed: true) and applies nothing. Per organization; 1 to 255 visible ASCII characters. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The event to cancel, as registered. */
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventAcceptedDto"];
+                };
+            };
+            /**
+             * @description invalid_json, invalid_body (not what the endpoint takes), nesting_too_deep or too_many_items.
+             *
+             *     invalid_field: the eventId of the path is not an id (field eventId); or a malformed Idempotency-Key (invalid_field), without eventId.
+             */
+            400: {
+                headers: {
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventRefusedDto"];
+                };
+            };
+            /** @description Missing, unknown or revoked X-Api-Key: exactly {"message":"Forbidden"}. A live key whose scope does not cover this operation (it needs full): {"message":"Forbidden","code":"key_scope"}, nothing applied. A live key bound to IP ranges, used from elsewhere: {"message":"Forbidden","code":"key_ip"}. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenBodyDto"];
+                };
+            };
+            /** @description event_not_found: no such event (also for another organization's event). */
+            404: {
+                headers: {
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventRefusedDto"];
+                };
+            };
+            /**
+             * @description event_cancelled: the event is cancelled already (its first cancellation stands).
              *
              *     idempotency_key_in_use: the first request with this Idempotency-Key is still running.
              *
@@ -2776,7 +2976,7 @@ export interface operations {
         /** @description Up to 5000 {action, data} entries (too_many_items beyond). An entry that does not match its action's schema is refused on its own (invalid_item, unknown_action, invalid_field, ...) in the answer's data; the others are still taken. */
         requestBody: {
             content: {
-                "application/json": (components["schemas"]["StreamNewEventActionDto"] | components["schemas"]["StreamUpdateEventActionDto"] | components["schemas"]["StreamSoldTicketActionDto"] | components["schemas"]["StreamUpdateTicketActionDto"] | components["schemas"]["StreamResoldTicketActionDto"] | components["schemas"]["StreamScannedTicketActionDto"] | components["schemas"]["StreamCheckedInTicketActionDto"] | components["schemas"]["StreamClaimedTicketActionDto"] | components["schemas"]["StreamInvalidatedTicketActionDto"])[];
+                "application/json": (components["schemas"]["StreamNewEventActionDto"] | components["schemas"]["StreamUpdateEventActionDto"] | components["schemas"]["StreamSoldTicketActionDto"] | components["schemas"]["StreamUpdateTicketActionDto"] | components["schemas"]["StreamResoldTicketActionDto"] | components["schemas"]["StreamScannedTicketActionDto"] | components["schemas"]["StreamCheckedInTicketActionDto"] | components["schemas"]["StreamClaimedTicketActionDto"] | components["schemas"]["StreamInvalidatedTicketActionDto"] | components["schemas"]["StreamCancelledEventActionDto"])[];
             };
         };
         responses: {
@@ -2908,7 +3108,7 @@ export interface operations {
         /** @description Up to 5000 {action, data} entries (too_many_items beyond). An entry that does not match its action's schema is refused on its own (invalid_item, unknown_action, invalid_field, ...) in the answer's data; the others are still taken. */
         requestBody: {
             content: {
-                "application/json": (components["schemas"]["StreamNewEventActionDto"] | components["schemas"]["StreamUpdateEventActionDto"] | components["schemas"]["StreamSoldTicketActionDto"] | components["schemas"]["StreamUpdateTicketActionDto"] | components["schemas"]["StreamResoldTicketActionDto"] | components["schemas"]["StreamScannedTicketActionDto"] | components["schemas"]["StreamCheckedInTicketActionDto"] | components["schemas"]["StreamClaimedTicketActionDto"] | components["schemas"]["StreamInvalidatedTicketActionDto"])[];
+                "application/json": (components["schemas"]["StreamNewEventActionDto"] | components["schemas"]["StreamUpdateEventActionDto"] | components["schemas"]["StreamSoldTicketActionDto"] | components["schemas"]["StreamUpdateTicketActionDto"] | components["schemas"]["StreamResoldTicketActionDto"] | components["schemas"]["StreamScannedTicketActionDto"] | components["schemas"]["StreamCheckedInTicketActionDto"] | components["schemas"]["StreamClaimedTicketActionDto"] | components["schemas"]["StreamInvalidatedTicketActionDto"] | components["schemas"]["StreamCancelledEventActionDto"])[];
             };
         };
         responses: {

@@ -23,6 +23,8 @@ export type RequestBody<Path extends keyof paths, Method extends keyof paths[Pat
 export type NewEvent = RequestBody<"/api/v1/events", "post">;
 /** Its answer: the txPromise of the registration. */
 export type EventAccepted = OkBody<"/api/v1/events", "post">;
+/** POST /api/v1/events/{eventId}/cancel's answer: the txPromise of the event's cancellation (callback action cancelledEvent). */
+export type EventCancellation = OkBody<"/api/v1/events/{eventId}/cancel", "post">;
 /** One item of POST /api/v1/sold. */
 export type SoldTicket = RequestBody<"/api/v1/sold", "post">[number];
 /** One item of the answer of the per-action ticket endpoints (/api/v1/sold, /resold, ...). */

@@ -44,9 +44,12 @@ interface ITicketRegistry is ICustodialERC721 {
         address custody;
         uint64 ticketsSold;
         uint64 ticketsInCustody;
+        bool cancelled;
     }
 
     /// @notice What anyone can verify about one ticket. In `tickets`, a token never minted has a zero `holder`.
+    /// @dev `invalidated` is the ticket's own invalidation; `eventCancelled` says its event was cancelled, which voids
+    /// every one of its tickets, checked in or not, without a write per ticket.
     struct TicketView {
         uint64 eventIndex;
         uint64 serial;
@@ -56,6 +59,7 @@ interface ITicketRegistry is ICustodialERC721 {
         bool invalidated;
         bool claimed;
         uint32 resales;
+        bool eventCancelled;
     }
 
     /// @notice Why an item of a batch was skipped. Values are stable: they are part of the ABI.
@@ -73,7 +77,8 @@ interface ITicketRegistry is ICustodialERC721 {
         InvalidReceiver,
         ResaleLimitReached,
         InvalidEventIndex,
-        InvalidSerial
+        InvalidSerial,
+        EventCancelled
     }
 
     /// @dev The batch bytes end in the middle of an item, or an item has an unknown action code.
@@ -95,6 +100,15 @@ interface ITicketRegistry is ICustodialERC721 {
     /// @param eventKey sha256(abi.encode(ticketeerId, eventId))
     /// @param details the new details
     event EventUpdated(uint64 indexed eventIndex, bytes32 indexed eventKey, EventDetails details);
+
+    /**
+     * @notice An event was cancelled: every one of its tickets is void from now on. Its tickets can no longer be
+     * sold, resold, checked in, invalidated or claimed (ItemFailure.EventCancelled); claimed tokens stay with their
+     * holders and remain transferable.
+     * @param eventIndex the event's number in this registry
+     * @param eventKey sha256(abi.encode(ticketeerId, eventId))
+     */
+    event EventCancelled(uint64 indexed eventIndex, bytes32 indexed eventKey);
 
     /// @notice A ticket was sold: its token was minted to the event's custody address.
     /// @param tokenId the ticket's token
@@ -146,7 +160,7 @@ interface ITicketRegistry is ICustodialERC721 {
      * - the registry is not paused (EnforcedPause);
      * - `batch` is well formed (TicketRegistryMalformedBatch); a malformed batch reverts as a whole.
      *
-     * Emits EventRegistered, EventUpdated, Transfer, TicketSold, TicketResold, TicketsCheckedIn,
+     * Emits EventRegistered, EventUpdated, EventCancelled, Transfer, TicketSold, TicketResold, TicketsCheckedIn,
      * TicketsInvalidated and ItemFailed as the items require. A claim is the Transfer from a
      * custodial address (see isCustodial) to the claimant's wallet.
      *
@@ -154,8 +168,8 @@ interface ITicketRegistry is ICustodialERC721 {
      * once per event of the batch, over the lowest to the highest token of that event its sales, resales,
      * check-ins, invalidations and claims changed (an item that changes nothing, such as a repeated
      * check-in or a skipped item, is left out), however the items alternate between up to eight events
-     * (a ninth makes the oldest signal early); and once per event update, over every token the event can
-     * have (serials 1 to 2^64 - 1).
+     * (a ninth makes the oldest signal early); and once per event update or cancellation, over every token the
+     * event can have (serials 1 to 2^64 - 1).
      * @param batch the packed items
      */
     function execute(bytes calldata batch) external;

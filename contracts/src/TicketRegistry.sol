@@ -51,6 +51,12 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
     uint256 private constant _POWERS_OF_TEN = 0x0F4240_0186A0_002710_0003E8_000064_00000A_000001;
     uint256 private constant _POWER_OF_TEN_MASK = 0xFFFFFF;
 
+    /// @dev The flags that refuse an invalidation of a ticket sold (see _applyRecord); only the first refuses a check-in.
+    uint256 private constant _REFUSING_INVALIDATION = TicketFlags.BITMASK_INVALIDATED | TicketFlags.BITMASK_CHECKED_IN;
+
+    /// @dev Every flag a resale or a claim tests (see _movableByOperator and _claimed).
+    uint256 private constant _OPERATOR_MOVE_FLAGS = TicketFlags.BITMASK_MINTED | _REFUSING_INVALIDATION | TicketFlags.BITMASK_CLAIMED;
+
     // ------------------------------------------------------------------------------------------
     // Storage
     // ------------------------------------------------------------------------------------------
@@ -111,7 +117,7 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
         _closeFlagWord(flags);
     }
 
-    /// @dev Applies the event, resale or claim item at `offset`; reverts on an unknown action code.
+    /// @dev Applies the event, resale, claim or cancellation item at `offset`; reverts on an unknown action code.
     function _applyItem(bytes calldata batch, uint256 offset, uint8 action, FlagWord memory flags)
         private
         returns (uint256 next, uint256 subject, ItemFailure failure)
@@ -120,6 +126,7 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
         if (action == BatchReader.CLAIMED) return _claimed(batch, offset, flags);
         if (action == BatchReader.REGISTER_EVENT) return _registerEvent(batch, offset);
         if (action == BatchReader.UPDATE_EVENT) return _updateEvent(batch, offset);
+        if (action == BatchReader.CANCEL_EVENT) return _cancelEvent(batch, offset, flags);
         revert TicketRegistryMalformedBatch(offset);
     }
 
@@ -168,6 +175,26 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
         emit BatchMetadataUpdate(TicketIds.tokenId(eventIndex, 1), TicketIds.tokenId(eventIndex, type(uint64).max));
     }
 
+    /**
+     * @dev Cancels a registered event in one write, whatever the number of its tickets: every one of them reads as
+     * cancelled from then on (the `tickets` view, and the flags every later item of this batch and others tests).
+     */
+    function _cancelEvent(bytes calldata batch, uint256 offset, FlagWord memory flags)
+        private
+        returns (uint256 next, uint256 subject, ItemFailure failure)
+    {
+        batch.ensure(offset, BatchReader.CANCEL_EVENT_SIZE);
+        next = offset + BatchReader.CANCEL_EVENT_SIZE;
+        uint64 eventIndex = uint64(batch.word(offset + 1, 8));
+        subject = eventIndex;
+        bytes32 eventKey = _events[eventIndex].key;
+        if (eventKey == 0) return (next, subject, ItemFailure.EventUnknown);
+        if (_eventCancelled(eventIndex)) return (next, subject, ItemFailure.EventCancelled);
+        _cancelEventTokens(eventIndex, flags);
+        emit EventCancelled(eventIndex, eventKey);
+        emit BatchMetadataUpdate(TicketIds.tokenId(eventIndex, 1), TicketIds.tokenId(eventIndex, type(uint64).max));
+    }
+
     // ------------------------------------------------------------------------------------------
     // Ticket items: minting (sales), resales and claims
     // ------------------------------------------------------------------------------------------
@@ -175,7 +202,7 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
     /// @dev The event the sales of a run are of, while consecutive sales share it.
     struct SaleEvent {
         uint64 eventIndex; // 0 before the run's first sale: no event has index 0
-        bool registered;
+        bool open; // registered and not cancelled: its tickets can be sold
         address custody;
         uint64 sold; // minted in this run and not yet counted in the event's custody
     }
@@ -208,7 +235,7 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
     {
         uint64 eventIndex = TicketIds.eventIndexOf(tokenId);
         if (eventIndex != sale.eventIndex) _switchSaleEvent(sale, eventIndex);
-        if (!sale.registered) return ItemFailure.EventUnknown;
+        if (!sale.open) return _events[eventIndex].key == 0 ? ItemFailure.EventUnknown : ItemFailure.EventCancelled;
         if (TicketIds.serialOf(tokenId) == 0) return ItemFailure.InvalidSerial;
         (uint96 price, bool representable) = _price(batch.word(offset + 49, 16));
         if (!representable) return ItemFailure.PriceNotRepresentable;
@@ -224,7 +251,7 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
     function _switchSaleEvent(SaleEvent memory sale, uint64 eventIndex) private {
         _countSold(sale);
         sale.eventIndex = eventIndex;
-        sale.registered = _events[eventIndex].key != 0;
+        sale.open = _events[eventIndex].key != 0 && !_eventCancelled(eventIndex);
         sale.custody = _custodyAddress(eventIndex);
     }
 
@@ -264,21 +291,32 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
         tokenId = batch.word(offset + 1, 16);
         address to = address(uint160(batch.word(offset + 17, 20)));
         uint256 ticketFlags = _flagsAt(flags, tokenId);
-        if (ticketFlags & TicketFlags.BITMASK_MINTED == 0) return (next, tokenId, ItemFailure.TicketUnknown);
-        if (ticketFlags & TicketFlags.BITMASK_INVALIDATED != 0) return (next, tokenId, ItemFailure.TicketInvalidated);
-        if (ticketFlags & TicketFlags.BITMASK_CLAIMED != 0) return (next, tokenId, ItemFailure.TicketClaimed);
-        if (ticketFlags & TicketFlags.BITMASK_CHECKED_IN == 0) return (next, tokenId, ItemFailure.TicketNotCheckedIn);
+        // One test lets the common case through: sold, checked in, and nothing that refuses a claim.
+        if (ticketFlags & _OPERATOR_MOVE_FLAGS != TicketFlags.BITMASK_MINTED | TicketFlags.BITMASK_CHECKED_IN) {
+            return (next, tokenId, _ticketRefusal(ticketFlags, TicketFlags.BITMASK_CHECKED_IN));
+        }
         if (!_isWallet(to)) return (next, tokenId, ItemFailure.InvalidReceiver);
         _releaseToWallet(tokenId, to, flags);
     }
 
     /// @dev Why an operator may not move a ticket with flags `flags` now, or None.
     function _movableByOperator(uint256 flags) private pure returns (ItemFailure) {
+        // One test lets the common case through: sold, and nothing that refuses a move.
+        if (flags & _OPERATOR_MOVE_FLAGS == TicketFlags.BITMASK_MINTED) return ItemFailure.None;
+        return _ticketRefusal(flags, 0);
+    }
+
+    /**
+     * @dev Why a resale (`checkedIn` 0) or a claim (`checkedIn` TicketFlags.BITMASK_CHECKED_IN) of a ticket with
+     * `flags` is refused, in the order the rules test: its event cancelled, unknown, invalidated, claimed, then
+     * checked in for a resale and not checked in for a claim.
+     */
+    function _ticketRefusal(uint256 flags, uint256 checkedIn) private pure returns (ItemFailure) {
+        if (flags == TicketFlags.CANCELLED_EVENT_FLAGS) return ItemFailure.EventCancelled;
         if (flags & TicketFlags.BITMASK_MINTED == 0) return ItemFailure.TicketUnknown;
         if (flags & TicketFlags.BITMASK_INVALIDATED != 0) return ItemFailure.TicketInvalidated;
         if (flags & TicketFlags.BITMASK_CLAIMED != 0) return ItemFailure.TicketClaimed;
-        if (flags & TicketFlags.BITMASK_CHECKED_IN != 0) return ItemFailure.TicketCheckedIn;
-        return ItemFailure.None;
+        return checkedIn == 0 ? ItemFailure.TicketCheckedIn : ItemFailure.TicketNotCheckedIn;
     }
 
     // ------------------------------------------------------------------------------------------
@@ -323,18 +361,28 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
     /// @dev Checks in (`checkIn`) or invalidates `tokenId`, through the run's flag word `flags`.
     function _applyRecord(uint256 tokenId, bool checkIn, FlagWord memory flags) private returns (ItemFailure) {
         uint256 ticketFlags = _flagsAt(flags, tokenId);
-        if (ticketFlags & TicketFlags.BITMASK_MINTED == 0) return ItemFailure.TicketUnknown;
+        // One test lets the common case through: a ticket sold, of an event not cancelled, not invalidated, and for
+        // an invalidation not checked in either. A repeated check-in succeeds and changes nothing.
+        uint256 refusing = checkIn ? TicketFlags.BITMASK_INVALIDATED : _REFUSING_INVALIDATION;
+        if (ticketFlags & (TicketFlags.BITMASK_MINTED | refusing) != TicketFlags.BITMASK_MINTED) {
+            return _recordRefusal(ticketFlags);
+        }
         if (checkIn) {
-            // A check-in of an invalid ticket fails; a repeated check-in succeeds and changes nothing.
-            if (ticketFlags & TicketFlags.BITMASK_INVALIDATED != 0) return ItemFailure.TicketInvalidated;
             if (ticketFlags & TicketFlags.BITMASK_CHECKED_IN == 0) _addFlagsAt(flags, tokenId, TicketFlags.BITMASK_CHECKED_IN);
         } else {
-            // Only a ticket neither checked in nor invalidated before can be invalidated.
-            if (ticketFlags & TicketFlags.BITMASK_CHECKED_IN != 0) return ItemFailure.TicketCheckedIn;
-            if (ticketFlags & TicketFlags.BITMASK_INVALIDATED != 0) return ItemFailure.TicketInvalidated;
             _addFlagsAt(flags, tokenId, TicketFlags.BITMASK_INVALIDATED);
         }
         return ItemFailure.None;
+    }
+
+    /// @dev Why a check-in or an invalidation of a ticket with `ticketFlags` is refused, in the order the rules test.
+    function _recordRefusal(uint256 ticketFlags) private pure returns (ItemFailure) {
+        // A cancelled event's tickets can be neither checked in nor invalidated: they already are void.
+        if (ticketFlags == TicketFlags.CANCELLED_EVENT_FLAGS) return ItemFailure.EventCancelled;
+        if (ticketFlags & TicketFlags.BITMASK_MINTED == 0) return ItemFailure.TicketUnknown;
+        // Only a ticket neither checked in nor invalidated before can be invalidated; an invalid one cannot be checked in.
+        if (ticketFlags & TicketFlags.BITMASK_INVALIDATED != 0) return ItemFailure.TicketInvalidated;
+        return ItemFailure.TicketCheckedIn;
     }
 
     /// @dev Room for every record the rest of the batch could hold, plus a spare word: records are written as whole
@@ -398,7 +446,8 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
             detailsHash: record.detailsHash,
             custody: _custodyAddress(eventIndex),
             ticketsSold: record.custody.minted,
-            ticketsInCustody: record.custody.minted - record.custody.released
+            ticketsInCustody: record.custody.minted - record.custody.released,
+            cancelled: record.custody.cancelled
         });
     }
 
@@ -429,7 +478,8 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
             checkedIn: flags & TicketFlags.BITMASK_CHECKED_IN != 0,
             invalidated: flags & TicketFlags.BITMASK_INVALIDATED != 0,
             claimed: flags & TicketFlags.BITMASK_CLAIMED != 0,
-            resales: uint32(_resalesOf(tokenId))
+            resales: uint32(_resalesOf(tokenId)),
+            eventCancelled: tokenId >> 128 == 0 && _eventCancelled(eventIndex)
         });
     }
 

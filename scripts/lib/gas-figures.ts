@@ -29,7 +29,7 @@ export interface ReferenceGas {
 /** What a run measures: the registry's figures, the reference contracts' beside them, and the targets they are held to. */
 export interface GasFigures {
   actions: readonly TicketAction[];
-  targets: Record<TicketAction | "registerEvent", number>;
-  snapshot: Record<TicketAction, Record<"1" | "10" | "100", number>> & { registerEvent: number };
+  targets: Record<TicketAction | "registerEvent" | "cancelEvent", number>;
+  snapshot: Record<TicketAction, Record<"1" | "10" | "100", number>> & { registerEvent: number; cancelEvent: Record<"1" | "100" | "5000", number> };
   reference: ReferenceGas;
 }

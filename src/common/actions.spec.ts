@@ -33,6 +33,14 @@ describe("the ACTIONS table", () => {
   });
 
   it("routes each endpoint by the last segment of its path, the requestedAs its actions record", () => {
-    expect(ENDPOINT).toEqual({ events: "events", sold: "sold", resold: "resold", scanned: "scanned", checkedin: "checkedin", invalidated: "invalidated" });
+    expect(ENDPOINT).toEqual({
+      events: "events",
+      sold: "sold",
+      resold: "resold",
+      scanned: "scanned",
+      checkedin: "checkedin",
+      invalidated: "invalidated",
+      cancel: "cancel",
+    });
   });
 });

@@ -28,6 +28,8 @@ export const ACTIONS = {
   /** Changes only what the ledger keeps: it ends `no_broadcast_required`. */
   updateTicket: { stream: ["updateTicket"], endpoints: [], batch: null },
   claimed: { stream: ["claimedTicket"], endpoints: [], batch: { item: "claimed", code: 0x07, gas: 62_000 } },
+  /** One write for the whole event, whatever the number of its tickets: they all read as cancelled from it. */
+  cancelledEvent: { stream: ["cancelledEvent"], endpoints: ["POST /api/v1/events/{eventId}/cancel"], batch: { item: "cancelEvent", code: 0x08, gas: 20_000 } },
   /** Never accepted from an integrator: a claimed token's move between wallets, found in the registry's logs. */
   transferred: { stream: [], endpoints: [], batch: null },
 } as const satisfies Record<string, ActionRow>;
@@ -46,10 +48,12 @@ export type ActionKind = keyof Rows;
 export type StreamActionName = Rows[ActionKind]["stream"][number];
 /** An endpoint of its own that takes an action, by its route below `/api/v1`: what it records as the action's `requestedAs`. */
 export type EndpointName = Rows[ActionKind]["endpoints"][number] extends infer Endpoint
-  ? Endpoint extends `POST /api/v1/${infer Name}`
-    ? Name
+  ? Endpoint extends `POST /api/v1/${infer Path}`
+    ? LastSegment<Path>
     : never
   : never;
+/** The last segment of a path: `events/{eventId}/cancel` → `cancel`. */
+type LastSegment<Path extends string> = Path extends `${string}/${infer Rest}` ? LastSegment<Rest> : Path;
 /** A registry batch item's name. */
 export type BatchItemName = NonNullable<Rows[ActionKind]["batch"]>["item"];
 

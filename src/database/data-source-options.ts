@@ -22,6 +22,7 @@ import { OrganizationQueues1763889000000 } from "./migrations/1763889000000-Orga
 import { KeyScopes1763890000000 } from "./migrations/1763890000000-KeyScopes";
 import { UsageEntries1763891000000 } from "./migrations/1763891000000-UsageEntries";
 import { WebhookEndpoints1763892000000 } from "./migrations/1763892000000-WebhookEndpoints";
+import { CancelledEvents1763893000000 } from "./migrations/1763893000000-CancelledEvents";
 
 export const MIGRATIONS = [
   InitialSchema1763740000000,
@@ -46,6 +47,7 @@ export const MIGRATIONS = [
   KeyScopes1763890000000,
   UsageEntries1763891000000,
   WebhookEndpoints1763892000000,
+  CancelledEvents1763893000000,
 ];
 
 /**

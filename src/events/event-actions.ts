@@ -1,8 +1,9 @@
 import { describeAction } from "../ledger/action-descriptor";
+import { CancelledEventDto } from "./dto/cancelled-event.dto";
 import { CreateEventDto, NewEventDto } from "./dto/new-event.dto";
 import { UpdateEventDto } from "./dto/update-event.dto";
 import type { EventPlan } from "./event-acceptance";
-import { registerEvent, touchesChain, updateEvent } from "./event-rules";
+import { cancelEvent, registerEvent, touchesChain, updateEvent } from "./event-rules";
 
 const planNewEvent = (input: { eventId: string }, plan: EventPlan) => {
   plan.eventIds.push(input.eventId);
@@ -18,5 +19,11 @@ export const EventActions = {
     plan: (input, plan: EventPlan) => plan.eventIds.push(input.eventId),
     apply: updateEvent,
     staysOffChain: (input) => !touchesChain(input),
+  }),
+  /** POST /api/v1/events/{eventId}/cancel and the cancelledEvent stream action. */
+  cancel: describeAction({
+    dto: CancelledEventDto,
+    plan: (input, plan: EventPlan) => plan.eventIds.push(input.eventId),
+    apply: cancelEvent,
   }),
 };

@@ -20,6 +20,11 @@ export function registerEventItem(event: EventEntity, organization: Organizer): 
   };
 }
 
+/** One item for the whole event: the registry reads every one of its tickets as cancelled from it. */
+export function cancelEventItem(event: EventEntity): RegistryBatchItem {
+  return { action: "cancelEvent", eventIndex: event.eventIndex };
+}
+
 export function updateEventItem(event: EventEntity, organization: Organizer): RegistryBatchItem {
   return { action: "updateEvent", eventIndex: event.eventIndex, details: detailsOf(event, organization) };
 }

@@ -5,9 +5,10 @@ import { describe, expect, it } from "vitest";
 
 import { acceptanceFixture, anEvent, ORGANIZATION, OTHER_ORGANIZATION, validated } from "../../test/support/acceptance-fixture";
 import { encodeItem } from "../registry";
+import { CancelledEventDto } from "./dto/cancelled-event.dto";
 import { CreateEventDto, NewEventDto } from "./dto/new-event.dto";
 import { UpdateEventDto } from "./dto/update-event.dto";
-import { registerEvent, updateEvent } from "./event-rules";
+import { cancelEvent, registerEvent, updateEvent } from "./event-rules";
 
 const CALLBACK = "https://integrator.example.com/callbacks";
 
@@ -379,5 +380,67 @@ describe("updateEvent", () => {
     // The registration recorded the details as they were then.
     expect(recorded[0].onChain).toMatchObject({ details: { name: "" } });
     expect(recorded[1].onChain).toMatchObject({ eventIndex: 3n, details: { name: "Renamed" } });
+  });
+});
+
+describe("cancelEvent", () => {
+  const cancellation = (eventId = "event-1") => validated(CancelledEventDto, { eventId });
+
+  it("marks the event cancelled at the acceptance's now and records one item for the whole event", async () => {
+    const event = anEvent({ eventIndex: 9n, ticketsSold: 5_000n });
+    const { context, recorded, touchedEvents } = await acceptanceFixture({ events: [event], now: 1_750_000_000n });
+    const outcome = cancelEvent(context, cancellation(), "cancel");
+
+    expect(outcome.error).toBeUndefined();
+    expect(event.cancelledAt).toEqual(new Date(1_750_000_000_000));
+    expect(touchedEvents).toEqual([event]);
+    expect(recorded).toEqual([
+      {
+        id: outcome.actionId,
+        kind: "cancelledEvent",
+        requestedAs: "cancel",
+        eventRef: event.id,
+        eventIndex: 9n,
+        ticketRef: null,
+        onChain: { action: "cancelEvent", eventIndex: 9n },
+      },
+    ]);
+    expect(encodeItem(recorded[0].onChain!)).toBe("0x080000000000000009");
+  });
+
+  it("refuses an event that is not registered, and another ticketeer's as if it were not: event_not_found", async () => {
+    const theirs = anEvent({ organizationId: OTHER_ORGANIZATION.id });
+    const { context, recorded } = await acceptanceFixture({ events: [theirs] });
+    expect(cancelEvent(context, cancellation(), "cancel")).toEqual({
+      error: { code: "event_not_found", field: "eventId", message: "Event event-1 is not registered." },
+    });
+    expect(theirs.cancelledAt).toBeNull();
+    expect(recorded).toEqual([]);
+  });
+
+  it("refuses an event cancelled already, whose first cancellation stands: event_cancelled", async () => {
+    const cancelledAt = new Date(1_000);
+    const event = anEvent({ cancelledAt });
+    const { context, recorded } = await acceptanceFixture({ events: [event] });
+    expect(cancelEvent(context, cancellation(), "cancelledEvent")).toEqual({
+      error: { code: "event_cancelled", field: "eventId", message: "Event event-1 is cancelled." },
+    });
+    expect(event.cancelledAt).toBe(cancelledAt);
+    expect(recorded).toEqual([]);
+  });
+
+  it("cancels an event registered earlier in the same request, after its registration, and refuses a second cancellation in it", async () => {
+    const { context, recorded } = await acceptanceFixture({ firstEventIndex: 3n });
+    expect(registerEvent(context, newEvent(), "newEvent").error).toBeUndefined();
+    expect(cancelEvent(context, cancellation(), "cancelledEvent").error).toBeUndefined();
+    expect(cancelEvent(context, cancellation(), "cancelledEvent").error?.code).toBe("event_cancelled");
+    expect(recorded.map((entry) => entry.onChain?.action)).toEqual(["registerEvent", "cancelEvent"]);
+  });
+
+  it("leaves the event updatable: its details and callbackUrl may still change", async () => {
+    const event = anEvent({ cancelledAt: new Date(1_000) });
+    const { context } = await acceptanceFixture({ events: [event] });
+    expect(updateEvent(context, update({ imageUrl: "https://img.example.com/cancelled.png" }), "updateEvent").error).toBeUndefined();
+    expect(event.imageUrl).toBe("https://img.example.com/cancelled.png");
   });
 });

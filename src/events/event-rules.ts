@@ -2,9 +2,10 @@ import type { AcceptanceContext, ItemOutcome } from "../ledger/acceptance-contex
 import type { EventParts } from "./event-acceptance";
 import { toUint64 } from "../common/validation/uint64";
 import type { EventEntity } from "./entities/event.entity";
+import type { CancelledEventDto } from "./dto/cancelled-event.dto";
 import type { NewEventDto } from "./dto/new-event.dto";
 import type { UpdateEventDto } from "./dto/update-event.dto";
-import { registerEventItem, updateEventItem } from "./event-registry-items";
+import { cancelEventItem, registerEventItem, updateEventItem } from "./event-registry-items";
 import { EventErrors } from "./events.errors";
 
 /** The acceptance rules of event actions (their refusals: docs/integrators/api.md#errors), run in request order inside an acceptance. */
@@ -68,6 +69,29 @@ export function updateEvent(context: AcceptanceContext<EventParts>, input: Updat
   // Only a change of on-chain fields needs a transaction; the callbackUrl stays here.
   const onChain = touchesChain(input) ? updateEventItem(event, context.organization) : null;
   const actionId = context.actions.record({ kind: "updateEvent", requestedAs, eventRef: event.id, eventIndex: event.eventIndex, ticketRef: null, onChain });
+  return { actionId };
+}
+
+/**
+ * Cancels the event in one action, whatever its tickets: none of them changes, every one reads as
+ * cancelled through its event, and the ticket rules refuse what would change them. Its actions
+ * accepted before go first, on chain too: acceptance order is the registry's.
+ */
+export function cancelEvent(context: AcceptanceContext<EventParts>, input: CancelledEventDto, requestedAs: string): ItemOutcome {
+  const event = context.events.find(input.eventId);
+  if (!event) return { error: EventErrors.notFound(input.eventId) };
+  if (event.cancelledAt) return { error: EventErrors.cancelled(input.eventId) };
+
+  event.cancelledAt = new Date(Number(context.now) * 1000);
+  context.events.touch(event);
+  const actionId = context.actions.record({
+    kind: "cancelledEvent",
+    requestedAs,
+    eventRef: event.id,
+    eventIndex: event.eventIndex,
+    ticketRef: null,
+    onChain: cancelEventItem(event),
+  });
   return { actionId };
 }
 

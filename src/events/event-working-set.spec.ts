@@ -7,7 +7,13 @@ import { type EventWorkingSetStore, EventWorkingSet } from "./event-working-set"
 
 /** A store over `rows` that records what the working set writes. */
 function storeOf(rows: EventEntity[]) {
-  const writes = { saved: [] as EventEntity[], counts: [] as { id: string; count: bigint }[], lockedIds: [] as string[], readIds: [] as string[] };
+  const writes = {
+    saved: [] as EventEntity[],
+    counts: [] as { id: string; count: bigint }[],
+    lockedIds: [] as string[],
+    readIds: [] as string[],
+    readRefs: [] as string[],
+  };
   const store: EventWorkingSetStore = {
     lockForAcceptance: async (_, eventIds) => {
       writes.lockedIds.push(...eventIds);
@@ -16,6 +22,10 @@ function storeOf(rows: EventEntity[]) {
     readForAcceptance: async (_, eventIds) => {
       writes.readIds.push(...eventIds);
       return rows.filter((row) => eventIds.includes(row.eventId));
+    },
+    readByRefsForAcceptance: async (_, ids) => {
+      writes.readRefs.push(...ids);
+      return rows.filter((row) => ids.includes(row.id));
     },
     reserveRegistryIndexes: async (count) => Array.from({ length: count }, (_, i) => 100n + BigInt(i)),
     insertNew: async (events) => events.length,
@@ -74,5 +84,25 @@ describe("EventWorkingSet: sales", () => {
     const events = new EventWorkingSet(store, ORGANIZATION.id);
     await events.load([], 0, { eventIds: ["read"], serials: new Map() });
     expect(() => events.touch(events.find("read")!)).toThrow(/not locked/);
+  });
+});
+
+describe("EventWorkingSet: the events of tickets", () => {
+  it("reads, without a lock, only the events of tickets it does not hold yet, and finds them by row id", async () => {
+    const held = anEvent({ eventId: "held" });
+    const other = anEvent({ eventId: "other", cancelledAt: new Date(1_000) });
+    const { store, writes } = storeOf([held, other]);
+    const events = new EventWorkingSet(store, ORGANIZATION.id);
+    await events.load(["held"], 0);
+    const heldInMemory = events.find("held")!;
+    heldInMemory.cancelledAt = new Date(2_000);
+
+    await events.loadRefs([held.id, other.id, other.id]);
+
+    expect(writes.readRefs).toEqual([other.id]);
+    // The event the request holds keeps what the request did to it: a ticket action after its cancellation sees it.
+    expect(events.findByRef(held.id)).toBe(heldInMemory);
+    expect(events.findByRef(other.id)?.cancelledAt).toEqual(new Date(1_000));
+    expect(() => events.touch(events.findByRef(other.id)!)).toThrow(/not locked/);
   });
 });

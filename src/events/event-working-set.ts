@@ -10,6 +10,7 @@ export type NewEventFields = Omit<
   | "eventIndex"
   | "ticketsSold"
   | "lastSerial"
+  | "cancelledAt"
   | "callbackFailingSince"
   | "callbackDisabledAt"
   | "releasedAt"
@@ -20,7 +21,7 @@ export type NewEventFields = Omit<
 /** What a working set needs of the events' storage. */
 export type EventWorkingSetStore = Pick<
   EventsStore,
-  "lockForAcceptance" | "readForAcceptance" | "reserveRegistryIndexes" | "insertNew" | "saveChanges" | "addTicketsSold"
+  "lockForAcceptance" | "readForAcceptance" | "readByRefsForAcceptance" | "reserveRegistryIndexes" | "insertNew" | "saveChanges" | "addTicketsSold"
 >;
 
 /** Events a sale needs besides the locked ones: read without a lock, with the serials reserved for the request. */
@@ -38,6 +39,7 @@ export interface SaleEvents {
  */
 export class EventWorkingSet {
   private readonly byEventId = new Map<string, EventEntity>();
+  private readonly byRef = new Map<string, EventEntity>();
   private readonly locked = new Set<EventEntity>();
   private readonly created = new Set<EventEntity>();
   private readonly changed = new Set<EventEntity>();
@@ -55,17 +57,37 @@ export class EventWorkingSet {
   /** Locks `eventIds`, reads the other events `sales` names, and reserves registry indexes for `newEvents` events. */
   async load(eventIds: readonly string[], newEvents: number, sales: SaleEvents = { eventIds: [], serials: new Map() }): Promise<void> {
     for (const row of await this.store.lockForAcceptance(this.organizationId, eventIds)) {
-      this.byEventId.set(row.eventId, row);
+      this.keep(row);
       this.locked.add(row);
     }
     const unlocked = sales.eventIds.filter((eventId) => !eventIds.includes(eventId));
-    for (const row of await this.store.readForAcceptance(this.organizationId, unlocked)) this.byEventId.set(row.eventId, row);
+    for (const row of await this.store.readForAcceptance(this.organizationId, unlocked)) this.keep(row);
     for (const [eventId, range] of sales.serials) this.serials.set(eventId, { ...range });
     this.reservedIndexes = await this.store.reserveRegistryIndexes(newEvents);
   }
 
+  /**
+   * Reads, without a lock, the events of tickets the acceptance acts on that it holds not yet: a
+   * ticket action needs only whether its event is cancelled. One cancelled meanwhile is refused by
+   * the registry, which then ends the action in error and puts its ticket back.
+   */
+  async loadRefs(eventRefs: readonly string[]): Promise<void> {
+    const missing = [...new Set(eventRefs)].filter((ref) => !this.byRef.has(ref));
+    for (const row of await this.store.readByRefsForAcceptance(this.organizationId, missing)) this.keep(row);
+  }
+
   find(eventId: string): EventEntity | undefined {
     return this.byEventId.get(eventId);
+  }
+
+  /** The event of a ticket the acceptance holds, by its row id (see loadRefs). */
+  findByRef(eventRef: string): EventEntity | undefined {
+    return this.byRef.get(eventRef);
+  }
+
+  private keep(event: EventEntity): void {
+    this.byEventId.set(event.eventId, event);
+    this.byRef.set(event.id, event);
   }
 
   create(fields: NewEventFields): EventEntity {
@@ -77,10 +99,11 @@ export class EventWorkingSet {
       eventIndex,
       ticketsSold: 0n,
       lastSerial: 0n,
+      cancelledAt: null,
       callbackFailingSince: null,
       callbackDisabledAt: null,
     });
-    this.byEventId.set(event.eventId, event);
+    this.keep(event);
     this.created.add(event);
     this.locked.add(event);
     return event;

@@ -6,6 +6,7 @@ import {
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
+  ApiParam,
   ApiTags,
   ApiTooManyRequestsResponse,
 } from "@nestjs/swagger";
@@ -29,7 +30,11 @@ import { EVENT_ACCEPTANCE } from "./event-acceptance";
 import { EventActions } from "./event-actions";
 import { EventsService } from "./events.service";
 
-const STATUS_OF_CODE: Record<string, number> = { event_exists: 409, queue_full: 429 };
+const STATUS_OF_CODE: Record<string, number> = { event_exists: 409, event_not_found: 404, event_cancelled: 409, queue_full: 429 };
+
+const QUEUE_FULL_RESPONSE = {
+  headers: { "Retry-After": { description: "Seconds to wait before sending the request again.", schema: { type: "integer", minimum: 1 } } },
+} as const;
 
 @ApiTags("events")
 @Controller(`api/v1/${ENDPOINT.events}`)
@@ -60,7 +65,7 @@ export class EventsController {
     description:
       "queue_full, with its eventId: the organization has ORG_MAX_QUEUED_ACTIONS actions accepted and not yet on chain; or rate_limited, without eventId " +
       "(see the RateLimit-* headers). Both with Retry-After.",
-    headers: { "Retry-After": { description: "Seconds to wait before sending the request again.", schema: { type: "integer", minimum: 1 } } },
+    ...QUEUE_FULL_RESPONSE,
   })
   @ApiCommonWriteResponses()
   async create(
@@ -82,6 +87,52 @@ export class EventsController {
     retryAfterQueueFull(response, [outcome]);
     if (outcome.error) throw new ApiError(STATUS_OF_CODE[outcome.error.code] ?? 400, outcome.error, { eventId });
     return { txPromise: outcome.actionId, eventId: eventId as string, status: "success" };
+  }
+
+  @Post(`:eventId/${ENDPOINT.cancel}`)
+  @HttpCode(200)
+  @CountsActions()
+  @ApiOperation({
+    operationId: "cancelEvent",
+    summary: "Cancel an event, with every one of its tickets",
+    description:
+      "Cancels the event in one action and, asynchronously, in one write on chain whatever the number of its tickets: from then on every " +
+      "ticket of the event reads as cancelled (its view, its token's metadata, /verify), and its sales, resales, check-ins, invalidations " +
+      "and claims are refused with event_cancelled, at once and by the registry. Tokens already claimed stay with their holders. Its " +
+      "actions accepted before go first, on chain too. Callback action: cancelledEvent, to the event's receivers, once the chain confirms " +
+      "it. A waiting cancellation can be withdrawn (POST /api/v1/actions/{promise}/cancel): the event and its tickets are as before. No body.",
+  })
+  @ApiParam({ name: "eventId", description: "The event to cancel, as registered." })
+  @ApiOkResponse({ type: EventAcceptedDto })
+  @ApiBadRequestResponse({
+    type: EventRefusedDto,
+    description: "invalid_field: the eventId of the path is not an id (field eventId); or a malformed Idempotency-Key (invalid_field), without eventId.",
+  })
+  @ApiNotFoundResponse({ type: EventRefusedDto, description: "event_not_found: no such event (also for another organization's event)." })
+  @ApiConflictResponse({ type: EventRefusedDto, description: "event_cancelled: the event is cancelled already (its first cancellation stands)." })
+  @ApiTooManyRequestsResponse({
+    type: EventRefusedDto,
+    description:
+      "queue_full, with its eventId: the organization has ORG_MAX_QUEUED_ACTIONS actions accepted and not yet on chain; or rate_limited, without eventId " +
+      "(see the RateLimit-* headers). Both with Retry-After.",
+    ...QUEUE_FULL_RESPONSE,
+  })
+  @ApiCommonWriteResponses()
+  async cancel(
+    @CurrentOrganization() organization: AuthenticatedOrganization,
+    @Param("eventId") eventId: string,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<EventAcceptedDto> {
+    const [outcome] = await this.ledger.acceptItems(
+      EVENT_ACCEPTANCE,
+      organization,
+      [{ descriptor: EventActions.cancel, requestedAs: ENDPOINT.cancel, raw: { eventId } }],
+      requestIdOf(request),
+    );
+    retryAfterQueueFull(response, [outcome]);
+    if (outcome.error) throw new ApiError(STATUS_OF_CODE[outcome.error.code] ?? 400, outcome.error, { eventId });
+    return { txPromise: outcome.actionId, eventId, status: "success" };
   }
 
   @Get(":eventId")

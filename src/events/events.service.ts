@@ -41,10 +41,13 @@ export class EventsService {
       callbackFailingSince: event.callbackFailingSince?.toISOString() ?? null,
       callbackDisabledAt: event.callbackDisabledAt?.toISOString() ?? null,
       ticketsSold: uint64Json(ticketsSold),
+      cancelled: event.cancelledAt !== null,
+      cancelledAt: event.cancelledAt?.toISOString() ?? null,
       chain: {
         eventIndex: uint64Json(event.eventIndex),
         eventKey: eventKeyOf(organization.ticketeerId, event.eventId),
         registered: actions.some((action) => action.kind === "newEvent" && action.status === "confirmed"),
+        cancelled: actions.some((action) => action.kind === "cancelledEvent" && action.status === "confirmed"),
       },
       actions: actions.map(toActionView),
     };

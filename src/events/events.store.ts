@@ -54,6 +54,16 @@ export class EventsStore {
       .getMany();
   }
 
+  /** The organization's events of these row ids, read without a lock: the events of the tickets an acceptance acts on. */
+  readByRefsForAcceptance(organizationId: string, ids: readonly string[]): Promise<EventEntity[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.manager
+      .getRepository(EventEntity)
+      .createQueryBuilder("event")
+      .where("event.organization_id = :organizationId AND event.id = ANY(:ids)", { organizationId, ids })
+      .getMany();
+  }
+
   /**
    * Reserves `count` serials for each of the organization's events named, past its last serial, in a
    * transaction of its own (call it on the data source's manager, outside any acceptance): the
@@ -114,9 +124,9 @@ export class EventsStore {
     if (events.length === 0) return 0;
     const inserted = await this.manager.query<unknown[]>(
       `INSERT INTO events (id, organization_id, event_id, event_index, name, ticketeer_name, currency, shop_url, image_url,
-                           latitude, longitude, start_time, end_time, callback_url, tickets_sold, last_serial)
+                           latitude, longitude, start_time, end_time, callback_url, tickets_sold, last_serial, cancelled_at)
        SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
-                            $10::float8[], $11::float8[], $12::numeric[], $13::numeric[], $14::text[], $15::bigint[], $16::bigint[])
+                            $10::float8[], $11::float8[], $12::numeric[], $13::numeric[], $14::text[], $15::bigint[], $16::bigint[], $17::timestamptz[])
        ON CONFLICT (organization_id, event_id) WHERE released_at IS NULL DO NOTHING
        RETURNING id`,
       columnsOf(events),
@@ -127,8 +137,25 @@ export class EventsStore {
   /** Writes the accepted fields of changed events: events the acceptance holds locked (read with lockForAcceptance). */
   async saveChanges(events: readonly EventEntity[]): Promise<void> {
     if (events.length === 0) return;
-    const [ids, , , , name, ticketeerName, currency, shopUrl, imageUrl, latitude, longitude, startTime, endTime, callbackUrl, ticketsSold, lastSerial] =
-      columnsOf(events);
+    const [
+      ids,
+      ,
+      ,
+      ,
+      name,
+      ticketeerName,
+      currency,
+      shopUrl,
+      imageUrl,
+      latitude,
+      longitude,
+      startTime,
+      endTime,
+      callbackUrl,
+      ticketsSold,
+      lastSerial,
+      cancelledAt,
+    ] = columnsOf(events);
     // The callbackUrl's failure state as the acceptance left it: read under the row's lock, so it
     // differs from the stored one only where an updateEvent with a callbackUrl enabled it again.
     const failingSince = events.map((event) => event.callbackFailingSince?.toISOString() ?? null);
@@ -137,11 +164,12 @@ export class EventsStore {
       `UPDATE events AS e SET name = u.name, ticketeer_name = u.ticketeer_name, currency = u.currency, shop_url = u.shop_url,
               image_url = u.image_url, latitude = u.latitude, longitude = u.longitude, start_time = u.start_time,
               end_time = u.end_time, callback_url = u.callback_url, tickets_sold = u.tickets_sold, last_serial = u.last_serial,
-              callback_failing_since = u.callback_failing_since, callback_disabled_at = u.callback_disabled_at, updated_at = now()
+              cancelled_at = u.cancelled_at, callback_failing_since = u.callback_failing_since, callback_disabled_at = u.callback_disabled_at,
+              updated_at = now()
          FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::float8[], $8::float8[],
-                     $9::numeric[], $10::numeric[], $11::text[], $12::bigint[], $13::bigint[], $14::timestamptz[], $15::timestamptz[])
+                     $9::numeric[], $10::numeric[], $11::text[], $12::bigint[], $13::bigint[], $14::timestamptz[], $15::timestamptz[], $16::timestamptz[])
            AS u(id, name, ticketeer_name, currency, shop_url, image_url, latitude, longitude, start_time, end_time, callback_url, tickets_sold, last_serial,
-                callback_failing_since, callback_disabled_at)
+                cancelled_at, callback_failing_since, callback_disabled_at)
         WHERE e.id = u.id`,
       [
         ids,
@@ -157,6 +185,7 @@ export class EventsStore {
         callbackUrl,
         ticketsSold,
         lastSerial,
+        cancelledAt,
         failingSince,
         disabledAt,
       ],
@@ -188,5 +217,6 @@ function columnsOf(events: readonly EventEntity[]): unknown[][] {
     events.map((e) => e.callbackUrl),
     events.map((e) => e.ticketsSold.toString()),
     events.map((e) => e.lastSerial.toString()),
+    events.map((e) => e.cancelledAt?.toISOString() ?? null),
   ];
 }

@@ -43,13 +43,23 @@ export class ChainActionsStore {
     return byTicket;
   }
 
-  /** The event's own actions (registration and updates), without its tickets'. */
+  /** The event's own actions (registration, updates, cancellation), without its tickets'. */
   async listForEvent(eventRef: string): Promise<ChainAction[]> {
     return this.repository
       .createQueryBuilder("action")
       .where("action.event_ref = :eventRef AND action.ticket_ref IS NULL", { eventRef })
       .orderBy("action.seq", "ASC")
       .getMany();
+  }
+
+  /** Which of these events have their cancellation confirmed on chain. */
+  async confirmedCancellations(eventRefs: readonly string[]): Promise<Set<string>> {
+    if (eventRefs.length === 0) return new Set();
+    const rows = await this.dataSource.query<{ event_ref: string }[]>(
+      `SELECT DISTINCT event_ref FROM chain_actions WHERE event_ref = ANY($1::uuid[]) AND kind = 'cancelledEvent' AND status = 'confirmed'`,
+      [eventRefs],
+    );
+    return new Set(rows.map((row) => row.event_ref));
   }
 
   async countWaitingOlderThan(ageMs: number): Promise<number> {

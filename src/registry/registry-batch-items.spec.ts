@@ -26,6 +26,8 @@ describe("batchItemSubjects", () => {
       { action: "checkedIn", tokenId: (7n << 64n) | 1n, orderTime: 7n },
       { action: "invalidated", tokenId: (7n << 64n) | 2n, orderTime: 8n },
       { action: "claimed", tokenId: (7n << 64n) | 1n, to: "0x52908400098527886E0F7030069857D2E4169EE7" },
+      { action: "cancelEvent", eventIndex: 7n },
+      { action: "checkedIn", tokenId: (7n << 64n) | 3n, orderTime: 9n },
     ];
     expect(batchItemSubjects(encodeBatch(items))).toEqual(
       items.map((item) => ({ action: item.action, subject: "eventIndex" in item ? item.eventIndex : item.tokenId })),

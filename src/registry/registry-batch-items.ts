@@ -12,14 +12,18 @@ export interface BatchItemSubject {
 
 const ACTIONS = new Map<number, BatchAction>(Object.entries(BatchActionCode).map(([action, code]) => [code, action as BatchAction]));
 
-/** Bytes after the code of the fixed-size items (BatchReader.sol); event items carry details of varying size. */
+/** Bytes after the code of the fixed-size items (BatchReader.sol); registrations and updates carry details of varying size. */
 const FIXED_SIZE: Partial<Record<BatchAction, number>> = {
   sold: 16 + 32 + 16 + 8,
   resold: 16 + 16 + 8,
   checkedIn: 16 + 8,
   invalidated: 16 + 8,
   claimed: 16 + 20,
+  cancelEvent: 8,
 };
+
+/** Items whose subject is an event (its u64 index) rather than a token. */
+const EVENT_ITEMS: ReadonlySet<BatchAction> = new Set(["registerEvent", "updateEvent", "cancelEvent"]);
 
 /** Fixed part of event details (latitude, longitude, startTime, endTime), then five length-prefixed texts. */
 const DETAILS_FIXED = 4 + 4 + 8 + 8;
@@ -32,14 +36,13 @@ export function batchItemSubjects(batch: string): BatchItemSubject[] {
   for (let offset = 0; offset < bytes.length;) {
     const action = ACTIONS.get(bytes[offset]);
     if (!action) throw new RangeError(`unknown action code ${bytes[offset]} at byte ${offset}`);
-    const eventItem = action === "registerEvent" || action === "updateEvent";
-    items.push({ action, subject: readUint(bytes, offset + 1, eventItem ? 8 : 16) });
-    offset += 1 + (eventItem ? eventItemSize(bytes, offset + 1, action) : (FIXED_SIZE[action] as number));
+    items.push({ action, subject: readUint(bytes, offset + 1, EVENT_ITEMS.has(action) ? 8 : 16) });
+    offset += 1 + (FIXED_SIZE[action] ?? detailedItemSize(bytes, offset + 1, action));
   }
   return items;
 }
 
-function eventItemSize(bytes: Uint8Array, start: number, action: BatchAction): number {
+function detailedItemSize(bytes: Uint8Array, start: number, action: BatchAction): number {
   const head = action === "registerEvent" ? 8 + 32 + 32 : 8;
   let offset = start + head + DETAILS_FIXED;
   for (let text = 0; text < DETAILS_TEXTS; text++) offset += 2 + Number(readUint(bytes, offset, 2));

@@ -25,6 +25,10 @@ describe("encodeItem", () => {
     expect(hex.slice(34)).toBe(to.slice(2));
   });
 
+  it("packs an event's cancellation as code and 8-byte eventIndex, nothing per ticket", () => {
+    expect(encodeItem({ action: "cancelEvent", eventIndex: 0x0a0bn })).toBe("0x08" + "0000000000000a0b");
+  });
+
   it("refuses a wallet with a wrong checksum", () => {
     expect(() => encodeItem({ action: "claimed", tokenId, to: "0x52908400098527886E0F7030069857D2E4169eE7" })).toThrow();
   });

@@ -50,7 +50,8 @@ export type RegistryBatchItem =
   | { action: "resold"; tokenId: bigint; price: string; orderTime: bigint }
   | { action: "checkedIn"; tokenId: bigint; orderTime: bigint }
   | { action: "invalidated"; tokenId: bigint; orderTime: bigint }
-  | { action: "claimed"; tokenId: bigint; to: string };
+  | { action: "claimed"; tokenId: bigint; to: string }
+  | { action: "cancelEvent"; eventIndex: bigint };
 
 // The union above and the ACTIONS table name the same items: a row without its item shape, or an
 // item without its row, fails here.
@@ -85,6 +86,8 @@ export function encodeItem(item: RegistryBatchItem): string {
       return concat([code, uint(item.tokenId, 16), uint(item.orderTime, 8)]);
     case "claimed":
       return concat([code, uint(item.tokenId, 16), getBytes(getAddress(item.to))]);
+    case "cancelEvent":
+      return concat([code, uint(item.eventIndex, 8)]);
   }
 }
 

@@ -6,6 +6,7 @@ describe("chainFailureCode", () => {
   it("names a refusal by the registry's reason in snake case", () => {
     expect(chainFailureCode(RegistryItemFailure.TicketCheckedIn)).toBe("onchain_ticket_checked_in");
     expect(chainFailureCode(RegistryItemFailure.InvalidReceiver)).toBe("onchain_invalid_receiver");
+    expect(chainFailureCode(RegistryItemFailure.EventCancelled)).toBe("onchain_event_cancelled");
   });
 
   it("gives a reason this version does not name a code of the documented set", () => {

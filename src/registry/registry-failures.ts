@@ -14,6 +14,7 @@ export enum RegistryItemFailure {
   ResaleLimitReached = 11,
   InvalidEventIndex = 12,
   InvalidSerial = 13,
+  EventCancelled = 14,
 }
 
 /** `TicketCheckedIn` → `onchain_ticket_checked_in`. */

@@ -18,6 +18,7 @@ export const STREAM_ACTIONS = {
   checkedInTicket: { descriptor: TicketActions.checkIn, echoes: ["ticketId"] },
   claimedTicket: { descriptor: TicketActions.claimed, echoes: ["ticketId"] },
   invalidatedTicket: { descriptor: TicketActions.invalidated, echoes: ["ticketId"] },
+  cancelledEvent: { descriptor: EventActions.cancel, echoes: ["eventId"] },
 } satisfies Record<StreamActionName, { descriptor: ActionDescriptor<object, TicketPlan, TicketParts>; echoes: ("eventId" | "ticketId")[] }>;
 
 export type { StreamActionName };

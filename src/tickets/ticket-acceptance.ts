@@ -70,6 +70,8 @@ export const TICKET_ACCEPTANCE: AcceptedStateKind<TicketPlan, TicketParts> = {
       async load(plan) {
         await events.load(unique(plan.eventIds), plan.newEvents, { eventIds: [...plan.sales.keys()], serials: plan.serials });
         await tickets.load(unique(plan.ticketIds));
+        // After the tickets: the events of tickets the request acts on, for whether they are cancelled.
+        await events.loadRefs(tickets.eventRefs());
         if (plan.claims > 0) await receivers.load();
       },
       async flush() {

@@ -6,9 +6,10 @@ import { describe, expect, it } from "vitest";
 import { acceptanceFixture, anEvent, aTicket, NOW, OTHER_ORGANIZATION, validated } from "../../test/support/acceptance-fixture";
 import { custodyMaskOf, encodeItem } from "../registry";
 import { validateItem } from "../common/validation/validate-item";
+import { CancelledEventDto } from "../events/dto/cancelled-event.dto";
 import { NewEventDto } from "../events/dto/new-event.dto";
 import type { EventEntity } from "../events/entities/event.entity";
-import { registerEvent } from "../events/event-rules";
+import { cancelEvent, registerEvent } from "../events/event-rules";
 import { ClaimedTicketDto } from "./dto/claimed-ticket.dto";
 import { ResoldTicketDto } from "./dto/resold-ticket.dto";
 import { SoldTicketDto } from "./dto/sold-ticket.dto";
@@ -39,8 +40,8 @@ const STATES: Record<TicketState, Partial<TicketEntity>> = {
 };
 
 /** An acceptance over one stored event and, unless `state` is null, its ticket "ticket-1" in that state. */
-async function withTicket(state: TicketState | null, overrides: Partial<TicketEntity> = {}) {
-  const event = anEvent({ eventIndex: 7n });
+async function withTicket(state: TicketState | null, overrides: Partial<TicketEntity> = {}, eventOverrides: Partial<EventEntity> = {}) {
+  const event = anEvent({ eventIndex: 7n, ...eventOverrides });
   const ticket = state === null ? null : aTicket(event, { ...STATES[state], ...overrides });
   const fixture = await acceptanceFixture({ events: [event], tickets: ticket ? [ticket] : [] });
   return { ...fixture, event, ticket: ticket as TicketEntity };
@@ -64,9 +65,23 @@ const TABLE: Record<keyof typeof ACTIONS, Record<TicketState, string | null>> = 
   claimed: { valid: "ticket_not_checked_in", checkedIn: null, invalidated: "ticket_invalidated", claimed: "ticket_claimed" },
 };
 
-const CASES = Object.entries(TABLE).flatMap(([action, outcomes]) =>
-  Object.entries(outcomes).map(([state, code]) => [action as keyof typeof ACTIONS, state as TicketState, code] as const),
-);
+/**
+ * The same of a ticket whose event is cancelled: nothing that changes what the ticket is can be done
+ * (the registry refuses it too); its metadata URI may still change, as for any ticket not invalidated.
+ */
+const CANCELLED_EVENT_TABLE: Record<keyof typeof ACTIONS, Record<TicketState, string | null>> = {
+  resold: { valid: "event_cancelled", checkedIn: "event_cancelled", invalidated: "event_cancelled", claimed: "event_cancelled" },
+  scanned: { valid: "event_cancelled", checkedIn: "event_cancelled", invalidated: "event_cancelled", claimed: "event_cancelled" },
+  invalidated: { valid: "event_cancelled", checkedIn: "event_cancelled", invalidated: "event_cancelled", claimed: "event_cancelled" },
+  updateTicket: { valid: null, checkedIn: null, invalidated: "ticket_invalidated", claimed: null },
+  claimed: { valid: "event_cancelled", checkedIn: "event_cancelled", invalidated: "event_cancelled", claimed: "event_cancelled" },
+};
+
+const casesOf = (table: typeof TABLE) =>
+  Object.entries(table).flatMap(([action, outcomes]) =>
+    Object.entries(outcomes).map(([state, code]) => [action as keyof typeof ACTIONS, state as TicketState, code] as const),
+  );
+const CASES = casesOf(TABLE);
 
 describe("the acceptance table: every ticket action in every state", () => {
   it.each(CASES)("%s of a %s ticket → %s", async (action, state, code) => {
@@ -82,6 +97,20 @@ describe("the acceptance table: every ticket action in every state", () => {
       expect(outcome).toEqual({ error: { code, field: "ticketId", message: expect.stringContaining("ticket-1") } });
       expect(recorded).toEqual([]);
       expect(touchedTickets).toEqual([]);
+      expect(ticket).toEqual(before);
+    }
+  });
+
+  it.each(casesOf(CANCELLED_EVENT_TABLE))("%s of a %s ticket of a cancelled event → %s", async (action, state, code) => {
+    const { context, recorded, ticket } = await withTicket(state, {}, { cancelledAt: new Date(1_000) });
+    const before = { ...ticket };
+    const outcome = ACTIONS[action](context);
+    if (code === null) {
+      expect(outcome.error).toBeUndefined();
+      expect(recorded).toHaveLength(1);
+    } else {
+      expect(outcome).toEqual({ error: { code, field: "ticketId", message: expect.stringContaining("ticket-1") } });
+      expect(recorded).toEqual([]);
       expect(ticket).toEqual(before);
     }
   });
@@ -198,6 +227,14 @@ describe("sellTicket", () => {
     });
     expect(context.tickets.find("ticket-1")).toBeUndefined();
     expect(recorded).toEqual([]);
+  });
+
+  it("refuses a cancelled event: event_cancelled, naming the eventId", async () => {
+    const event = anEvent({ eventIndex: 7n, cancelledAt: new Date(1_000) });
+    const { context, recorded } = await acceptanceFixture({ events: [event] });
+    expect(sellTicket(context, sold(), "soldTicket")).toEqual({ error: { code: "event_cancelled", field: "eventId", message: "Event event-1 is cancelled." } });
+    expect(recorded).toEqual([]);
+    expect(event.ticketsSold).toBe(0n);
   });
 
   it("refuses another ticketeer's event as not found", async () => {
@@ -494,6 +531,24 @@ describe("one acceptance: actions see each other in order", () => {
     expect(updateTicket(context, uriUpdate(), "updateTicket").error?.code).toBe("ticket_invalidated");
     expect(resellTicket(context, resold(), "resoldTicket").error?.code).toBe("ticket_invalidated");
     expect(fixture.recorded.map((entry) => entry.kind)).toEqual(["newEvent", "sold", "invalidated"]);
+  });
+
+  it("a sale and a check-in, then the event's cancellation, then a sale and a check-in: the first two stand, the last two are refused", async () => {
+    const { fixture } = await withEventCreated();
+    const { context } = fixture;
+    expect(sellTicket(context, sold(), "soldTicket").error).toBeUndefined();
+    expect(checkInTicket(context, moment(), "scannedTicket").error).toBeUndefined();
+    expect(cancelEvent(context, validated(CancelledEventDto, { eventId: "event-1" }), "cancelledEvent").error).toBeUndefined();
+    expect(sellTicket(context, sold({ ticketId: "ticket-2" }), "soldTicket").error?.code).toBe("event_cancelled");
+    expect(checkInTicket(context, moment(), "scannedTicket").error?.code).toBe("event_cancelled");
+    expect(claimTicket(context, claim(), "claimedTicket").error?.code).toBe("event_cancelled");
+    expect(fixture.recorded.map((entry) => [entry.kind, entry.onChain?.action])).toEqual([
+      ["newEvent", "registerEvent"],
+      ["sold", "sold"],
+      ["scanned", "checkedIn"],
+      ["cancelledEvent", "cancelEvent"],
+    ]);
+    expect(context.tickets.find("ticket-1")).toMatchObject({ checkedIn: true, invalidated: false, claimed: false });
   });
 
   it("tickets sold in one request for an event created in it are numbered from 1", async () => {

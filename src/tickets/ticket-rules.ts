@@ -19,6 +19,7 @@ import { TicketErrors } from "./tickets.errors";
 export function sellTicket(context: AcceptanceContext<TicketParts>, input: SoldTicketDto, requestedAs: string): ItemOutcome {
   const event = context.events.find(input.eventId);
   if (!event) return { error: EventErrors.notFound(input.eventId) };
+  if (event.cancelledAt) return { error: EventErrors.cancelled(input.eventId) };
   if (context.tickets.find(input.ticketId)) return { error: TicketErrors.exists(input.ticketId) };
 
   const serial = context.events.sell(event);
@@ -45,6 +46,7 @@ export function sellTicket(context: AcceptanceContext<TicketParts>, input: SoldT
 export function resellTicket(context: AcceptanceContext<TicketParts>, input: ResoldTicketDto, requestedAs: string): ItemOutcome {
   const ticket = context.tickets.find(input.ticketId);
   if (!ticket) return { error: TicketErrors.notFound(input.ticketId) };
+  if (eventCancelled(context, ticket)) return { error: TicketErrors.eventCancelled(input.ticketId) };
   if (ticket.claimed) return { error: TicketErrors.claimed(input.ticketId) };
   if (ticket.checkedIn) return { error: TicketErrors.checkedIn(input.ticketId) };
   if (ticket.invalidated) return { error: TicketErrors.invalidated(input.ticketId) };
@@ -60,6 +62,7 @@ export function resellTicket(context: AcceptanceContext<TicketParts>, input: Res
 export function checkInTicket(context: AcceptanceContext<TicketParts>, input: TicketMomentDto, requestedAs: string): ItemOutcome {
   const ticket = context.tickets.find(input.ticketId);
   if (!ticket) return { error: TicketErrors.notFound(input.ticketId) };
+  if (eventCancelled(context, ticket)) return { error: TicketErrors.eventCancelled(input.ticketId) };
   if (ticket.invalidated) return { error: TicketErrors.invalidated(input.ticketId) };
 
   const orderTime = orderTimeOf(context, input.orderTime);
@@ -70,6 +73,7 @@ export function checkInTicket(context: AcceptanceContext<TicketParts>, input: Ti
 export function invalidateTicket(context: AcceptanceContext<TicketParts>, input: TicketMomentDto, requestedAs: string): ItemOutcome {
   const ticket = context.tickets.find(input.ticketId);
   if (!ticket) return { error: TicketErrors.notFound(input.ticketId) };
+  if (eventCancelled(context, ticket)) return { error: TicketErrors.eventCancelled(input.ticketId) };
   if (ticket.checkedIn) return { error: TicketErrors.checkedIn(input.ticketId) };
   if (ticket.invalidated) return { error: TicketErrors.invalidated(input.ticketId) };
 
@@ -91,6 +95,7 @@ export function updateTicket(context: AcceptanceContext<TicketParts>, input: Upd
 export function claimTicket(context: AcceptanceContext<TicketParts>, input: ClaimedTicketDto, requestedAs: string): ItemOutcome {
   const ticket = context.tickets.find(input.ticketId);
   if (!ticket) return { error: TicketErrors.notFound(input.ticketId) };
+  if (eventCancelled(context, ticket)) return { error: TicketErrors.eventCancelled(input.ticketId) };
   if (ticket.invalidated) return { error: TicketErrors.invalidated(input.ticketId) };
   if (ticket.claimed) return { error: TicketErrors.claimed(input.ticketId) };
   if (!ticket.checkedIn) return { error: TicketErrors.notCheckedIn(input.ticketId) };
@@ -101,6 +106,14 @@ export function claimTicket(context: AcceptanceContext<TicketParts>, input: Clai
   ticket.claimed = true;
   ticket.claimedTo = to;
   return record(context, "claimed", requestedAs, ticket, { action: "claimed", tokenId: ticket.tokenId, to });
+}
+
+/**
+ * Whether the ticket's event is cancelled: then it can no longer be resold, checked in, invalidated
+ * or claimed (the registry refuses them too). Its metadata URI may still change (updateTicket).
+ */
+function eventCancelled(context: AcceptanceContext<TicketParts>, ticket: TicketEntity): boolean {
+  return context.events.findByRef(ticket.eventRef)?.cancelledAt != null;
 }
 
 function record(

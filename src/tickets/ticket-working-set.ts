@@ -26,6 +26,11 @@ export class TicketWorkingSet {
     for (const row of await this.store.lockForAcceptance(this.organizationId, ticketIds)) this.byTicketId.set(row.ticketId, row);
   }
 
+  /** The events of the tickets loaded. */
+  eventRefs(): string[] {
+    return [...new Set([...this.byTicketId.values()].map((ticket) => ticket.eventRef))];
+  }
+
   find(ticketId: string): TicketEntity | undefined {
     return this.byTicketId.get(ticketId);
   }

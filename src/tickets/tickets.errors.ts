@@ -6,6 +6,7 @@ export const TicketErrors = {
   checkedIn: (ticketId: string): ErrorDetail => errorDetail("ticket_checked_in", `Ticket ${ticketId} is checked in.`, "ticketId"),
   invalidated: (ticketId: string): ErrorDetail => errorDetail("ticket_invalidated", `Ticket ${ticketId} is invalidated.`, "ticketId"),
   claimed: (ticketId: string): ErrorDetail => errorDetail("ticket_claimed", `Ticket ${ticketId} is claimed.`, "ticketId"),
+  eventCancelled: (ticketId: string): ErrorDetail => errorDetail("event_cancelled", `The event of ticket ${ticketId} is cancelled.`, "ticketId"),
   notCheckedIn: (ticketId: string): ErrorDetail =>
     errorDetail("ticket_not_checked_in", `Ticket ${ticketId} is not checked in: only a checked-in ticket can be claimed.`, "ticketId"),
 };

@@ -50,23 +50,28 @@ export class TicketsService {
 
   /** The views of these tickets, their events and actions read in one query each. */
   private async views(tickets: readonly TicketEntity[]): Promise<TicketViewDto[]> {
-    const [events, actions] = await Promise.all([
-      new EventsStore(this.dataSource.manager).findByIds([...new Set(tickets.map((ticket) => ticket.eventRef))]),
+    const eventRefs = [...new Set(tickets.map((ticket) => ticket.eventRef))];
+    const [events, actions, cancelledOnChain] = await Promise.all([
+      new EventsStore(this.dataSource.manager).findByIds(eventRefs),
       this.actions.listForTickets(tickets.map((ticket) => ticket.id)),
+      this.actions.confirmedCancellations(eventRefs),
     ]);
     const eventsById = new Map(events.map((event) => [event.id, event]));
-    return tickets.map((ticket) => viewOf(ticket, eventsById.get(ticket.eventRef) as EventEntity, actions.get(ticket.id) ?? []));
+    return tickets.map((ticket) =>
+      viewOf(ticket, eventsById.get(ticket.eventRef) as EventEntity, actions.get(ticket.id) ?? [], cancelledOnChain.has(ticket.eventRef)),
+    );
   }
 }
 
-function viewOf(ticket: TicketEntity, event: EventEntity, actions: ChainAction[]): TicketViewDto {
+function viewOf(ticket: TicketEntity, event: EventEntity, actions: ChainAction[], eventCancelledOnChain: boolean): TicketViewDto {
   return {
     ticketId: ticket.ticketId,
     eventId: event.eventId,
-    state: stateOf(ticket),
+    state: stateOf(ticket, event),
     checkedIn: ticket.checkedIn,
     invalidated: ticket.invalidated,
     claimed: ticket.claimed,
+    eventCancelled: event.cancelledAt !== null,
     claimedTo: ticket.claimedTo,
     holder: ticket.holder,
     resales: ticket.resales,
@@ -81,12 +86,14 @@ function viewOf(ticket: TicketEntity, event: EventEntity, actions: ChainAction[]
       checkedIn: confirmed(actions, "scanned"),
       invalidated: confirmed(actions, "invalidated"),
       claimed: confirmed(actions, "claimed"),
+      eventCancelled: eventCancelledOnChain,
     },
     actions: actions.map(toActionView),
   };
 }
 
-function stateOf(ticket: TicketEntity): TicketViewDto["state"] {
+function stateOf(ticket: TicketEntity, event: EventEntity): TicketViewDto["state"] {
+  if (event.cancelledAt !== null) return "event_cancelled";
   if (ticket.claimed) return "claimed";
   if (ticket.invalidated) return "invalidated";
   if (ticket.checkedIn) return "checked_in";

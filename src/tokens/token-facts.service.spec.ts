@@ -32,6 +32,7 @@ async function fixture(minted = 100) {
   let block = 10;
   const calls = { tickets: 0, prices: 0, events: 0 };
   const registered = new Set([1n]);
+  const cancelled = new Set<bigint>();
   /** The block from which the event is called "Moved indoors" on chain. */
   let renamedFrom = Infinity;
   let beforeEventRead: () => void = () => undefined;
@@ -48,6 +49,7 @@ async function fixture(minted = 100) {
         checkedIn: false,
         invalidated: false,
         claimed: false,
+        eventCancelled: cancelled.has(tokenId >> 64n),
         resales: 0,
       }));
     },
@@ -76,6 +78,7 @@ async function fixture(minted = 100) {
     calls,
     change,
     register: (eventIndex: bigint) => registered.add(eventIndex),
+    cancel: (eventIndex: bigint) => cancelled.add(eventIndex),
     renameEvent: () => {
       renamedFrom = block + 1;
     },
@@ -116,6 +119,17 @@ describe("TokenFactsService", () => {
     expect((await sut.facts(tokenIdOf(1n, 5n)))?.event?.name).toBe("Concert");
     expect((await sut.facts(tokenIdOf(1n, 5n)))?.event?.name).toBe("Moved indoors");
     expect((await sut.facts(tokenIdOf(1n, 70n)))?.event?.name).toBe("Moved indoors");
+  });
+
+  it("shows every token of an event cancelled once the cancellation's event-wide signal came, and only then", async () => {
+    const { sut, change, cancel } = await fixture();
+    expect((await sut.facts(tokenIdOf(1n, 5n)))?.state).toBe("Valid");
+    expect((await sut.facts(tokenIdOf(1n, 70n)))?.state).toBe("Valid");
+    cancel(1n);
+    expect((await sut.facts(tokenIdOf(1n, 5n)))?.state).toBe("Valid");
+    await change({ tokenRanges: [[tokenIdOf(1n, 1n), tokenIdOf(1n, (1n << 64n) - 1n)]] });
+    expect((await sut.facts(tokenIdOf(1n, 5n)))?.state).toBe("Event cancelled");
+    expect((await sut.facts(tokenIdOf(1n, 70n)))?.state).toBe("Event cancelled");
   });
 
   it("forgets everything on a reset (a reorg)", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import type { TokenFacts } from "./chain/token-facts";
+import { stateOf, type TokenFacts } from "./chain/token-facts";
 import { tokenMetadata } from "./token-metadata";
 
 const TOKEN_ID = (3n << 64n) | 12n;
@@ -82,5 +82,23 @@ describe("tokenMetadata", () => {
   it("never shows raw ids: only the tokenId's parts and what the chain records", () => {
     const text = JSON.stringify(tokenMetadata(facts(), "", PAGE));
     expect(text).not.toMatch(/ticketId|eventId|ticketeerId/);
+  });
+});
+
+describe("stateOf", () => {
+  const flags = { checkedIn: false, invalidated: false, claimed: false, eventCancelled: false };
+
+  it("puts the event's cancellation above every flag of the ticket: a cancelled event's ticket is void, claimed or not", () => {
+    for (const own of [{}, { checkedIn: true }, { invalidated: true }, { checkedIn: true, claimed: true }]) {
+      expect(stateOf({ ...flags, ...own, eventCancelled: true })).toBe("Event cancelled");
+    }
+    expect(stateOf({ ...flags, checkedIn: true, claimed: true })).toBe("Claimed");
+    expect(stateOf(flags)).toBe("Valid");
+  });
+
+  it("shows the state in the metadata's State attribute and description", () => {
+    const metadata = tokenMetadata(facts({ state: "Event cancelled" }), "", PAGE);
+    expect(metadata.attributes).toContainEqual({ trait_type: "State", value: "Event cancelled" });
+    expect(metadata.description).toContain("State: Event cancelled.");
   });
 });

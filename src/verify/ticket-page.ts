@@ -157,18 +157,20 @@ function document(title: string, body: SafeHtml): string {
 
 function salePart(sale: VerifiedSale, verification: TicketVerification): SafeHtml {
   const currency = sale.event.details?.currency ?? "";
-  const verdict = sale.invalidated
-    ? html`<p class="verdict bad" data-fact="verdict">Invalidated: this ticket is no longer valid.</p>`
-    : sale.checkedIn
-      ? html`<p class="verdict warn" data-fact="verdict">Valid ticket, already checked in.</p>`
-      : html`<p class="verdict ok" data-fact="verdict">Valid ticket, not checked in.</p>`;
+  const verdict = sale.eventCancelled
+    ? html`<p class="verdict bad" data-fact="verdict">Event cancelled: this ticket is no longer valid.</p>`
+    : sale.invalidated
+      ? html`<p class="verdict bad" data-fact="verdict">Invalidated: this ticket is no longer valid.</p>`
+      : sale.checkedIn
+        ? html`<p class="verdict warn" data-fact="verdict">Valid ticket, already checked in.</p>`
+        : html`<p class="verdict ok" data-fact="verdict">Valid ticket, not checked in.</p>`;
   return html`<section data-token-id="${sale.tokenId}">
     <h2>Sale recorded on chain</h2>
     ${verdict}
     ${sale.eventMatches === true ? html`<p class="verdict ok">Sold for the event you named (its eventId and ticketeerId hash to this event's key).</p>` : ""}
     <ul class="flags">
-      ${flag("checked-in", "Checked in", sale.checkedIn, false)} ${flag("invalidated", "Invalidated", sale.invalidated, true)}
-      ${flag("claimed", "Claimed to a wallet", sale.claimed, false)}
+      ${flag("event-cancelled", "Event cancelled", sale.eventCancelled, true)} ${flag("checked-in", "Checked in", sale.checkedIn, false)}
+      ${flag("invalidated", "Invalidated", sale.invalidated, true)} ${flag("claimed", "Claimed to a wallet", sale.claimed, false)}
       <li class="flag${sale.resaleCount > 0 ? " on" : ""}" data-fact="resales">Resales: ${sale.resaleCount}</li>
     </ul>
     <dl>
@@ -286,6 +288,10 @@ function eventPart(event: VerifiedEvent, verification: TicketVerification): Safe
               <dd>${event.updates.map((entry) => html`<div>${txLine(entry, verification, "event-update-tx")}</div>`)}</dd>`
           : ""
       }
+      <dt>Cancelled</dt>
+      <dd data-fact="event-cancelled-at">
+        ${event.cancellation ? txLine(event.cancellation, verification, "event-cancel-tx") : html`<span class="none">${event.cancelled ? "cancelled (log not found)" : "no"}</span>`}
+      </dd>
     </dl>`;
 }
 

@@ -31,6 +31,10 @@ export interface VerifiedEvent {
   detailsMatchStorage: boolean;
   registered: ChainTx | null;
   updates: ChainTx[];
+  /** The registry holds the event cancelled: every one of its tickets is void. */
+  cancelled: boolean;
+  /** Its EventCancelled log; null when it is not cancelled (or the log was not found). */
+  cancellation: ChainTx | null;
 }
 
 export type TransferKind = "sale" | "resale" | "claim" | "transfer";
@@ -48,6 +52,8 @@ export interface VerifiedSale {
   checkedIn: boolean;
   invalidated: boolean;
   claimed: boolean;
+  /** Its event is cancelled: the ticket is void, whatever its own flags. */
+  eventCancelled: boolean;
   resaleCount: number;
   event: VerifiedEvent;
   resales: (ChainTx & { resales: number; price: bigint; orderTime: bigint })[];
@@ -87,7 +93,7 @@ const DETAILS_TUPLE =
  * Reads what the chain itself says about a ticket id, never the service's database: the sale found by
  * the indexed `ticketHash = sha256(ticketId)` of TicketSold, the registry's `ticket` and `eventRecord`
  * views, and the logs of the ticket's token (resales, transfers) and of its event (registration,
- * updates). Check-ins and invalidations are packed records in unindexed logs: they are looked for
+ * updates, cancellation). Check-ins and invalidations are packed records in unindexed logs: they are looked for
  * only when the ticket's flag says there is one, from the sale's block on.
  */
 @Injectable()
@@ -187,6 +193,7 @@ export class TicketVerificationService {
       checkedIn: view.checkedIn,
       invalidated: view.invalidated,
       claimed: view.claimed,
+      eventCancelled: view.eventCancelled,
       resaleCount: Number(view.resales),
       event,
       resales: resaleLogs.map((entry) => ({ ...tx(entry), resales: Number(entry.args.resales), price: entry.args.price, orderTime: entry.args.orderTime })),
@@ -197,11 +204,13 @@ export class TicketVerificationService {
   }
 
   private async event(registry: TicketRegistry, eventIndex: bigint, tx: (entry: Log) => ChainTx): Promise<VerifiedEvent> {
-    const [record, registeredLogs, updatedLogs] = await Promise.all([
+    const [record, registeredLogs, updatedLogs, cancelledLogs] = await Promise.all([
       registry.eventRecord(eventIndex),
       registry.queryFilter(registry.filters.EventRegistered(eventIndex), this.fromBlock, "latest"),
       registry.queryFilter(registry.filters.EventUpdated(eventIndex), this.fromBlock, "latest"),
+      registry.queryFilter(registry.filters.EventCancelled(eventIndex), this.fromBlock, "latest"),
     ]);
+    const cancellation = cancelledLogs.at(0) ?? null;
     const registered = registeredLogs.at(-1) ?? null;
     const last = updatedLogs.at(-1) ?? registered;
     const details = last ? detailsOf(last.args.details) : null;
@@ -216,6 +225,8 @@ export class TicketVerificationService {
       detailsMatchStorage: details !== null && detailsHashOf(details) === record.detailsHash.toLowerCase(),
       registered: registered ? tx(registered) : null,
       updates: updatedLogs.map(tx),
+      cancelled: record.cancelled,
+      cancellation: cancellation ? tx(cancellation) : null,
     };
   }
 

@@ -108,7 +108,9 @@ describe("POST /api/v1/events", () => {
       callbackFailingSince: null,
       callbackDisabledAt: null,
       ticketsSold: 0,
-      chain: { eventIndex: expect.any(Number), eventKey: eventKey(ticketeerId, eventId), registered: false },
+      cancelled: false,
+      cancelledAt: null,
+      chain: { eventIndex: expect.any(Number), eventKey: eventKey(ticketeerId, eventId), registered: false, cancelled: false },
       actions: [waitingAction(answer.body.txPromise, "newEvent", "events")],
     });
     expect(view.body.chain.eventIndex).toBeGreaterThanOrEqual(1);
@@ -139,6 +141,63 @@ describe("POST /api/v1/events", () => {
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ ...waitingAction(txPromise, "newEvent", "events"), eventId, ticketId: null });
     expect(keysOf(answer.body)).toEqual([...ACTION_VIEW_KEYS, "eventId", "ticketId"].sort());
+  });
+});
+
+describe("POST /api/v1/events/{eventId}/cancel", () => {
+  it("answers exactly {txPromise, eventId, status}; the event and every one of its tickets read back cancelled, their own state kept", async () => {
+    const eventId = id("ev-cancel");
+    await registerEvent(eventId);
+    const [t1, t2] = [id("ct1"), id("ct2")];
+    const sold = await api.post("/api/v1/sold", [soldItem(eventId, t1), soldItem(eventId, t2)]);
+    expect(sold.body.map((item: { status: string }) => item.status)).toEqual(["success", "success"]);
+    expect((await api.post("/api/v1/scanned", [{ ticketId: t2 }])).body[0].status).toBe("success");
+
+    const answer = await api.post(`/api/v1/events/${eventId}/cancel`, undefined);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ txPromise: expect.stringMatching(UUID), eventId, status: "success" });
+    expect(keysOf(answer.body)).toEqual(["eventId", "status", "txPromise"]);
+
+    const event = await api.get(`/api/v1/events/${eventId}`);
+    expect(event.body).toMatchObject({ cancelled: true, cancelledAt: expect.stringMatching(ISO_TIME), ticketsSold: 2, chain: { cancelled: false } });
+    expect(event.body.actions).toEqual([expect.objectContaining({ action: "newEvent" }), waitingAction(answer.body.txPromise, "cancelledEvent", "cancel")]);
+    expect((await api.get(`/api/v1/tickets/${t1}`)).body).toMatchObject({
+      state: "event_cancelled",
+      eventCancelled: true,
+      checkedIn: false,
+      chain: { eventCancelled: false },
+    });
+    expect((await api.get(`/api/v1/tickets/${t2}`)).body).toMatchObject({ state: "event_cancelled", eventCancelled: true, checkedIn: true });
+    expect((await api.get(`/api/v1/actions/${answer.body.txPromise}`)).body).toEqual({
+      ...waitingAction(answer.body.txPromise, "cancelledEvent", "cancel"),
+      eventId,
+      ticketId: null,
+    });
+  });
+
+  it("takes the stream action cancelledEvent, echoing its eventId, after the event's actions in the same request", async () => {
+    const eventId = id("ev-stream-cancel");
+    const ticketId = id("sct");
+    const answer = await api.post("/stream", [
+      { action: "newEvent", data: newEventData(eventId) },
+      { action: "soldTicket", data: { eventId, ticketId, price: "10.00" } },
+      { action: "cancelledEvent", data: { eventId } },
+      { action: "scannedTicket", data: { ticketId } },
+    ]);
+    expect(answer.body.data.map(keysOf)[2]).toEqual(["action", "actionPromise", "eventId", "status"]);
+    expect(
+      answer.body.data.map((entry: { status: string; action: string; error?: { code: string; field: string } }) => [entry.action, entry.status, entry.error]),
+    ).toEqual([
+      ["newEvent", "success", undefined],
+      ["soldTicket", "success", undefined],
+      ["cancelledEvent", "success", undefined],
+      ["scannedTicket", "error", expect.objectContaining({ code: "event_cancelled", field: "ticketId" })],
+    ]);
+    expect((await api.get(`/api/v1/actions/${answer.body.data[2].actionPromise}`)).body).toMatchObject({
+      action: "cancelledEvent",
+      requestedAs: "cancelledEvent",
+      eventId,
+    });
   });
 });
 
@@ -184,13 +243,23 @@ describe("per-action ticket endpoints", () => {
       checkedIn: true,
       invalidated: false,
       claimed: false,
+      eventCancelled: false,
       claimedTo: null,
       holder: null, // the sale is not confirmed: no chain here
       resales: 1,
       price: "15.00",
       uri: "",
       orderTime: 1_750_000_100,
-      chain: { tokenId: tokenId(eventIndex, 1), eventIndex, serial: 1, minted: false, checkedIn: false, invalidated: false, claimed: false },
+      chain: {
+        tokenId: tokenId(eventIndex, 1),
+        eventIndex,
+        serial: 1,
+        minted: false,
+        checkedIn: false,
+        invalidated: false,
+        claimed: false,
+        eventCancelled: false,
+      },
       actions: [
         waitingAction(sold.body[0].txPromise, "sold", "sold"),
         waitingAction(answers.resold.body[0].txPromise, "resold", "resold"),

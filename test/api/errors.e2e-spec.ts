@@ -113,6 +113,84 @@ describe("event_not_found", () => {
   });
 });
 
+describe("event_cancelled", () => {
+  /** An event of its own with a valid and a checked-in ticket, then cancelled. */
+  async function cancelledEvent() {
+    const cancelled = id("ev-cancelled");
+    const [valid, checkedIn] = [id("t-valid"), id("t-in")];
+    const setUp = await api.post("/stream", [
+      { action: "newEvent", data: newEventData(cancelled) },
+      { action: "soldTicket", data: { eventId: cancelled, ticketId: valid, price: "5.00" } },
+      { action: "soldTicket", data: { eventId: cancelled, ticketId: checkedIn, price: "5.00" } },
+      { action: "scannedTicket", data: { ticketId: checkedIn } },
+    ]);
+    expect(setUp.body.data.map((entry: { status: string }) => entry.status)).toEqual(Array(4).fill("success"));
+    expect((await api.post(`/api/v1/events/${cancelled}/cancel`, undefined)).status).toBe(200);
+    return { cancelled, valid, checkedIn };
+  }
+
+  it("every ticket action of the per-action endpoints is refused naming ticketId, a sale naming eventId; the next item still succeeds", async () => {
+    const { cancelled, valid } = await cancelledEvent();
+    const [late, kept] = [id("t-late"), id("t-kept")];
+    expect((await api.post("/api/v1/sold", [soldItem(cancelled, late), soldItem(eventId, kept)])).body).toEqual([
+      refused(late, "event_cancelled", "eventId"),
+      success(kept),
+    ]);
+    for (const path of ["/api/v1/resold", "/api/v1/scanned", "/api/v1/checkedin", "/api/v1/invalidated"]) {
+      const next = await freshTicket();
+      const answer = await api.post(path, [
+        { ticketId: valid, price: "6.00" },
+        { ticketId: next, price: "6.00" },
+      ]);
+      expect(answer.body, path).toEqual([refused(valid, "event_cancelled", "ticketId"), success(next)]);
+    }
+    expect((await api.get(`/api/v1/tickets/${late}`)).status).toBe(404);
+    expect((await api.get(`/api/v1/tickets/${valid}`)).body).toMatchObject({ state: "event_cancelled", checkedIn: false, invalidated: false, resales: 0 });
+  });
+
+  it("in /stream: a claim, a check-in and a second cancellation are refused, an updateTicket and an updateEvent still taken", async () => {
+    const { cancelled, valid, checkedIn } = await cancelledEvent();
+    const answer = await api.post("/stream", [
+      { action: "claimedTicket", data: { ticketId: checkedIn, to: WALLET } },
+      { action: "scannedTicket", data: { ticketId: valid } },
+      { action: "cancelledEvent", data: { eventId: cancelled } },
+      { action: "updateTicket", data: { ticketId: valid, uri: "ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi" } },
+      { action: "updateEvent", data: { eventId: cancelled, imageUrl: "https://img.example.com/cancelled.png" } },
+    ]);
+    expect(answer.body.data).toEqual([
+      streamRefused("claimedTicket", { ticketId: checkedIn }, "event_cancelled", "ticketId"),
+      streamRefused("scannedTicket", { ticketId: valid }, "event_cancelled", "ticketId"),
+      streamRefused("cancelledEvent", { eventId: cancelled }, "event_cancelled", "eventId"),
+      streamSuccess("updateTicket", { ticketId: valid }),
+      streamSuccess("updateEvent", { eventId: cancelled }),
+    ]);
+  });
+
+  it("POST /api/v1/events/{eventId}/cancel answers 409 for an event cancelled already, 404 for an unknown or another organization's, 400 for no id", async () => {
+    const { cancelled } = await cancelledEvent();
+    const again = await api.post(`/api/v1/events/${cancelled}/cancel`, undefined);
+    expect(again.status).toBe(409);
+    expect(again.body).toEqual({
+      eventId: cancelled,
+      status: "error",
+      error: { code: "event_cancelled", message: `Event ${cancelled} is cancelled.`, field: "eventId" },
+    });
+    const unknown = await api.post("/api/v1/events/no-such-event/cancel", undefined);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual({
+      eventId: "no-such-event",
+      status: "error",
+      error: { code: "event_not_found", message: expect.any(String), field: "eventId" },
+    });
+    const other = await testApp.client();
+    expect((await other.api.post(`/api/v1/events/${eventId}/cancel`, undefined)).body.error).toMatchObject({ code: "event_not_found", field: "eventId" });
+    expect((await api.get(`/api/v1/events/${eventId}`)).body).toMatchObject({ cancelled: false });
+    const tooLong = await api.post(`/api/v1/events/${"e".repeat(256)}/cancel`, undefined);
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.error).toMatchObject({ code: "invalid_field", field: "eventId" });
+  });
+});
+
 describe("ticket_exists", () => {
   it("selling a sold ticketId again is refused, in the same event, another event and the same request", async () => {
     const ticketId = await freshTicket();

@@ -30,6 +30,8 @@ interface Subjects {
   waitingSale: () => string;
   /** A checked-in ticket, not claimed. */
   checkedInTicket: () => string;
+  /** An event with a ticket sold, not cancelled, nothing else depends on: each taken once. */
+  cancellableEvent: () => string;
   callbackId: string;
   ticketeerId: string;
   /** A webhook endpoint of the organization, which a test send cannot reach (its answer is the error). */
@@ -54,6 +56,7 @@ const streamedCheckIn = (subjects: Subjects) => [{ action: "scannedTicket", data
 /** Every route that takes a key, as the OpenAPI document names it, with the scope it needs. */
 const ROUTES: Record<string, RouteCase> = {
   "POST /api/v1/events": { scope: "full", send: post("/api/v1/events", (s) => eventBody(id("ev"), s.ticketeerId)) },
+  "POST /api/v1/events/{eventId}/cancel": { scope: "full", send: (api, s) => api.post(`/api/v1/events/${s.cancellableEvent()}/cancel`, undefined) },
   "GET /api/v1/events/{eventId}": { scope: "read", send: get((s) => `/api/v1/events/${s.eventId}`) },
   "POST /api/v1/sold": { scope: "full", send: post("/api/v1/sold", (s) => [soldItem(s.eventId, id("t"))]) },
   "POST /api/v1/resold": { scope: "full", send: post("/api/v1/resold", (s) => [{ ticketId: s.soldTicket(), orderTime: 1_750_000_100, price: "12.00" }]) },
@@ -92,6 +95,7 @@ const STREAM_ACTIONS: Record<StreamActionName, { scope: KeyScope; data: (subject
   checkedInTicket: { scope: "scan", data: (s) => ({ ticketId: s.soldTicket() }) },
   claimedTicket: { scope: "full", data: (s) => ({ ticketId: s.checkedInTicket(), to: WALLET }) },
   invalidatedTicket: { scope: "full", data: (s) => ({ ticketId: s.soldTicket() }) },
+  cancelledEvent: { scope: "full", data: (s) => ({ eventId: s.cancellableEvent() }) },
 };
 
 /** Opens the live status stream and closes it once its answer began: the status and, for an error, its body. */
@@ -124,7 +128,10 @@ afterAll(async () => {
   await testApp?.close();
 });
 
-/** An event, 100 sold tickets, 10 of them checked in, and one callback (an updateTicket's, final at acceptance). */
+/**
+ * An event, 100 sold tickets, 10 of them checked in, and one callback (an updateTicket's, final at acceptance);
+ * and events to cancel, a ticket sold in each.
+ */
 async function prepareSubjects(api: ApiClient, ticketeerId: string): Promise<Subjects> {
   const eventId = id("ev-scopes");
   expect((await api.post("/api/v1/events", eventBody(eventId, ticketeerId))).status).toBe(200);
@@ -155,6 +162,11 @@ async function prepareSubjects(api: ApiClient, ticketeerId: string): Promise<Sub
     () =>
       pool.pop() ?? expect.fail(`the fixture ran out of ${what}`);
   const waitingSales = sales.splice(0, 20).map((sale) => sale.txPromise);
+  const cancellable = Array.from({ length: 8 }, () => id("ev-cancel"));
+  for (const cancellableId of cancellable) {
+    expect((await api.post("/api/v1/events", eventBody(cancellableId, ticketeerId))).status).toBe(200);
+    expect((await api.post("/api/v1/sold", [soldItem(cancellableId, id("t"))])).body[0].status).toBe("success");
+  }
   // After the callbacks' count: each endpoint takes a copy of every callback from here on.
   const webhook = async () => (await api.post("/api/v1/webhooks", { url: "https://localhost:1/registry" })).body.webhookId as string;
   const webhookId = await webhook();
@@ -168,6 +180,7 @@ async function prepareSubjects(api: ApiClient, ticketeerId: string): Promise<Sub
     ),
     waitingSale: take(waitingSales, "waiting sales"),
     checkedInTicket: take(checkedIn, "checked-in tickets"),
+    cancellableEvent: take(cancellable, "cancellable events"),
     callbackId: callbacks.body[0].callbackId,
     webhookId,
     spareWebhook: take(spareWebhooks, "spare webhooks"),

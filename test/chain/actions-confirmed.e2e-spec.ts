@@ -205,10 +205,46 @@ describe("per-action endpoints", () => {
     // The read endpoints show the confirmed chain facts.
     const views = await Promise.all([sold1, sold2, sold3, sold4].map(async (ticketId) => (await chainApp.api.get(`/api/v1/tickets/${ticketId}`)).body));
     expect(views.map((view) => view.chain)).toEqual([
-      { tokenId: token1.toString(), eventIndex: Number(eventIndex), serial: 1, minted: true, checkedIn: false, invalidated: false, claimed: false },
-      { tokenId: tokens.get(sold2)!.toString(), eventIndex: Number(eventIndex), serial: 2, minted: true, checkedIn: true, invalidated: false, claimed: false },
-      { tokenId: tokens.get(sold3)!.toString(), eventIndex: Number(eventIndex), serial: 3, minted: true, checkedIn: true, invalidated: false, claimed: false },
-      { tokenId: tokens.get(sold4)!.toString(), eventIndex: Number(eventIndex), serial: 4, minted: true, checkedIn: false, invalidated: true, claimed: false },
+      {
+        tokenId: token1.toString(),
+        eventIndex: Number(eventIndex),
+        serial: 1,
+        minted: true,
+        checkedIn: false,
+        invalidated: false,
+        claimed: false,
+        eventCancelled: false,
+      },
+      {
+        tokenId: tokens.get(sold2)!.toString(),
+        eventIndex: Number(eventIndex),
+        serial: 2,
+        minted: true,
+        checkedIn: true,
+        invalidated: false,
+        claimed: false,
+        eventCancelled: false,
+      },
+      {
+        tokenId: tokens.get(sold3)!.toString(),
+        eventIndex: Number(eventIndex),
+        serial: 3,
+        minted: true,
+        checkedIn: true,
+        invalidated: false,
+        claimed: false,
+        eventCancelled: false,
+      },
+      {
+        tokenId: tokens.get(sold4)!.toString(),
+        eventIndex: Number(eventIndex),
+        serial: 4,
+        minted: true,
+        checkedIn: false,
+        invalidated: true,
+        claimed: false,
+        eventCancelled: false,
+      },
     ]);
     expect(views[0].actions.map((action: any) => [action.action, action.status, action.txHash])).toEqual([
       ["sold", "confirmed", statuses[1].txHash],
@@ -216,7 +252,21 @@ describe("per-action endpoints", () => {
       ["resold", "confirmed", statuses[6].txHash],
     ]);
     const eventView = (await chainApp.api.get(`/api/v1/events/${eventId}`)).body;
-    expect(eventView.chain).toEqual({ eventIndex: Number(eventIndex), eventKey: eventKeyOf(eventId), registered: true });
+    expect(eventView.chain).toEqual({ eventIndex: Number(eventIndex), eventKey: eventKeyOf(eventId), registered: true, cancelled: false });
+
+    // The event's cancellation, last: confirmed, one flag of the event that every one of its tickets reads.
+    const cancellation = await chainApp.api.post(`/api/v1/events/${eventId}/cancel`, undefined);
+    expect(cancellation.status).toBe(200);
+    const [cancelled] = await allSettled(chainApp.api, [cancellation.body.txPromise]);
+    expect(cancelled).toMatchObject({ action: "cancelledEvent", status: "confirmed" });
+    await expectCallbacks([{ promise: cancellation.body.txPromise, action: "cancelledEvent", eventId }]);
+    expect((await chainApp.chain.registry.eventRecord(eventIndex)).cancelled).toBe(true);
+    const cancelledViews = await chainApp.chain.registry.tickets([token1, tokens.get(sold4)!]);
+    expect(cancelledViews.map((view) => [view.eventCancelled, view.invalidated])).toEqual([
+      [true, false],
+      [true, true],
+    ]);
+    expect((await chainApp.api.get(`/api/v1/tickets/${sold1}`)).body).toMatchObject({ state: "event_cancelled", chain: { eventCancelled: true } });
 
     await expectCallbacks([
       { promise: registered, action: "newEvent", eventId },

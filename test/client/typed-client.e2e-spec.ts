@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import {
   type CallbackBody,
   createRegistryClient,
+  type EventCancellation,
   type ForbiddenBody,
   isNotice,
   type KeyRefusalCode,
@@ -115,6 +116,38 @@ describe("the typed client", () => {
     expect(logged).toMatchObject({ callbackId, actionPromise: salePromise, eventId, ticketId, status: "delivered", attempts: 1 });
     const listed = await registry.GET("/api/v1/callbacks", { params: { query: { eventId, status: "delivered" } } });
     expect(listed.data?.map((view) => view.actionPromise).sort()).toEqual([eventPromise, salePromise].sort());
+  });
+
+  it("cancels an event with its tickets, and gets its refusals typed: event_cancelled, event_not_found", async () => {
+    const eventId = uid("event");
+    const ticketId = uid("ticket");
+    await registry.POST("/api/v1/events", {
+      body: { eventId, ticketeerId: chainApp.ticketeerId, currency: "EUR", callbackUrl: "https://tickets.example.com/cb" },
+    });
+    const sold = await registry.POST("/api/v1/sold", { body: [{ eventId, ticketId, price: "20.00" }] });
+    await waitForFinalStatus(registry, sold.data![0].txPromise!);
+
+    const cancelled = await registry.POST("/api/v1/events/{eventId}/cancel", { params: { path: { eventId } } });
+    if (!cancelled.data) throw new Error(`cancellation refused: ${JSON.stringify(cancelled.error)}`);
+    const cancellation: EventCancellation = cancelled.data;
+    expect(cancellation).toMatchObject({ eventId, status: "success" });
+    expect(await waitForFinalStatus(registry, cancellation.txPromise)).toMatchObject({
+      action: "cancelledEvent",
+      status: "confirmed",
+      eventId,
+      ticketId: null,
+    });
+    const ticket = await registry.GET("/api/v1/tickets/{ticketId}", { params: { path: { ticketId } } });
+    expect(ticket.data).toMatchObject({ state: "event_cancelled", eventCancelled: true, chain: { eventCancelled: true } });
+    expect((await ticketView(chainApp.chain, BigInt(ticket.data!.chain.tokenId))).holder).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    expect((await chainApp.chain.registry.tickets([BigInt(ticket.data!.chain.tokenId)]))[0].eventCancelled).toBe(true);
+
+    const again = await registry.POST("/api/v1/events/{eventId}/cancel", { params: { path: { eventId } } });
+    expect(again.response.status).toBe(409);
+    expect(again.error).toMatchObject({ status: "error", eventId, error: { code: "event_cancelled", field: "eventId" } });
+    const unknown = await registry.POST("/api/v1/events/{eventId}/cancel", { params: { path: { eventId: uid("no-such-event") } } });
+    expect(unknown.response.status).toBe(404);
+    expect(unknown.error).toMatchObject({ error: { code: "event_not_found", field: "eventId" } });
   });
 
   it("adds a webhook endpoint, tests it and reads its state, typed; the test callback verifies as a notice", async () => {

@@ -42,7 +42,9 @@ const EVENT = {
   callbackFailingSince: null,
   callbackDisabledAt: null,
   ticketsSold: 0,
-  chain: { eventIndex: 1, eventKey: "0x00", registered: false },
+  cancelled: false,
+  cancelledAt: null,
+  chain: { eventIndex: 1, eventKey: "0x00", registered: false, cancelled: false },
   actions: [ACTION],
 };
 

@@ -217,3 +217,42 @@ function itemOf(step: Step): (ticket: SeededTicket) => RegistryBatchItem {
   if (step.kind === "invalidated") return invalidation;
   return (ticket) => claim(ticket, WALLET);
 }
+
+describe("restoreFailedSubjects: an event's cancellation", () => {
+  /** An event with a sale and its cancellation accepted (the event cancelled), the cancellation ended in error with `code`. */
+  async function failedCancellation(code: string) {
+    const event = await ledger.ownShardEvent(1);
+    const ticket = event.tickets[0];
+    const [, cancellation] = await ledger.accept(event, [
+      { ticket, item: sale(ticket) },
+      { ticket: null, item: { action: "cancelEvent", eventIndex: event.eventIndex } },
+    ]);
+    await ledger.sql(`UPDATE events SET cancelled_at = now() WHERE id = $1`, [event.ref]);
+    await ledger.sql(`UPDATE chain_actions SET status = 'error', error_code = $2 WHERE id = $1`, [cancellation, code]);
+    return { event, ticket, cancellation };
+  }
+
+  const cancelled = async (event: SeededEvent) =>
+    (await ledger.sql<{ cancelled: boolean }>(`SELECT cancelled_at IS NOT NULL AS cancelled FROM events WHERE id = $1`, [event.ref]))[0].cancelled;
+
+  it("is undone when the registry refused it: the event and its tickets are as the chain holds them", async () => {
+    const { event, ticket, cancellation } = await failedCancellation("onchain_event_unknown");
+    const before = await ticketRow(ticket);
+    await restore([cancellation], new Map([[ticket.tokenId, minted()]]));
+    expect(await cancelled(event)).toBe(false);
+    expect(await ticketRow(ticket)).toEqual(before);
+  });
+
+  it("stands when the registry holds the event cancelled already", async () => {
+    const { event, cancellation } = await failedCancellation("onchain_event_cancelled");
+    await restore([cancellation], new Map());
+    expect(await cancelled(event)).toBe(true);
+  });
+
+  it("stands while another cancellation of the event is still on its way", async () => {
+    const { event, cancellation } = await failedCancellation("onchain_reverted");
+    await ledger.accept(event, [{ ticket: null, item: { action: "cancelEvent", eventIndex: event.eventIndex } }]);
+    await restore([cancellation], new Map());
+    expect(await cancelled(event)).toBe(true);
+  });
+});

@@ -92,6 +92,28 @@ describe("ActionCancellationStore.cancel", () => {
     expect(await sut.cancel("00000000-0000-0000-0000-000000000000", ids[0])).toEqual({ outcome: "not_found" });
   });
 
+  it("cancels an event's cancellation: the event is not cancelled, its tickets as they were; and it blocks withdrawing the registration", async () => {
+    const event = await ledger.ownShardEvent(1);
+    const ticket = event.tickets[0];
+    const ids = await ledger.accept(event, [
+      { ticket: null, item: registration(event) },
+      { ticket, item: sale(ticket) },
+      { ticket, item: checkIn(ticket) },
+      { ticket: null, item: { action: "cancelEvent", eventIndex: event.eventIndex } },
+    ]);
+    await ledger.sql(`UPDATE events SET cancelled_at = now() WHERE id = $1`, [event.ref]);
+    await ledger.sql(`UPDATE tickets SET checked_in = true WHERE id = $1`, [ticket.ref]);
+    const before = await ticketRow(ticket);
+
+    expect(await sut.cancel(organizationId, ids[0])).toMatchObject({ outcome: "blocked", blockedBy: ids[1] });
+    expect(await sut.cancel(organizationId, ids[3])).toEqual({ outcome: "cancelled" });
+
+    const [row] = await ledger.sql<{ cancelled: boolean }>(`SELECT cancelled_at IS NOT NULL AS cancelled FROM events WHERE id = $1`, [event.ref]);
+    expect(row.cancelled).toBe(false);
+    expect(await ticketRow(ticket)).toEqual(before);
+    expect((await ledger.actionRows(ids)).map((action) => action.status)).toEqual(["waiting_broadcast", "waiting_broadcast", "waiting_broadcast", "cancelled"]);
+  });
+
   it("cancels an event update: its details go back to the registration's", async () => {
     const event = await ledger.ownShardEvent(0);
     const registered = registration(event);

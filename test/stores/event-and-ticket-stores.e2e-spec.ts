@@ -45,6 +45,7 @@ async function newEvent(owner: string, eventId = id("event")): Promise<EventEnti
     callbackUrl: "https://integrator.example.com/callbacks",
     ticketsSold: 0n,
     lastSerial: 0n,
+    cancelledAt: null,
     callbackFailingSince: null,
     callbackDisabledAt: null,
   });
@@ -182,6 +183,33 @@ describe("EventsStore", () => {
     const other = await newEvent(organizationId);
     await inTransaction((events) => events.insertNew([other]));
     expect(await store.ticketsSoldOf(await store.findById(other.id))).toBe(0n);
+  });
+
+  it("keeps when an event was cancelled, as inserted and as saved, and reads the events of tickets by row id, the organization's only", async () => {
+    const cancelledAt = new Date("2026-11-23T10:00:00.000Z");
+    const [born, later, theirs] = [await newEvent(organizationId), await newEvent(organizationId), await newEvent(otherOrganizationId)];
+    await inTransaction((events) => events.insertNew([Object.assign(born, { cancelledAt }), later, theirs]));
+    const store = new EventsStore(db.dataSource.manager);
+    expect((await store.findById(born.id)).cancelledAt).toEqual(cancelledAt);
+    expect((await store.findById(later.id)).cancelledAt).toBeNull();
+
+    await inTransaction(async (events) => {
+      const [locked] = await events.lockForAcceptance(organizationId, [later.eventId]);
+      await events.saveChanges([Object.assign(locked, { cancelledAt })]);
+    });
+    expect((await store.findById(later.id)).cancelledAt).toEqual(cancelledAt);
+    await inTransaction(async (events) => {
+      const [locked] = await events.lockForAcceptance(organizationId, [later.eventId]);
+      await events.saveChanges([Object.assign(locked, { cancelledAt: null })]);
+    });
+    expect((await store.findById(later.id)).cancelledAt).toBeNull();
+
+    await inTransaction(async (events) => {
+      const read = await events.readByRefsForAcceptance(organizationId, [born.id, later.id, theirs.id]);
+      expect(read.map((row) => row.id).sort()).toEqual([born.id, later.id].sort());
+      // Read without a lock: an acceptance of a ticket never holds its event's row.
+      await expect(db.dataSource.query(`SELECT id FROM events WHERE id = $1 FOR UPDATE NOWAIT`, [born.id])).resolves.toHaveLength(1);
+    });
   });
 });
 

@@ -60,6 +60,7 @@ export function anEvent(overrides: Partial<EventEntity> = {}): EventEntity {
       endTime: 1_900_010_800n,
       callbackUrl: "https://integrator.example.com/callbacks",
       ticketsSold: 0n,
+      cancelledAt: null,
       callbackFailingSince: null,
       callbackDisabledAt: null,
       createdAt: new Date(0),
@@ -173,6 +174,10 @@ class SeededStores {
       this.assertOpen("readForAcceptance");
       return this.events.filter((row) => row.organizationId === organizationId && eventIds.includes(row.eventId));
     },
+    readByRefsForAcceptance: async (organizationId, ids) => {
+      this.assertOpen("readByRefsForAcceptance");
+      return this.events.filter((row) => row.organizationId === organizationId && ids.includes(row.id));
+    },
     reserveRegistryIndexes: async (count) => {
       this.assertOpen("reserveRegistryIndexes");
       return Array.from({ length: count }, () => this.nextEventIndex++);
@@ -238,6 +243,7 @@ export async function acceptanceFixture(options: AcceptanceFixtureOptions = {}):
     options.newEvents ?? 8,
   );
   await ticketSet.load(tickets.map((ticket) => ticket.ticketId));
+  await eventSet.loadRefs(ticketSet.eventRefs());
   const receivers = new ClaimReceiverRules({ load: async () => options.receivers ?? { binding: null, signers: [] } });
   await receivers.load();
   stores.seal();

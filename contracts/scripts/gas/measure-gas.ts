@@ -7,17 +7,25 @@ import type { TicketRegistry } from "../../types/index.js";
 export const BATCH_SIZES = [1, 10, 100] as const;
 export const TICKET_ACTIONS = ["sold", "resold", "scanned", "invalidated", "claimed"] as const;
 
-export type TicketAction = (typeof TICKET_ACTIONS)[number];
-export type GasSnapshot = Record<TicketAction, Record<`${(typeof BATCH_SIZES)[number]}`, number>> & { registerEvent: number };
+/** Tickets sold in the event before it is cancelled: its cancellation must cost the same whatever their number. */
+export const CANCELLED_EVENT_TICKETS = [1, 100, 5000] as const;
 
-/** Targets per ticket at a batch of 100, and for registering an event. */
-export const GAS_TARGETS: Record<TicketAction | "registerEvent", number> = {
+export type TicketAction = (typeof TICKET_ACTIONS)[number];
+export type GasSnapshot = Record<TicketAction, Record<`${(typeof BATCH_SIZES)[number]}`, number>> & {
+  registerEvent: number;
+  /** The gas of the transaction that cancels an event, by the number of its tickets sold. */
+  cancelEvent: Record<`${(typeof CANCELLED_EVENT_TICKETS)[number]}`, number>;
+};
+
+/** Targets per ticket at a batch of 100, for registering an event, and for cancelling one (the whole transaction). */
+export const GAS_TARGETS: Record<TicketAction | "registerEvent" | "cancelEvent", number> = {
   sold: 8_000,
   resold: 55_000,
   scanned: 2_000,
   invalidated: 2_000,
   claimed: 55_000,
   registerEvent: 150_000,
+  cancelEvent: 60_000,
 };
 
 /** The worst case the registry accepts: every string at its 255-character limit. */
@@ -51,7 +59,33 @@ export async function measureGas(connection: NetworkConnection): Promise<GasSnap
     }
   }
   snapshot.registerEvent = await isolated(connection, () => gasUsed(registry, [registerEvent(EVENT_INDEX + 1n, "measured-event")]));
+  snapshot.cancelEvent = await isolated(connection, () => gasOfCancellations(connection, registry));
   return snapshot;
+}
+
+/**
+ * The gas of cancelling the event after 1, 100 and 5,000 of its tickets were sold, from the same chain state but
+ * for the sales: one write for the event, none per ticket, so the three are equal.
+ */
+async function gasOfCancellations(connection: NetworkConnection, registry: TicketRegistry): Promise<GasSnapshot["cancelEvent"]> {
+  const figures = {} as GasSnapshot["cancelEvent"];
+  let sold = 0;
+  for (const tickets of CANCELLED_EVENT_TICKETS) {
+    for (; sold < tickets; sold += 100) {
+      const serials = Array.from({ length: Math.min(100, tickets - sold) }, (_, i) => BigInt(sold + i + 1));
+      await gasUsed(
+        registry,
+        serials.map((serial) => soldItem(tokenIdOf(EVENT_INDEX, serial), Number(serial))),
+      );
+    }
+    sold = tickets;
+    figures[`${tickets}`] = await isolated(connection, () => gasUsed(registry, [{ action: "cancelEvent", eventIndex: EVENT_INDEX }]));
+  }
+  return figures;
+}
+
+function soldItem(tokenId: bigint, position: number): RegistryBatchItem {
+  return { action: "sold", tokenId, ticketHash: ticketHashOf(`ticket-${position}`), price: "49.95", orderTime: ORDER_TIME };
 }
 
 async function deployForMeasuring({ ethers }: NetworkConnection): Promise<TicketRegistry> {
@@ -64,13 +98,7 @@ async function deployForMeasuring({ ethers }: NetworkConnection): Promise<Ticket
 
 async function gasPerTicket(registry: TicketRegistry, action: TicketAction, size: number): Promise<number> {
   const tokenIds = Array.from({ length: size }, (_, i) => tokenIdOf(EVENT_INDEX, BigInt(i + 1)));
-  const sold = tokenIds.map((tokenId, i): RegistryBatchItem => ({
-    action: "sold",
-    tokenId,
-    ticketHash: ticketHashOf(`ticket-${i}`),
-    price: "49.95",
-    orderTime: ORDER_TIME,
-  }));
+  const sold = tokenIds.map((tokenId, i) => soldItem(tokenId, i));
   if (action === "sold") return Math.round((await gasUsed(registry, sold)) / size);
   await gasUsed(registry, sold);
   if (action === "claimed") {

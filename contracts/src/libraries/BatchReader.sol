@@ -19,6 +19,7 @@ import {ITicketRegistry} from "../ITicketRegistry.sol";
  * | 0x05 | checked in     | tokenId u128, orderTime u64                                             |
  * | 0x06 | invalidated    | tokenId u128, orderTime u64                                             |
  * | 0x07 | claimed        | tokenId u128, to address                                                |
+ * | 0x08 | cancel event   | eventIndex u64                                                          |
  *
  * details: latitude i32, longitude i32, startTime u64, endTime u64, currency, name, shopUrl, imageUrl, organizer.
  *
@@ -34,11 +35,13 @@ library BatchReader {
     uint8 internal constant CHECKED_IN = 0x05;
     uint8 internal constant INVALIDATED = 0x06;
     uint8 internal constant CLAIMED = 0x07;
+    uint8 internal constant CANCEL_EVENT = 0x08;
 
     uint256 internal constant SOLD_SIZE = 1 + 16 + 32 + 16 + 8;
     uint256 internal constant RESOLD_SIZE = 1 + 16 + 16 + 8;
     uint256 internal constant RECORD_ITEM_SIZE = 1 + 16 + 8;
     uint256 internal constant CLAIMED_SIZE = 1 + 16 + 20;
+    uint256 internal constant CANCEL_EVENT_SIZE = 1 + 8;
 
     /// @dev Byte length of one packed (tokenId, orderTime) record in TicketsCheckedIn/TicketsInvalidated.
     uint256 internal constant RECORD_SIZE = 24;

@@ -14,6 +14,10 @@ pragma solidity 0.8.37;
  * - [2] `INVALIDATED`: the ticket was invalidated.
  * - [3] `CLAIMED`: the token left custody for a wallet; from then on its owner is stored explicitly.
  *
+ * A cancelled event's tickets keep their stored flags; inside a batch they read as `CANCELLED_EVENT_FLAGS`
+ * (CHECKED_IN without MINTED, which no ticket's stored flags can be): the event's cancellation is one write
+ * (see CustodialERC721.EventCustody), and every rule refuses them at the test it makes first, that the ticket was sold.
+ *
  * Resale counters: 32 bits per ticket, 8 tickets per word. Ticket `tokenId` lives in the word keyed
  * `resaleBucketOf(tokenId)` (`tokenId >> 3`), at bits `resaleShiftOf(tokenId)` (`32 * (tokenId & 7)`) and up.
  * A counter is the number of resales, which names the keyless address holding the token (see TicketIds).
@@ -54,6 +58,12 @@ library TicketFlags {
 
     /// @dev Mask of all of one ticket's flags.
     uint256 internal constant BITMASK_FLAGS = (1 << FLAGS_BITS) - 1;
+
+    /// @dev The flags a batch reads for every ticket of a cancelled event: checked in, never sold. Never stored.
+    uint256 internal constant CANCELLED_EVENT_FLAGS = BITMASK_CHECKED_IN;
+
+    /// @dev A flag word of a cancelled event as a batch holds it: CANCELLED_EVENT_FLAGS for each of its 64 tickets.
+    uint256 internal constant CANCELLED_EVENT_WORD = (type(uint256).max / BITMASK_FLAGS) * CANCELLED_EVENT_FLAGS;
 
     /// @dev log2 of the tickets per flag word: 64 tickets of FLAGS_BITS fill 256 bits.
     uint256 private constant _FLAG_TICKETS_PER_WORD_LOG2 = 6;

@@ -64,10 +64,13 @@ abstract contract CustodialERC721 is Context, ERC165, IERC721Metadata, IERC721Er
     // ------------------------------------------------------------------------------------------
 
     /// @dev Custody counters of one event, kept by the derived contract (see {_eventCustody}) and changed only
-    /// here; the event's custody address holds `minted - released` tokens.
+    /// here; the event's custody address holds `minted - released` tokens. `cancelled` shares their slot, which a
+    /// sale reads and writes anyway: a batch reads it once per event, and then reads every one of the event's
+    /// tickets as TicketFlags.CANCELLED_EVENT_FLAGS (see {_flagsAt}).
     struct EventCustody {
         uint64 minted; // tokens minted to the custody address: the event's tickets sold
         uint64 released; // tokens that left the custody address (first resale or claim)
+        bool cancelled; // set once by {_cancelEventTokens}, never cleared
     }
 
     /**
@@ -85,6 +88,7 @@ abstract contract CustodialERC721 is Context, ERC165, IERC721Metadata, IERC721Er
         uint256 word; // the word as the batch has changed it
         uint256 stored; // the word as storage holds it
         uint256 touched; // tokens of the held word whose owner changed but not their flags (a resale), as flag bits
+        bool eventCancelled; // whether the held word's event is cancelled: then `word` is TicketFlags.CANCELLED_EVENT_WORD
         uint256 lowBucket; // the lowest word with an unsignalled change of the current event; _NO_BUCKET when none
         uint256 lowChanges; // its changed bits
         uint256 highBucket; // the highest such word; _NO_BUCKET when none
@@ -409,17 +413,53 @@ abstract contract CustodialERC721 is Context, ERC165, IERC721Metadata, IERC721Er
         flags.highBucket = _NO_BUCKET;
     }
 
-    /// @dev `tokenId`'s flags, read through `flags`: a word other than the one held is read after the held one is stored.
+    /**
+     * @dev `tokenId`'s flags, read through `flags`: a word other than the one held is read after the held one is stored.
+     * A cancelled event's tokens read as TicketFlags.CANCELLED_EVENT_FLAGS: whether the event is cancelled is read once
+     * for each run of words of one event (a word never spans two events), and its words are never read nor written.
+     * The rules test first that a ticket was sold, which these flags fail, so a cancelled event costs the common case
+     * nothing per ticket.
+     *
+     * Requirements (the caller's): `tokenId` has at most 128 bits, as batch items' tokenIds do; no flag is added to a
+     * cancelled event's token (the rules refuse them first).
+     */
     function _flagsAt(FlagWord memory flags, uint256 tokenId) internal returns (uint256) {
         uint256 bucket = TicketFlags.flagBucketOf(tokenId);
         if (bucket != flags.bucket) {
             _storeFlagWord(flags);
-            uint256 word = _ticketFlags[bucket];
+            uint256 eventIndex = TicketFlags.eventIndexOfBucket(bucket);
+            // _NO_BUCKET's event index exceeds 64 bits: the batch's first word always reads its event.
+            if (eventIndex != TicketFlags.eventIndexOfBucket(flags.bucket)) {
+                flags.eventCancelled = _eventCustody(uint64(eventIndex)).cancelled;
+            }
+            // The same in storage and in memory: _storeFlagWord finds nothing to write.
+            uint256 word = flags.eventCancelled ? TicketFlags.CANCELLED_EVENT_WORD : _ticketFlags[bucket];
             flags.bucket = bucket;
             flags.word = word;
             flags.stored = word;
         }
         return TicketFlags.flagsIn(flags.word, tokenId);
+    }
+
+    /**
+     * @dev Cancels event `eventIndex`: from now on every one of its tokens reads as TicketFlags.CANCELLED_EVENT_FLAGS in
+     * batches, this one included (the held word's changes before the cancellation are stored first). One write,
+     * whatever the number of its tokens; their stored flags, ownership and wallet transfers of claimed tokens stay.
+     *
+     * Requirements (the caller's): the event exists and is not cancelled.
+     */
+    function _cancelEventTokens(uint64 eventIndex, FlagWord memory flags) internal {
+        _eventCustody(eventIndex).cancelled = true;
+        if (TicketFlags.eventIndexOfBucket(flags.bucket) != eventIndex) return;
+        _storeFlagWord(flags);
+        flags.eventCancelled = true;
+        flags.word = TicketFlags.CANCELLED_EVENT_WORD;
+        flags.stored = TicketFlags.CANCELLED_EVENT_WORD;
+    }
+
+    /// @dev Whether event `eventIndex` is cancelled (see {_cancelEventTokens}).
+    function _eventCancelled(uint64 eventIndex) internal view returns (bool) {
+        return _eventCustody(eventIndex).cancelled;
     }
 
     /**

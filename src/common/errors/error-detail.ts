@@ -14,6 +14,7 @@ export const ERROR_CODES = [
   "ticketeer_mismatch",
   "event_exists",
   "event_not_found",
+  "event_cancelled",
   "ticket_exists",
   "ticket_not_found",
   "ticket_checked_in",

@@ -12,6 +12,9 @@ export class EventChainViewDto {
 
   @ApiProperty({ description: "The registration is confirmed on chain." })
   registered: boolean;
+
+  @ApiProperty({ description: "The cancellation is confirmed on chain: the registry reads every ticket of the event as cancelled." })
+  cancelled: boolean;
 }
 
 /** An event as accepted, what the chain confirmed, and its own actions in order. */
@@ -45,6 +48,13 @@ export class EventViewDto {
   })
   callbackDisabledAt: string | null;
   @ApiProperty({ ...UINT64_ANSWER_SCHEMA, description: "Tickets sold (accepted); a decimal string when above 2^53 - 1." }) ticketsSold: number | string;
+  @ApiProperty({
+    description:
+      "The event is cancelled (accepted): every one of its tickets reads as cancelled, and none can be sold, resold, checked in, invalidated or claimed.",
+  })
+  cancelled: boolean;
+  @ApiProperty({ type: String, format: "date-time", nullable: true, description: "When its cancellation was accepted; null while it is not cancelled." })
+  cancelledAt: string | null;
   @ApiProperty({ type: EventChainViewDto }) chain: EventChainViewDto;
-  @ApiProperty({ type: [ActionViewDto], description: "Registration and updates; ticket actions are on the tickets." }) actions: ActionViewDto[];
+  @ApiProperty({ type: [ActionViewDto], description: "Registration, updates and cancellation; ticket actions are on the tickets." }) actions: ActionViewDto[];
 }

@@ -64,6 +64,13 @@ export class EventEntity {
   lastSerial: bigint;
 
   /**
+   * When the event's cancellation was accepted; null while it is not cancelled. Every one of its
+   * tickets reads as cancelled from it: no ticket row changes.
+   */
+  @Column({ name: "cancelled_at", type: "timestamptz", nullable: true })
+  cancelledAt: Date | null;
+
+  /**
    * Since when every attempt to deliver to callbackUrl failed (null after one succeeded); when that
    * lasts WEBHOOK_DISABLE_AFTER_HOURS, the callbackUrl is disabled (`callbackDisabledAt`) and its
    * callbacks are kept without being attempted. An updateEvent that carries a callbackUrl (the same

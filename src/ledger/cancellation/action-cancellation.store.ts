@@ -128,6 +128,10 @@ async function undo(manager: EntityManager, action: CancelledAction): Promise<vo
     case "updateEvent":
       await undoEventUpdate(manager, action.event_ref);
       return;
+    case "cancelledEvent":
+      // Its tickets never changed: with the event, every one of them is as before.
+      await manager.query(`UPDATE events SET cancelled_at = NULL, updated_at = now() WHERE id = $1`, [action.event_ref]);
+      return;
   }
 }
 

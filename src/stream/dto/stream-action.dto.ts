@@ -2,6 +2,7 @@ import type { Type } from "@nestjs/common";
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from "@nestjs/swagger";
 
 import { ErrorDetailDto } from "../../common/errors/error-body.dto";
+import { CancelledEventDto } from "../../events/dto/cancelled-event.dto";
 import { NewEventDto } from "../../events/dto/new-event.dto";
 import { UpdateEventDto } from "../../events/dto/update-event.dto";
 import { ClaimedTicketDto } from "../../tickets/dto/claimed-ticket.dto";
@@ -22,6 +23,7 @@ export const STREAM_ACTION_DATA: Record<StreamActionName, Type<unknown>> = {
   checkedInTicket: TicketMomentDto,
   claimedTicket: ClaimedTicketDto,
   invalidatedTicket: TicketMomentDto,
+  cancelledEvent: CancelledEventDto,
 };
 
 /**

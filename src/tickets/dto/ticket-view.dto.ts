@@ -24,6 +24,9 @@ export class TicketChainViewDto {
 
   @ApiProperty({ description: "The claim is confirmed on chain." })
   claimed: boolean;
+
+  @ApiProperty({ description: "Its event's cancellation is confirmed on chain: the registry reads the ticket as cancelled." })
+  eventCancelled: boolean;
 }
 
 /** A ticket: its accepted state, what the chain confirmed, and its actions in order. */
@@ -34,8 +37,13 @@ export class TicketViewDto {
   @ApiProperty()
   eventId: string;
 
-  @ApiProperty({ enum: ["valid", "checked_in", "invalidated", "claimed"], description: "Accepted state." })
-  state: "valid" | "checked_in" | "invalidated" | "claimed";
+  @ApiProperty({
+    enum: ["valid", "checked_in", "invalidated", "claimed", "event_cancelled"],
+    description:
+      "Accepted state. event_cancelled: its event is cancelled, which voids the ticket whatever it was (checkedIn, invalidated and claimed still " +
+      "say what was done to it); a claimed token stays with its holder.",
+  })
+  state: "valid" | "checked_in" | "invalidated" | "claimed" | "event_cancelled";
 
   @ApiProperty()
   checkedIn: boolean;
@@ -45,6 +53,9 @@ export class TicketViewDto {
 
   @ApiProperty()
   claimed: boolean;
+
+  @ApiProperty({ description: "Its event is cancelled (accepted): the ticket can no longer be resold, checked in, invalidated or claimed." })
+  eventCancelled: boolean;
 
   @ApiProperty({ type: String, nullable: true, description: "Wallet the ticket was claimed to." })
   claimedTo: string | null;

@@ -15,6 +15,8 @@ export interface TicketOnChain {
   checkedIn: boolean;
   invalidated: boolean;
   claimed: boolean;
+  /** Its event is cancelled: the registry reads every one of its tickets as void. */
+  eventCancelled: boolean;
   resales: number;
 }
 
@@ -41,6 +43,7 @@ export class RegistryReads {
       checkedIn: view.checkedIn,
       invalidated: view.invalidated,
       claimed: view.claimed,
+      eventCancelled: view.eventCancelled,
       resales: Number(view.resales),
     }));
   }

@@ -17,7 +17,8 @@ const NEVER_MINTED: ChainTicketFacts = { minted: false, checkedIn: false, invali
  * the caller's transaction (the one that ended the actions in error), so that the next valid action
  * is accepted: the ledger never goes on claiming what the chain refused. A ticket takes what the chain
  * holds and will hold once the actions still on their way apply (projectTicket); one whose sale
- * failed is released: its ticketId may be sold again.
+ * failed is released: its ticketId may be sold again. An event whose cancellation failed is no
+ * longer cancelled (restoreFailedCancellations).
  *
  * An event whose registration the registry refused keeps its accepted state: the only refusal an
  * accepted registration can meet is an index another operator registered first, and the registry
@@ -30,10 +31,27 @@ export async function restoreFailedSubjects(
   readFacts: SubjectFactsReader,
 ): Promise<RestoredTickets> {
   if (failedActionIds.length === 0) return NOTHING_RESTORED;
+  await restoreFailedCancellations(manager, failedActionIds);
   const tickets = await failedTickets(manager, failedActionIds);
   if (tickets.length === 0) return NOTHING_RESTORED;
   const facts = await readFacts({ tokenIds: [...new Set(tickets.map((row) => row.tokenId))] });
   return restoreTickets(manager, tickets, facts);
+}
+
+/**
+ * An event whose cancellation the registry refused is not cancelled, unless the refusal says the registry
+ * holds it cancelled already (onchain_event_cancelled) or another cancellation of it is still on its way.
+ * Its tickets never changed: with the event, they are as the chain holds them.
+ */
+async function restoreFailedCancellations(manager: EntityManager, actionIds: readonly string[]): Promise<void> {
+  await manager.query(
+    `UPDATE events e SET cancelled_at = NULL, updated_at = now()
+       FROM chain_actions a
+      WHERE a.id = ANY($1::uuid[]) AND a.status = 'error' AND a.kind = 'cancelledEvent' AND a.error_code IS DISTINCT FROM 'onchain_event_cancelled'
+        AND e.id = a.event_ref AND e.cancelled_at IS NOT NULL
+        AND NOT EXISTS (SELECT 1 FROM chain_actions b WHERE b.event_ref = e.id AND b.kind = 'cancelledEvent' AND b.status NOT IN ('error', 'cancelled'))`,
+    [actionIds],
+  );
 }
 
 interface FailedTicket {

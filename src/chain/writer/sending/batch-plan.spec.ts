@@ -93,13 +93,13 @@ describe("planBatch", () => {
   it("takes everything that fits, with the base cost in the gas limit", () => {
     const plan = sut([scan(1), scan(2)], gasOnly(1_000_000));
     expect(plan.actions.map((a) => a.id)).toEqual(["a1", "a2"]);
-    // Two check-ins of one ticket: the cold rewrite of its flag slot is paid once.
-    expect(plan.gasLimit).toBe(BATCH_BASE_GAS + 2 * 3_000 + 5_000);
+    // Two check-ins of one ticket: the cold rewrite of its flag slot and the read of its event's state are paid once.
+    expect(plan.gasLimit).toBe(BATCH_BASE_GAS + 2 * 3_000 + 5_000 + 2_100);
     expect(plan.full).toBe(false);
   });
 
   it("stops at the first item over the budget, keeping acceptance order", () => {
-    const plan = sut([scan(1), claim(2), scan(3)], gasOnly(BATCH_BASE_GAS + 3_000 + 5_000 + 1_000));
+    const plan = sut([scan(1), claim(2), scan(3)], gasOnly(BATCH_BASE_GAS + 3_000 + 5_000 + 2_100 + 1_000));
     expect(plan.actions.map((a) => a.id)).toEqual(["a1"]);
     expect(plan.full).toBe(true);
   });
@@ -134,20 +134,36 @@ describe("planBatch", () => {
       [1n, 2n, 1n, 2n].map((eventIndex, i) => checkInOf(i, eventIndex)),
       gasOnly(1_000_000),
     );
-    expect(alternating.gasLimit).toBe(BATCH_BASE_GAS + 4 * 3_000 + 2 * 5_000 + SIGNAL_GAS + 3 * EVENT_SWITCH_GAS);
+    expect(alternating.gasLimit).toBe(BATCH_BASE_GAS + 4 * 3_000 + 2 * (5_000 + 2_100) + SIGNAL_GAS + 3 * EVENT_SWITCH_GAS);
     // Nine events in turn, twice: the registry keeps eight apart, so the second round signals each again.
     const events = [1n, 2n, 3n, 4n, 5n, 6n, 7n, 8n, 9n];
     const roundRobin = sut(
       [...events, ...events].map((eventIndex, i) => checkInOf(i, eventIndex)),
       gasOnly(1_000_000),
     );
-    expect(roundRobin.gasLimit).toBe(BATCH_BASE_GAS + 18 * 3_000 + 9 * 5_000 + 17 * EVENT_SWITCH_GAS + 17 * SIGNAL_GAS);
+    expect(roundRobin.gasLimit).toBe(BATCH_BASE_GAS + 18 * 3_000 + 9 * (5_000 + 2_100) + 17 * EVENT_SWITCH_GAS + 17 * SIGNAL_GAS);
   });
 
   it("charges a check-in's flag slot unless an earlier item of the batch wrote it", () => {
     const scanOf = (seq: number, tokenId: bigint): PendingAction => ({ ...scan(seq), item: { action: "checkedIn", tokenId, orderTime: 1n } });
-    expect(sut([scanOf(1, 1n), scanOf(2, 64n)], gasOnly(1_000_000)).gasLimit).toBe(BATCH_BASE_GAS + 2 * (3_000 + 5_000));
+    expect(sut([scanOf(1, 1n), scanOf(2, 64n)], gasOnly(1_000_000)).gasLimit).toBe(BATCH_BASE_GAS + 2 * (3_000 + 5_000) + 2_100);
     expect(sut([sale(1, 2n), scanOf(2, 2n)], gasOnly(1_000_000)).gasLimit).toBe(BATCH_BASE_GAS + 9_500 + 22_100 + 24_200 + 3_000);
+  });
+
+  it("charges the read of whether an event is cancelled once per event, and nothing when a sale wrote its slot", () => {
+    const claimOf = (seq: number, eventIndex: bigint): PendingAction => ({
+      ...claim(seq),
+      item: { ...claim(seq).item, tokenId: (eventIndex << 64n) | 1n } as PendingAction["item"],
+    });
+    const oneClaim = sut([claimOf(1, 1n)], gasOnly(1_000_000)).gasLimit;
+    expect(oneClaim).toBe(BATCH_BASE_GAS + 62_000 + 2_100);
+    expect(sut([claimOf(1, 1n), claimOf(2, 1n)], gasOnly(1_000_000)).gasLimit).toBe(oneClaim + 62_000);
+    expect(sut([sale(1, (1n << 64n) | 2n), claimOf(2, 1n)], gasOnly(1_000_000)).gasLimit).toBe(BATCH_BASE_GAS + 9_500 + 22_100 + 24_200 + 62_000);
+  });
+
+  it("prices an event's cancellation as one item, whatever its tickets", () => {
+    const cancellation: PendingAction = { ...scan(1), item: { action: "cancelEvent", eventIndex: 1n } };
+    expect(sut([cancellation], gasOnly(1_000_000)).gasLimit).toBe(BATCH_BASE_GAS + 20_000);
   });
 
   it("stops where the signed transaction would pass the byte limit, however much gas is left", () => {

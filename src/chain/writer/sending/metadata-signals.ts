@@ -9,8 +9,11 @@ const PARKED_EVENTS = 7;
  */
 export const SIGNAL_GAS = 2_500;
 
-/** Gas of moving the registry's pending changes from one event to another (a search of the parked events and a swap). */
-export const EVENT_SWITCH_GAS = 800;
+/**
+ * Gas of moving from one event's tickets to another's: the registry's pending changes move (a search of the parked
+ * events and a swap), and it reads again whether the event is cancelled (warm; its first, cold read is storageGas's).
+ */
+export const EVENT_SWITCH_GAS = 1_100;
 
 /**
  * The registry's ERC-4906 bookkeeping of a batch, mirrored (CustodialERC721.FlagWord): the event of the
