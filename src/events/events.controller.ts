@@ -32,9 +32,14 @@ import { EventsService } from "./events.service";
 
 const STATUS_OF_CODE: Record<string, number> = { event_exists: 409, event_not_found: 404, event_cancelled: 409, queue_full: 429 };
 
-const QUEUE_FULL_RESPONSE = {
-  headers: { "Retry-After": { description: "Seconds to wait before sending the request again.", schema: { type: "integer", minimum: 1 } } },
-} as const;
+/** The 429 of the endpoints that accept an event's action. */
+const TOO_MANY_EVENT_ACTIONS = {
+  type: EventRefusedDto,
+  description:
+    "queue_full, with its eventId: the organization has ORG_MAX_QUEUED_ACTIONS actions accepted and not yet on chain; or rate_limited, without eventId " +
+    "(see the RateLimit-* headers). Both with Retry-After.",
+  headers: { "Retry-After": { description: "Seconds to wait before sending the request again.", schema: { type: "integer" as const, minimum: 1 } } },
+};
 
 @ApiTags("events")
 @Controller(`api/v1/${ENDPOINT.events}`)
@@ -60,13 +65,7 @@ export class EventsController {
       "The event refused: invalid_field or ticketeer_mismatch, with its eventId. The body refused: invalid_json, invalid_body (not one JSON object), https_required, or a malformed Idempotency-Key (invalid_field), without eventId.",
   })
   @ApiConflictResponse({ type: EventRefusedDto, description: "event_exists: the eventId is already registered by this organization." })
-  @ApiTooManyRequestsResponse({
-    type: EventRefusedDto,
-    description:
-      "queue_full, with its eventId: the organization has ORG_MAX_QUEUED_ACTIONS actions accepted and not yet on chain; or rate_limited, without eventId " +
-      "(see the RateLimit-* headers). Both with Retry-After.",
-    ...QUEUE_FULL_RESPONSE,
-  })
+  @ApiTooManyRequestsResponse(TOO_MANY_EVENT_ACTIONS)
   @ApiCommonWriteResponses()
   async create(
     @CurrentOrganization() organization: AuthenticatedOrganization,
@@ -110,13 +109,7 @@ export class EventsController {
   })
   @ApiNotFoundResponse({ type: EventRefusedDto, description: "event_not_found: no such event (also for another organization's event)." })
   @ApiConflictResponse({ type: EventRefusedDto, description: "event_cancelled: the event is cancelled already (its first cancellation stands)." })
-  @ApiTooManyRequestsResponse({
-    type: EventRefusedDto,
-    description:
-      "queue_full, with its eventId: the organization has ORG_MAX_QUEUED_ACTIONS actions accepted and not yet on chain; or rate_limited, without eventId " +
-      "(see the RateLimit-* headers). Both with Retry-After.",
-    ...QUEUE_FULL_RESPONSE,
-  })
+  @ApiTooManyRequestsResponse(TOO_MANY_EVENT_ACTIONS)
   @ApiCommonWriteResponses()
   async cancel(
     @CurrentOrganization() organization: AuthenticatedOrganization,
