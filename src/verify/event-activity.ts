@@ -1,4 +1,4 @@
-import { getAddress, type Interface, type Log } from "ethers";
+import { type Interface, type Log, ZeroAddress } from "ethers";
 
 import { splitTokenId } from "../registry";
 
@@ -49,7 +49,7 @@ export function recordTokenIds(recordsHex: string): bigint[] {
 /**
  * Adds the registry logs of one block range (in chain order) to an event's tally: sales, resales and
  * packed check-in and invalidation records of its tokens, claims (a Transfer out of the event's
- * custody address), updates and cancellation. Logs of other events are skipped. Returns a new tally.
+ * custody, not part of a resale), updates and cancellation. Logs of other events are skipped. Returns a new tally.
  */
 export function tallyLogs(
   previous: EventActivity,
@@ -60,7 +60,10 @@ export function tallyLogs(
 ): EventActivity {
   const next: EventActivity = { ...previous, scannedTo, recent: [...previous.recent], tokens: [...previous.tokens] };
   const ofEvent = (tokenId: bigint) => splitTokenId(tokenId).eventIndex === event.eventIndex;
-  const custody = getAddress(event.custody);
+  // A resale moves a custodial token to the next custodial holder: its Transfer is no claim.
+  const resaleMoves = new Set(
+    logs.filter((log) => registry.parseLog(log)?.name === "TicketResold").map((log) => `${log.transactionHash}:${BigInt(log.topics[1] ?? 0)}`),
+  );
   for (const log of logs) {
     const parsed = registry.parseLog(log);
     if (!parsed) continue;
@@ -87,7 +90,7 @@ export function tallyLogs(
         break;
       }
       case "Transfer":
-        if (!ofEvent(args.tokenId as bigint) || getAddress(args.from as string) !== custody) break;
+        if (!ofEvent(args.tokenId as bigint) || args.from === ZeroAddress || resaleMoves.has(`${log.transactionHash}:${args.tokenId as bigint}`)) break;
         next.claimed += 1;
         note("claim");
         break;
