@@ -1,3 +1,4 @@
+import { ZeroHash } from "ethers";
 import { describe, expect, it } from "vitest";
 
 import { encodeBatch, type RegistryBatchItem } from "./registry-batch";
@@ -13,6 +14,7 @@ const details = {
   startTime: 1_900_000_000n,
   endTime: 1_900_010_800n,
   organizer: "Org",
+  metadataHash: ZeroHash,
 };
 const key = "0x" + "ab".repeat(32);
 

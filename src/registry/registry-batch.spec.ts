@@ -1,3 +1,4 @@
+import { ZeroHash } from "ethers";
 import { describe, expect, it } from "vitest";
 
 import { encodeBatch, encodeItem } from "./registry-batch";
@@ -37,7 +38,18 @@ describe("encodeItem", () => {
     const hex = encodeItem({
       action: "updateEvent",
       eventIndex: 1n,
-      details: { name: "é", currency: "EUR", shopUrl: "", imageUrl: "", latitude: -0.0000001, longitude: 0, startTime: 0n, endTime: 0n, organizer: "Ö" },
+      details: {
+        name: "é",
+        currency: "EUR",
+        shopUrl: "",
+        imageUrl: "",
+        latitude: -0.0000001,
+        longitude: 0,
+        startTime: 0n,
+        endTime: 0n,
+        organizer: "Ö",
+        metadataHash: ZeroHash,
+      },
     }).slice(2);
     expect(hex.slice(18, 26)).toBe("ffffffff");
     expect(hex.slice(66)).toBe("0003" + "455552" + "0002" + "c3a9" + "0000" + "0000" + "0002" + "c396");

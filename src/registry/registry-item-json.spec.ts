@@ -1,3 +1,4 @@
+import { ZeroHash } from "ethers";
 import { describe, expect, it } from "vitest";
 
 import type { RegistryBatchItem } from "./registry-batch";
@@ -11,7 +12,18 @@ const items: RegistryBatchItem[] = [
     eventIndex: 3n,
     eventKey: "0x" + "01".repeat(32),
     ticketeer: "0x" + "02".repeat(32),
-    details: { name: "n", currency: "EUR", shopUrl: "", imageUrl: "", latitude: 1.5, longitude: -2, startTime: 1n, endTime: 2n, organizer: "o" },
+    details: {
+      name: "n",
+      currency: "EUR",
+      shopUrl: "",
+      imageUrl: "",
+      latitude: 1.5,
+      longitude: -2,
+      startTime: 1n,
+      endTime: 2n,
+      organizer: "o",
+      metadataHash: ZeroHash,
+    },
   },
 ];
 

@@ -39,6 +39,7 @@ const FULL_EVENT: RegistryEventDetails = {
   startTime: 1_900_000_000n,
   endTime: 1_900_010_800n,
   organizer: "O".repeat(255),
+  metadataHash: id("event-metadata"),
 };
 
 const ORDER_TIME = 1_750_000_000n;

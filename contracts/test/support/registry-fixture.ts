@@ -1,3 +1,4 @@
+import { id } from "ethers";
 import type { NetworkConnection } from "hardhat/types/network";
 
 import { encodeBatch, eventKeyOf, ticketHashOf, ticketeerKeyOf, tokenIdOf, type RegistryBatchItem, type RegistryEventDetails } from "../../scripts/registry.js";
@@ -14,6 +15,7 @@ export const sampleDetails: RegistryEventDetails = {
   startTime: 1_900_000_000n,
   endTime: 1_900_010_800n,
   organizer: "Example Tickets B.V.",
+  metadataHash: id("concert-metadata"),
 };
 
 export async function deployRegistryFixture({ ethers }: NetworkConnection) {
