@@ -39,4 +39,11 @@ describe("registry item JSON", () => {
     delete stored.details.organizer;
     expect(registryItemFromJson(stored)).toEqual({ ...items[2], details: { ...(items[2] as { details: object }).details, organizer: "" } });
   });
+
+  it("reads an event item stored before events carried their metadata hash as one with a zero hash", () => {
+    const item = { ...items[2], details: { ...(items[2] as { details: object }).details, metadataHash: "0x" + "ab".repeat(32) } } as RegistryBatchItem;
+    const stored = JSON.parse(registryItemToJson(item));
+    delete stored.details.metadataHash;
+    expect(registryItemFromJson(stored)).toEqual({ ...item, details: { ...(item as { details: object }).details, metadataHash: ZeroHash } });
+  });
 });
