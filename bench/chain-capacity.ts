@@ -1,4 +1,4 @@
-import { HDNodeWallet, Mnemonic, Transaction, type Wallet } from "ethers";
+import { HDNodeWallet, Mnemonic, Transaction, type Wallet, ZeroHash } from "ethers";
 import type { Client } from "pg";
 
 import { encodeBatch, eventKeyOf, type RegistryBatchItem, ticketeerKeyOf, ticketHashOf, tokenIdOf } from "../src/registry";
@@ -61,7 +61,18 @@ export async function measureChainCapacity(chain: BenchChain, batches: readonly 
     eventIndex: CAPACITY_EVENT_INDEX,
     eventKey: eventKeyOf("capacity", "capacity-event"),
     ticketeer: ticketeerKeyOf("capacity"),
-    details: { name: "Capacity", currency: "EUR", shopUrl: "", imageUrl: "", latitude: 0, longitude: 0, startTime: 0n, endTime: 0n, organizer: "" },
+    details: {
+      name: "Capacity",
+      currency: "EUR",
+      shopUrl: "",
+      imageUrl: "",
+      latitude: 0,
+      longitude: 0,
+      startTime: 0n,
+      endTime: 0n,
+      organizer: "",
+      metadataHash: ZeroHash,
+    },
   };
   await (await chain.registry.connect(sender).execute(encodeBatch([register]))).wait();
 

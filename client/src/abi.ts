@@ -381,6 +381,11 @@ export const ticketRegistryAbi = [
             "internalType": "string",
             "name": "organizer",
             "type": "string"
+          },
+          {
+            "internalType": "bytes32",
+            "name": "metadataHash",
+            "type": "bytes32"
           }
         ],
         "indexed": false,
@@ -453,6 +458,11 @@ export const ticketRegistryAbi = [
             "internalType": "string",
             "name": "organizer",
             "type": "string"
+          },
+          {
+            "internalType": "bytes32",
+            "name": "metadataHash",
+            "type": "bytes32"
           }
         ],
         "indexed": false,
@@ -676,6 +686,19 @@ export const ticketRegistryAbi = [
       }
     ],
     "name": "TicketsInvalidated",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": false,
+        "internalType": "bytes",
+        "name": "records",
+        "type": "bytes"
+      }
+    ],
+    "name": "TicketsMetadataUpdated",
     "type": "event"
   },
   {

@@ -14,7 +14,7 @@
  */
 import { randomBytes } from "node:crypto";
 
-import { getAddress, hexlify } from "ethers";
+import { getAddress, hexlify, ZeroHash } from "ethers";
 import { network } from "hardhat";
 
 import { custodyMaskOf, encodeBatch, eventKeyOf, inCustodialSpace, ticketHashOf, ticketeerKeyOf, tokenIdOf } from "./registry.js";
@@ -30,7 +30,18 @@ async function claimedToken(): Promise<{ registry: TicketRegistry; holder: strin
   const registry = await ethers.deployContract("TicketRegistry", [admin.address, "Ticket Registry", "TICKET", "", ""]);
   await (await registry.grantRole(await registry.OPERATOR_ROLE(), admin.address)).wait();
   const tokenId = tokenIdOf(1n, 1n);
-  const details = { name: "", currency: "EUR", shopUrl: "", imageUrl: "", latitude: 0, longitude: 0, startTime: 0n, endTime: 0n, organizer: "" };
+  const details = {
+    name: "",
+    currency: "EUR",
+    shopUrl: "",
+    imageUrl: "",
+    latitude: 0,
+    longitude: 0,
+    startTime: 0n,
+    endTime: 0n,
+    organizer: "",
+    metadataHash: ZeroHash,
+  };
   await (
     await registry.execute(
       encodeBatch([

@@ -23,7 +23,8 @@ import {ICustodialERC721} from "./token/ICustodialERC721.sol";
 interface ITicketRegistry is ICustodialERC721 {
     /// @notice The event details the service records on chain: what a ticket's metadata shows of its event.
     /// @dev Latitude and longitude are fixed-point with COORDINATE_DECIMALS (7) decimals. `organizer` is the
-    /// organizing company's public name.
+    /// organizing company's public name. `metadataHash` is the keccak-256 of the event's canonical off-chain
+    /// metadata (its description and ticket image), zero when it has none: anyone holding that metadata can check it.
     struct EventDetails {
         string name;
         string currency;
@@ -34,6 +35,7 @@ interface ITicketRegistry is ICustodialERC721 {
         uint64 startTime;
         uint64 endTime;
         string organizer;
+        bytes32 metadataHash;
     }
 
     /// @notice What the registry holds for one event.
@@ -136,6 +138,14 @@ interface ITicketRegistry is ICustodialERC721 {
     event TicketsInvalidated(bytes records);
 
     /**
+     * @notice A run of consecutive ticket metadata updates of one batch (or of sales with their metadata): the hash
+     * of each ticket's canonical off-chain metadata, for anyone holding that metadata to check it. The hash lives
+     * in this log only; the latest record of a token is its current hash.
+     * @param records a sequence of 48-byte records: uint128 tokenId, bytes32 metadataHash (big-endian)
+     */
+    event TicketsMetadataUpdated(bytes records);
+
+    /**
      * @notice An item of a batch was skipped; the other items were applied.
      * @param index position of the item in the batch, from 0
      * @param subject the item's tokenId, or its eventIndex for event items
@@ -161,7 +171,7 @@ interface ITicketRegistry is ICustodialERC721 {
      * - `batch` is well formed (TicketRegistryMalformedBatch); a malformed batch reverts as a whole.
      *
      * Emits EventRegistered, EventUpdated, EventCancelled, Transfer, TicketSold, TicketResold, TicketsCheckedIn,
-     * TicketsInvalidated and ItemFailed as the items require. A claim is the Transfer from a
+     * TicketsInvalidated, TicketsMetadataUpdated and ItemFailed as the items require. A claim is the Transfer from a
      * custodial address (see isCustodial) to the claimant's wallet.
      *
      * Emits ERC-4906 BatchMetadataUpdate(fromTokenId, toTokenId) for what changes a token's metadata:
@@ -169,7 +179,9 @@ interface ITicketRegistry is ICustodialERC721 {
      * check-ins, invalidations and claims changed (an item that changes nothing, such as a repeated
      * check-in or a skipped item, is left out), however the items alternate between up to eight events
      * (a ninth makes the oldest signal early); and once per event update or cancellation, over every token the
-     * event can have (serials 1 to 2^64 - 1).
+     * event can have (serials 1 to 2^64 - 1). A run of ticket metadata updates signals exactly the tokens it updated,
+     * once per run: MetadataUpdate(tokenId) for a token alone, BatchMetadataUpdate(from, to) for consecutive tokens
+     * updated in ascending order; a sale with its metadata is signalled as a sale.
      * @param batch the packed items
      */
     function execute(bytes calldata batch) external;

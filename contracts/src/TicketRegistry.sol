@@ -107,6 +107,11 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
                 (offset, index) = _applySaleRun(batch, offset, index, flags);
                 continue;
             }
+            // Tested after sales and check-ins, whose runs it would cost a test each; an item alone pays for it.
+            if (action >= BatchReader.UPDATE_TICKET) {
+                (offset, index) = _applyMetadataItemsRun(batch, offset, index, action, flags);
+                continue;
+            }
             (uint256 next, uint256 subject, ItemFailure failure) = _applyItem(batch, offset, action, flags);
             if (failure != ItemFailure.None) emit ItemFailed(index, subject, failure);
             offset = next;
@@ -115,6 +120,17 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
             }
         }
         _closeFlagWord(flags);
+    }
+
+    /// @dev Applies the run of ticket metadata updates or of sales with their metadata starting at `offset`; reverts
+    /// on an unknown action code.
+    function _applyMetadataItemsRun(bytes calldata batch, uint256 offset, uint256 index, uint8 action, FlagWord memory flags)
+        private
+        returns (uint256, uint256)
+    {
+        if (action == BatchReader.UPDATE_TICKET) return _applyMetadataRun(batch, offset, index, flags);
+        if (action == BatchReader.SOLD_WITH_METADATA) return _applySaleWithMetadataRun(batch, offset, index, flags);
+        revert TicketRegistryMalformedBatch(offset);
     }
 
     /// @dev Applies the event, resale, claim or cancellation item at `offset`; reverts on an unknown action code.
@@ -328,7 +344,8 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
         private
         returns (uint256, uint256)
     {
-        (bytes memory records, uint256 recordsEnd) = _allocateRecords(batch.length - offset);
+        (bytes memory records, uint256 recordsEnd) =
+            _allocateRecords(batch.length - offset, BatchReader.RECORD_ITEM_SIZE, BatchReader.RECORD_SIZE);
         uint256 length;
         bool checkIn = action == BatchReader.CHECKED_IN;
         do {
@@ -354,7 +371,7 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
                 ++index;
             }
         } while (offset < batch.length && batch.word(offset, 1) == action);
-        _emitRecords(records, recordsEnd, length, checkIn);
+        _emitRecords(records, recordsEnd, length, action);
         return (offset, index);
     }
 
@@ -385,10 +402,14 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
         return ItemFailure.TicketCheckedIn;
     }
 
-    /// @dev Room for every record the rest of the batch could hold, plus a spare word: records are written as whole
-    /// words. Returns the buffer and the free memory pointer just after it.
-    function _allocateRecords(uint256 remainingBytes) private pure returns (bytes memory records, uint256 end) {
-        uint256 capacity = (remainingBytes / BatchReader.RECORD_ITEM_SIZE) * BatchReader.RECORD_SIZE;
+    /// @dev Room for every record of `recordSize` bytes the rest of the batch could hold in items of `itemSize`, plus
+    /// a spare word: records are written as whole words. Returns the buffer and the free memory pointer just after it.
+    function _allocateRecords(uint256 remainingBytes, uint256 itemSize, uint256 recordSize)
+        private
+        pure
+        returns (bytes memory records, uint256 end)
+    {
+        uint256 capacity = (remainingBytes / itemSize) * recordSize;
         // Assembly: a buffer Solidity would zero word by word.
         // solhint-disable-next-line no-inline-assembly
         assembly ("memory-safe") {
@@ -398,10 +419,10 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
         }
     }
 
-    /// @dev Emits the run's log and frees its buffer (`end` is the free memory pointer just after it), unless the
+    /// @dev Emits the run's log (of its `action`) and frees its buffer (`end` is the free memory pointer just after it), unless the
     /// run allocated memory after it that must outlive the run: a flag word's parked events, allocated when a run's
     /// tickets first move between events. Freed regardless, later runs and logs would write over them.
-    function _emitRecords(bytes memory records, uint256 end, uint256 length, bool checkIn) private {
+    function _emitRecords(bytes memory records, uint256 end, uint256 length, uint8 action) private {
         uint256 free;
         // Assembly: the log's length set after the run, in place.
         // solhint-disable-next-line no-inline-assembly
@@ -410,8 +431,9 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
             mstore(records, length)
         }
         if (length != 0) {
-            if (checkIn) emit TicketsCheckedIn(records);
-            else emit TicketsInvalidated(records);
+            if (action == BatchReader.CHECKED_IN) emit TicketsCheckedIn(records);
+            else if (action == BatchReader.INVALIDATED) emit TicketsInvalidated(records);
+            else emit TicketsMetadataUpdated(records);
         }
         // Assembly: the run's buffer handed back to the allocator.
         // solhint-disable-next-line no-inline-assembly
@@ -420,6 +442,135 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
             case 1 { mstore(0x40, records) }
             default { mstore(0x40, free) }
         }
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Ticket metadata: one TicketsMetadataUpdated log per run of consecutive items of the same action
+    // ------------------------------------------------------------------------------------------
+
+    /// @dev The tokens of a metadata update run not yet signalled (ERC-4906): `from` to `to`, none while `to` is 0.
+    struct PendingSignal {
+        uint256 from;
+        uint256 to;
+    }
+
+    /**
+     * @dev Applies the run of ticket metadata updates starting at `offset`; returns where the next run starts. The
+     * hashes go into the run's log only: no storage slot is written for them.
+     */
+    function _applyMetadataRun(bytes calldata batch, uint256 offset, uint256 index, FlagWord memory flags)
+        private
+        returns (uint256, uint256)
+    {
+        (bytes memory records, uint256 recordsEnd) =
+            _allocateRecords(batch.length - offset, BatchReader.UPDATE_TICKET_SIZE, BatchReader.METADATA_RECORD_SIZE);
+        uint256 length;
+        PendingSignal memory signal;
+        do {
+            batch.ensure(offset, BatchReader.UPDATE_TICKET_SIZE);
+            uint256 tokenId = batch.word(offset + 1, 16);
+            ItemFailure failure = _metadataUpdatable(_flagsAt(flags, tokenId));
+            if (failure == ItemFailure.None) {
+                length = _writeMetadataRecord(records, length, tokenId, batch.word(offset + 17, 32));
+                _extendSignal(signal, tokenId);
+            } else {
+                emit ItemFailed(index, tokenId, failure);
+            }
+            unchecked {
+                offset += BatchReader.UPDATE_TICKET_SIZE;
+                ++index;
+            }
+        } while (offset < batch.length && batch.word(offset, 1) == BatchReader.UPDATE_TICKET);
+        _emitRecords(records, recordsEnd, length, BatchReader.UPDATE_TICKET);
+        _signal(signal);
+        return (offset, index);
+    }
+
+    /// @dev Applies the run of sales with their metadata starting at `offset`: each exactly a sale (see _sold), whose
+    /// tokens the batch signals as it signals sales, plus its record in the run's TicketsMetadataUpdated log.
+    function _applySaleWithMetadataRun(bytes calldata batch, uint256 offset, uint256 index, FlagWord memory flags)
+        private
+        returns (uint256, uint256)
+    {
+        (bytes memory records, uint256 recordsEnd) =
+            _allocateRecords(batch.length - offset, BatchReader.SOLD_WITH_METADATA_SIZE, BatchReader.METADATA_RECORD_SIZE);
+        uint256 length;
+        SaleEvent memory sale;
+        do {
+            batch.ensure(offset, BatchReader.SOLD_WITH_METADATA_SIZE);
+            uint256 tokenId = batch.word(offset + 1, 16);
+            ItemFailure failure = _sold(batch, offset, tokenId, sale, flags);
+            if (failure == ItemFailure.None) {
+                // Assembly: the record into the buffer as _writeMetadataRecord writes it, the hash straight from
+                // calldata: a call per sale cost it more than the budget of its hash allows.
+                // solhint-disable-next-line no-inline-assembly
+                assembly ("memory-safe") {
+                    let at := add(add(records, 0x20), length)
+                    mstore(at, shl(128, tokenId))
+                    mstore(add(at, 16), calldataload(add(batch.offset, add(offset, 73))))
+                    length := add(length, 48)
+                }
+            } else {
+                emit ItemFailed(index, tokenId, failure);
+            }
+            unchecked {
+                offset += BatchReader.SOLD_WITH_METADATA_SIZE;
+                ++index;
+            }
+        } while (offset < batch.length && batch.word(offset, 1) == BatchReader.SOLD_WITH_METADATA);
+        _countSold(sale);
+        _emitRecords(records, recordsEnd, length, BatchReader.SOLD_WITH_METADATA);
+        return (offset, index);
+    }
+
+    /// @dev Why the metadata of a ticket with `ticketFlags` cannot be updated, or None: it must have been sold, and
+    /// its event not cancelled. Invalidated, checked-in and claimed tickets keep metadata that may change.
+    function _metadataUpdatable(uint256 ticketFlags) private pure returns (ItemFailure) {
+        if (ticketFlags & TicketFlags.BITMASK_MINTED != 0) return ItemFailure.None;
+        return ticketFlags == TicketFlags.CANCELLED_EVENT_FLAGS ? ItemFailure.EventCancelled : ItemFailure.TicketUnknown;
+    }
+
+    /// @dev Appends the 48-byte record (tokenId, metadataHash) at `length` in `records`; returns the new length.
+    function _writeMetadataRecord(bytes memory records, uint256 length, uint256 tokenId, uint256 metadataHash)
+        private
+        pure
+        returns (uint256)
+    {
+        // Assembly: two words into the records buffer, the hash over the tokenId word's zero low half, without a
+        // bounds check per record; _allocateRecords sized the buffer from the batch's length.
+        // solhint-disable-next-line no-inline-assembly
+        assembly ("memory-safe") {
+            let at := add(add(records, 0x20), length)
+            mstore(at, shl(128, tokenId))
+            mstore(add(at, 16), metadataHash)
+        }
+        unchecked {
+            return length + BatchReader.METADATA_RECORD_SIZE;
+        }
+    }
+
+    /// @dev Adds `tokenId` to the run's pending signal: the next token of an ascending range extends it, any other
+    /// signals the range held and starts another.
+    function _extendSignal(PendingSignal memory signal, uint256 tokenId) private {
+        uint256 to = signal.to;
+        // Tokens have at most 128 bits: to + 1 cannot overflow; a minted token is never 0, the empty mark.
+        unchecked {
+            if (to != 0 && tokenId == to + 1) {
+                signal.to = tokenId;
+                return;
+            }
+        }
+        _signal(signal);
+        signal.from = tokenId;
+        signal.to = tokenId;
+    }
+
+    /// @dev Tells marketplaces and wallets the pending tokens' metadata changed (ERC-4906), if there are any.
+    function _signal(PendingSignal memory signal) private {
+        uint256 to = signal.to;
+        if (to == 0) return;
+        if (signal.from == to) emit MetadataUpdate(to);
+        else emit BatchMetadataUpdate(signal.from, to);
     }
 
     // ------------------------------------------------------------------------------------------

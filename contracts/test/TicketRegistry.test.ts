@@ -9,7 +9,7 @@ import { deployRegistryFixture, registerEventItem, registryWithTicketsFixture, s
 
 const { ethers, networkHelpers } = await network.create();
 
-const DETAILS_TUPLE = "tuple(string,string,string,string,int32,int32,uint64,uint64,string)";
+const DETAILS_TUPLE = "tuple(string,string,string,string,int32,int32,uint64,uint64,string,bytes32)";
 
 function detailsTuple(details = sampleDetails) {
   return [
@@ -22,6 +22,7 @@ function detailsTuple(details = sampleDetails) {
     details.startTime,
     details.endTime,
     details.organizer,
+    details.metadataHash,
   ];
 }
 
@@ -445,7 +446,7 @@ describe("TicketRegistry", () => {
       await expect(asOperator.execute(scan.slice(0, -2)))
         .to.be.revertedWithCustomError(registry, "TicketRegistryMalformedBatch")
         .withArgs(0n);
-      await expect(asOperator.execute(scan + "09"))
+      await expect(asOperator.execute(scan + "0b"))
         .to.be.revertedWithCustomError(registry, "TicketRegistryMalformedBatch")
         .withArgs(25n);
       const register = encodeBatch([registerEventItem(2n, "e2")]);

@@ -1,3 +1,4 @@
+import { ZeroHash } from "ethers";
 import type { AuthenticatedOrganization } from "../auth/authenticated-organization";
 import { eventKeyOf, type RegistryBatchItem, type RegistryEventDetails, ticketeerKeyOf } from "../registry";
 import type { EventEntity } from "./entities/event.entity";
@@ -49,5 +50,7 @@ function detailsOf(event: EventEntity, organization: Organizer): RegistryEventDe
     startTime: event.startTime,
     endTime: event.endTime,
     organizer: organizerOf(event, organization),
+    // The service sends no event metadata hash yet.
+    metadataHash: ZeroHash,
   };
 }

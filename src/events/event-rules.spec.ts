@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 
-import { AbiCoder, getBytes } from "ethers";
+import { AbiCoder, getBytes, ZeroHash } from "ethers";
 import { describe, expect, it } from "vitest";
 
 import { acceptanceFixture, anEvent, ORGANIZATION, OTHER_ORGANIZATION, validated } from "../../test/support/acceptance-fixture";
@@ -93,6 +93,7 @@ describe("registerEvent", () => {
         startTime: 10n,
         endTime: 20n,
         organizer: ORGANIZATION.name,
+        metadataHash: ZeroHash,
       },
     });
     expect(() => encodeItem(recorded[0].onChain!)).not.toThrow();
@@ -291,6 +292,7 @@ describe("updateEvent", () => {
             startTime: 100n,
             endTime: 300n,
             organizer: ORGANIZATION.name,
+            metadataHash: ZeroHash,
           },
         },
       },

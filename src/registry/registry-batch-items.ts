@@ -20,14 +20,17 @@ const FIXED_SIZE: Partial<Record<BatchAction, number>> = {
   invalidated: 16 + 8,
   claimed: 16 + 20,
   cancelEvent: 8,
+  updateTicket: 16 + 32,
+  soldWithMetadata: 16 + 32 + 16 + 8 + 32,
 };
 
 /** Items whose subject is an event (its u64 index) rather than a token. */
 const EVENT_ITEMS: ReadonlySet<BatchAction> = new Set(["registerEvent", "updateEvent", "cancelEvent"]);
 
-/** Fixed part of event details (latitude, longitude, startTime, endTime), then five length-prefixed texts. */
+/** Fixed part of event details (latitude, longitude, startTime, endTime), then five length-prefixed texts, then metadataHash. */
 const DETAILS_FIXED = 4 + 4 + 8 + 8;
 const DETAILS_TEXTS = 5;
+const DETAILS_METADATA_HASH = 32;
 
 /** The items of a batch `TicketRegistry.execute` took, in order: the reverse of encodeBatch, as far as subjects go. */
 export function batchItemSubjects(batch: string): BatchItemSubject[] {
@@ -46,7 +49,7 @@ function detailedItemSize(bytes: Uint8Array, start: number, action: BatchAction)
   const head = action === "registerEvent" ? 8 + 32 + 32 : 8;
   let offset = start + head + DETAILS_FIXED;
   for (let text = 0; text < DETAILS_TEXTS; text++) offset += 2 + Number(readUint(bytes, offset, 2));
-  return offset - start;
+  return offset + DETAILS_METADATA_HASH - start;
 }
 
 function readUint(bytes: Uint8Array, offset: number, size: number): bigint {

@@ -1,3 +1,4 @@
+import { ZeroHash } from "ethers";
 import { describe, expect, it } from "vitest";
 
 import { encodeBatch, encodeItem } from "./registry-batch";
@@ -37,10 +38,42 @@ describe("encodeItem", () => {
     const hex = encodeItem({
       action: "updateEvent",
       eventIndex: 1n,
-      details: { name: "é", currency: "EUR", shopUrl: "", imageUrl: "", latitude: -0.0000001, longitude: 0, startTime: 0n, endTime: 0n, organizer: "Ö" },
+      details: {
+        name: "é",
+        currency: "EUR",
+        shopUrl: "",
+        imageUrl: "",
+        latitude: -0.0000001,
+        longitude: 0,
+        startTime: 0n,
+        endTime: 0n,
+        organizer: "Ö",
+        metadataHash: "0x" + "cd".repeat(32),
+      },
     }).slice(2);
     expect(hex.slice(18, 26)).toBe("ffffffff");
-    expect(hex.slice(66)).toBe("0003" + "455552" + "0002" + "c3a9" + "0000" + "0000" + "0002" + "c396");
+    expect(hex.slice(66)).toBe("0003" + "455552" + "0002" + "c3a9" + "0000" + "0000" + "0002" + "c396" + "cd".repeat(32));
+  });
+
+  it("ends event details in their 32-byte metadata hash, zero when the event has none", () => {
+    const details = { name: "", currency: "", shopUrl: "", imageUrl: "", latitude: 0, longitude: 0, startTime: 0n, endTime: 0n, organizer: "" };
+    const hex = encodeItem({ action: "updateEvent", eventIndex: 1n, details: { ...details, metadataHash: ZeroHash } }).slice(2);
+    expect(hex).toHaveLength(2 * (1 + 8 + 24 + 5 * 2 + 32));
+    expect(hex.slice(-64)).toBe("00".repeat(32));
+    expect(() => encodeItem({ action: "updateEvent", eventIndex: 1n, details: { ...details, metadataHash: "0x01" } })).toThrow(RangeError);
+  });
+
+  it("packs a ticket's metadata update as code, 16-byte tokenId and its 32-byte hash", () => {
+    const hash = "0x" + "ef".repeat(32);
+    expect(encodeItem({ action: "updateTicket", tokenId, metadataHash: hash })).toBe("0x09" + "0000000000000001" + "0000000000000002" + "ef".repeat(32));
+    expect(() => encodeItem({ action: "updateTicket", tokenId, metadataHash: "0x" + "ef".repeat(31) })).toThrow(RangeError);
+  });
+
+  it("packs a sale with its metadata as the sale's fields under code 0x0A, then the hash", () => {
+    const sale = { tokenId, ticketHash: "0x" + "ab".repeat(32), price: "1.5", orderTime: 3n };
+    const hash = "0x" + "ef".repeat(32);
+    const hex = encodeItem({ action: "soldWithMetadata", ...sale, metadataHash: hash }).slice(2);
+    expect(hex).toBe("0a" + encodeItem({ action: "sold", ...sale }).slice(4) + "ef".repeat(32));
   });
 
   it("refuses values that do not fit their field", () => {

@@ -4,8 +4,17 @@ import { BATCH_ITEM_CODE, type BatchItemName } from "../common/actions";
 import { encodePrice } from "./registry-price";
 import { fromFixedCoordinate, toFixedCoordinate } from "./registry-coordinates";
 
-/** Action codes of the batch wire format (contracts/libraries/BatchReader.sol), from the ACTIONS table. */
-export const BatchActionCode: Readonly<Record<BatchItemName, number>> = BATCH_ITEM_CODE;
+/**
+ * Items the registry takes that no action of the ACTIONS table sends yet: a ticket's metadata hash, alone or with its
+ * sale. They join the table, and leave this list, once the ledger sends them.
+ */
+const ITEMS_OUTSIDE_ACTIONS = { updateTicket: 0x09, soldWithMetadata: 0x0a } as const;
+
+/** The name of every item of the batch wire format. */
+export type RegistryBatchItemName = BatchItemName | keyof typeof ITEMS_OUTSIDE_ACTIONS;
+
+/** Action codes of the batch wire format (contracts/libraries/BatchReader.sol), from the ACTIONS table and the items outside it. */
+export const BatchActionCode: Readonly<Record<RegistryBatchItemName, number>> = { ...BATCH_ITEM_CODE, ...ITEMS_OUTSIDE_ACTIONS };
 
 export interface RegistryEventDetails {
   name: string;
@@ -19,6 +28,8 @@ export interface RegistryEventDetails {
   endTime: bigint;
   /** The organizing company's public name: what a ticket's metadata shows as its organizer. */
   organizer: string;
+  /** keccak-256 of the event's canonical off-chain metadata (description, ticket image), 0x-hex; ZeroHash when none. */
+  metadataHash: string;
 }
 
 /** EventDetails as the registry's EventRegistered and EventUpdated logs decode them: coordinates in its fixed point. */
@@ -29,7 +40,7 @@ export interface RegistryEventDetailsLog extends Omit<RegistryEventDetails, "lat
 
 /** Logged event details with their coordinates in degrees. */
 export function eventDetailsOf(logged: RegistryEventDetailsLog): RegistryEventDetails {
-  const { name, currency, shopUrl, imageUrl, latitude, longitude, startTime, endTime, organizer } = logged;
+  const { name, currency, shopUrl, imageUrl, latitude, longitude, startTime, endTime, organizer, metadataHash } = logged;
   return {
     name,
     currency,
@@ -40,6 +51,7 @@ export function eventDetailsOf(logged: RegistryEventDetailsLog): RegistryEventDe
     startTime,
     endTime,
     organizer,
+    metadataHash,
   };
 }
 
@@ -53,24 +65,37 @@ export type RegistryBatchItem =
   | { action: "claimed"; tokenId: bigint; to: string }
   | { action: "cancelEvent"; eventIndex: bigint };
 
-// The union above and the ACTIONS table name the same items: a row without its item shape, or an
-// item without its row, fails here.
+/**
+ * The items outside the ACTIONS table: a ticket's metadata hash (keccak-256 of its canonical off-chain metadata,
+ * 0x-hex), alone or with its sale's fields.
+ */
+export type TicketMetadataItem =
+  | { action: "updateTicket"; tokenId: bigint; metadataHash: string }
+  | { action: "soldWithMetadata"; tokenId: bigint; ticketHash: string; price: string; orderTime: bigint; metadataHash: string };
+
+/** Every item the batch wire format holds. */
+export type RegistryWireItem = RegistryBatchItem | TicketMetadataItem;
+
+// The unions above name the items of the ACTIONS table and those outside it: a row without its item
+// shape, or an item without its row, fails here.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const itemsMatchTheTable: Same<RegistryBatchItem["action"], BatchItemName> = true;
+const itemsMatchTheOthers: Same<TicketMetadataItem["action"], keyof typeof ITEMS_OUTSIDE_ACTIONS> = true;
 void itemsMatchTheTable;
+void itemsMatchTheOthers;
 
 /** Packs items, in order, into the bytes `TicketRegistry.execute` takes. */
-export function encodeBatch(items: readonly RegistryBatchItem[]): string {
+export function encodeBatch(items: readonly RegistryWireItem[]): string {
   return concat(items.map(encodeItem));
 }
 
 /** How many bytes one item adds to a batch. */
-export function encodedItemBytes(item: RegistryBatchItem): number {
+export function encodedItemBytes(item: RegistryWireItem): number {
   return (encodeItem(item).length - 2) / 2;
 }
 
 /** One item's bytes, as a 0x-prefixed hex string. */
-export function encodeItem(item: RegistryBatchItem): string {
+export function encodeItem(item: RegistryWireItem): string {
   const code = uint(BatchActionCode[item.action], 1);
   switch (item.action) {
     case "registerEvent":
@@ -78,7 +103,11 @@ export function encodeItem(item: RegistryBatchItem): string {
     case "updateEvent":
       return concat([code, uint(item.eventIndex, 8), details(item.details)]);
     case "sold":
-      return concat([code, uint(item.tokenId, 16), bytes32(item.ticketHash), uint(encodePrice(item.price), 16), uint(item.orderTime, 8)]);
+      return concat([code, sale(item)]);
+    case "soldWithMetadata":
+      return concat([code, sale(item), bytes32(item.metadataHash)]);
+    case "updateTicket":
+      return concat([code, uint(item.tokenId, 16), bytes32(item.metadataHash)]);
     case "resold":
       return concat([code, uint(item.tokenId, 16), uint(encodePrice(item.price), 16), uint(item.orderTime, 8)]);
     case "checkedIn":
@@ -89,6 +118,11 @@ export function encodeItem(item: RegistryBatchItem): string {
     case "cancelEvent":
       return concat([code, uint(item.eventIndex, 8)]);
   }
+}
+
+/** A sale's fields, the same in a sale with its metadata. */
+function sale(item: { tokenId: bigint; ticketHash: string; price: string; orderTime: bigint }): string {
+  return concat([uint(item.tokenId, 16), bytes32(item.ticketHash), uint(encodePrice(item.price), 16), uint(item.orderTime, 8)]);
 }
 
 function details(value: RegistryEventDetails): string {
@@ -102,6 +136,7 @@ function details(value: RegistryEventDetails): string {
     text(value.shopUrl),
     text(value.imageUrl),
     text(value.organizer),
+    bytes32(value.metadataHash),
   ]);
 }
 

@@ -1,3 +1,4 @@
+import { ZeroHash } from "ethers";
 import { describe, expect, it } from "vitest";
 
 import type { RegistryBatchItem } from "./registry-batch";
@@ -11,7 +12,18 @@ const items: RegistryBatchItem[] = [
     eventIndex: 3n,
     eventKey: "0x" + "01".repeat(32),
     ticketeer: "0x" + "02".repeat(32),
-    details: { name: "n", currency: "EUR", shopUrl: "", imageUrl: "", latitude: 1.5, longitude: -2, startTime: 1n, endTime: 2n, organizer: "o" },
+    details: {
+      name: "n",
+      currency: "EUR",
+      shopUrl: "",
+      imageUrl: "",
+      latitude: 1.5,
+      longitude: -2,
+      startTime: 1n,
+      endTime: 2n,
+      organizer: "o",
+      metadataHash: ZeroHash,
+    },
   },
 ];
 
@@ -26,5 +38,12 @@ describe("registry item JSON", () => {
     const stored = JSON.parse(registryItemToJson(items[2]));
     delete stored.details.organizer;
     expect(registryItemFromJson(stored)).toEqual({ ...items[2], details: { ...(items[2] as { details: object }).details, organizer: "" } });
+  });
+
+  it("reads an event item stored before events carried their metadata hash as one with a zero hash", () => {
+    const item = { ...items[2], details: { ...(items[2] as { details: object }).details, metadataHash: "0x" + "ab".repeat(32) } } as RegistryBatchItem;
+    const stored = JSON.parse(registryItemToJson(item));
+    delete stored.details.metadataHash;
+    expect(registryItemFromJson(stored)).toEqual({ ...item, details: { ...(item as { details: object }).details, metadataHash: ZeroHash } });
   });
 });

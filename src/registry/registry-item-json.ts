@@ -1,3 +1,5 @@
+import { ZeroHash } from "ethers";
+
 import type { RegistryBatchItem } from "./registry-batch";
 
 const BIGINT_FIELDS = ["eventIndex", "tokenId", "orderTime", "startTime", "endTime"] as const;
@@ -17,8 +19,9 @@ export function registryItemFromJson(payload: Record<string, unknown>): Registry
   if (item.details && typeof item.details === "object") {
     const details: Record<string, unknown> = { ...(item.details as Record<string, unknown>) };
     for (const field of BIGINT_FIELDS) if (typeof details[field] === "string") details[field] = BigInt(details[field]);
-    // Items accepted before events carried their organizer on chain go out with none.
+    // Items accepted before events carried their organizer or metadata hash on chain go out with none.
     details.organizer ??= "";
+    details.metadataHash ??= ZeroHash;
     item.details = details;
   }
   return item as unknown as RegistryBatchItem;

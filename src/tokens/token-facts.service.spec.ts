@@ -1,3 +1,4 @@
+import { ZeroHash } from "ethers";
 import { describe, expect, it } from "vitest";
 
 import type { ChainClient } from "../chain/chain-client";
@@ -13,6 +14,7 @@ import { TokenFactsService } from "./token-facts.service";
 const EVENT: EventFacts = {
   name: "Concert",
   organizer: "Org",
+  metadataHash: ZeroHash,
   currency: "EUR",
   shopUrl: "",
   imageUrl: "",

@@ -1,3 +1,4 @@
+import { ZeroHash } from "ethers";
 import { describe, expect, it } from "vitest";
 
 import { stateOf, type TokenFacts } from "./chain/token-facts";
@@ -17,6 +18,7 @@ function facts(overrides: Partial<TokenFacts> = {}): TokenFacts {
     event: {
       name: "Concert in the Park",
       organizer: "Example Tickets B.V.",
+      metadataHash: ZeroHash,
       currency: "EUR",
       shopUrl: "https://shop.example.com/concert",
       imageUrl: "https://img.example.com/concert.png",
@@ -68,7 +70,18 @@ describe("tokenMetadata", () => {
 
   it("leaves out what the event left unset instead of showing zeros, and the image when there is none", () => {
     const bare = facts({
-      event: { name: "", organizer: "Org", currency: "EUR", shopUrl: "", imageUrl: "", latitude: 0, longitude: 0, startTime: 0n, endTime: 0n },
+      event: {
+        name: "",
+        organizer: "Org",
+        metadataHash: ZeroHash,
+        currency: "EUR",
+        shopUrl: "",
+        imageUrl: "",
+        latitude: 0,
+        longitude: 0,
+        startTime: 0n,
+        endTime: 0n,
+      },
       lastPrice: null,
       state: "Valid",
       resales: 0,

@@ -87,7 +87,7 @@ const RECORD_BYTES = 24;
 
 /** Details as the registry hashes them: keccak256(abi.encode(details)). */
 const DETAILS_TUPLE =
-  "tuple(string name, string currency, string shopUrl, string imageUrl, int32 latitude, int32 longitude, uint64 startTime, uint64 endTime, string organizer)";
+  "tuple(string name, string currency, string shopUrl, string imageUrl, int32 latitude, int32 longitude, uint64 startTime, uint64 endTime, string organizer, bytes32 metadataHash)";
 
 /**
  * Reads what the chain itself says about a ticket id, never the service's database: the sale found by
@@ -283,8 +283,8 @@ function isUnknownEvent(error: unknown): boolean {
 }
 
 function detailsOf(details: EventDetailsOnChain): EventDetailsOnChain {
-  const { name, currency, shopUrl, imageUrl, latitude, longitude, startTime, endTime, organizer } = details;
-  return { name, currency, shopUrl, imageUrl, latitude, longitude, startTime, endTime, organizer };
+  const { name, currency, shopUrl, imageUrl, latitude, longitude, startTime, endTime, organizer, metadataHash } = details;
+  return { name, currency, shopUrl, imageUrl, latitude, longitude, startTime, endTime, organizer, metadataHash };
 }
 
 function detailsHashOf(details: EventDetailsOnChain): string {

@@ -1,4 +1,4 @@
-import { id, Wallet } from "ethers";
+import { id, Wallet, ZeroHash } from "ethers";
 import { beforeAll, describe, expect, it } from "vitest";
 
 import { encodeBatch, eventKeyOf, type RegistryBatchItem, ticketeerKeyOf, ticketHashOf, tokenIdOf } from "../../src/registry";
@@ -173,7 +173,18 @@ describe("an event whose registry index another operator registered first", () =
     const [{ next }] = await sqlOf(chainApp.testApp)<{ next: string }>(
       `SELECT (CASE WHEN is_called THEN last_value + 1 ELSE last_value END)::text AS next FROM registry_event_index_seq`,
     );
-    const details = { name: "", currency: "EUR", shopUrl: "", imageUrl: "", latitude: 0, longitude: 0, startTime: 0n, endTime: 0n, organizer: "" };
+    const details = {
+      name: "",
+      currency: "EUR",
+      shopUrl: "",
+      imageUrl: "",
+      latitude: 0,
+      longitude: 0,
+      startTime: 0n,
+      endTime: 0n,
+      organizer: "",
+      metadataHash: ZeroHash,
+    };
     await elsewhere([
       { action: "registerEvent", eventIndex: BigInt(next), eventKey: eventKeyOf("someone-else", "e"), ticketeer: ticketeerKeyOf("someone-else"), details },
     ]);

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 
-import { Wallet } from "ethers";
+import { Wallet, ZeroHash } from "ethers";
 import type { DataSource, EntityManager } from "typeorm";
 
 import type { RegistrySubjectFacts } from "../../src/chain/writer/restore/registry-subject-facts";
@@ -74,7 +74,18 @@ export const registration = (event: SeededEvent): RegistryBatchItem => ({
   eventIndex: event.eventIndex,
   eventKey: "0x" + "01".repeat(32),
   ticketeer: "0x" + "02".repeat(32),
-  details: { name: "n", currency: "EUR", shopUrl: "", imageUrl: "", latitude: 0, longitude: 0, startTime: 1n, endTime: 2n, organizer: "o" },
+  details: {
+    name: "n",
+    currency: "EUR",
+    shopUrl: "",
+    imageUrl: "",
+    latitude: 0,
+    longitude: 0,
+    startTime: 1n,
+    endTime: 2n,
+    organizer: "o",
+    metadataHash: ZeroHash,
+  },
 });
 export const checkIn = (ticket: SeededTicket): RegistryBatchItem => ({ action: "checkedIn", tokenId: ticket.tokenId, orderTime: 2n });
 export const claim = (ticket: SeededTicket, to = WALLET): RegistryBatchItem => ({ action: "claimed", tokenId: ticket.tokenId, to });

@@ -1,7 +1,17 @@
 import { dataSlice, getAddress, id } from "ethers";
 import type { NetworkConnection } from "hardhat/types/network";
 
-import { encodeBatch, eventKeyOf, ticketHashOf, ticketeerKeyOf, tokenIdOf, type RegistryBatchItem, type RegistryEventDetails } from "../registry.js";
+import {
+  encodeBatch,
+  eventKeyOf,
+  ticketHashOf,
+  ticketeerKeyOf,
+  tokenIdOf,
+  type RegistryBatchItem,
+  type RegistryEventDetails,
+  type RegistryWireItem,
+} from "../registry.js";
+import { measureMetadataGas, type MetadataGas } from "./metadata-gas.js";
 import type { TicketRegistry } from "../../types/index.js";
 
 export const BATCH_SIZES = [1, 10, 100] as const;
@@ -11,11 +21,12 @@ export const TICKET_ACTIONS = ["sold", "resold", "scanned", "invalidated", "clai
 export const CANCELLED_EVENT_TICKETS = [1, 100, 5000] as const;
 
 export type TicketAction = (typeof TICKET_ACTIONS)[number];
-export type GasSnapshot = Record<TicketAction, Record<`${(typeof BATCH_SIZES)[number]}`, number>> & {
-  registerEvent: number;
-  /** The gas of the transaction that cancels an event, by the number of its tickets sold. */
-  cancelEvent: Record<`${(typeof CANCELLED_EVENT_TICKETS)[number]}`, number>;
-};
+export type GasSnapshot = Record<TicketAction, Record<`${(typeof BATCH_SIZES)[number]}`, number>> &
+  MetadataGas & {
+    registerEvent: number;
+    /** The gas of the transaction that cancels an event, by the number of its tickets sold. */
+    cancelEvent: Record<`${(typeof CANCELLED_EVENT_TICKETS)[number]}`, number>;
+  };
 
 /** Targets per ticket at a batch of 100, for registering an event, and for cancelling one (the whole transaction). */
 export const GAS_TARGETS: Record<TicketAction | "registerEvent" | "cancelEvent", number> = {
@@ -39,6 +50,7 @@ const FULL_EVENT: RegistryEventDetails = {
   startTime: 1_900_000_000n,
   endTime: 1_900_010_800n,
   organizer: "O".repeat(255),
+  metadataHash: id("event-metadata"),
 };
 
 const ORDER_TIME = 1_750_000_000n;
@@ -60,7 +72,14 @@ export async function measureGas(connection: NetworkConnection): Promise<GasSnap
   }
   snapshot.registerEvent = await isolated(connection, () => gasUsed(registry, [registerEvent(EVENT_INDEX + 1n, "measured-event")]));
   snapshot.cancelEvent = await isolated(connection, () => gasOfCancellations(connection, registry));
-  return snapshot;
+  const metadata = await measureMetadataGas(
+    connection,
+    EVENT_INDEX,
+    (items) => gasUsed(registry, items),
+    (measure) => isolated(connection, measure),
+    snapshot.sold["100"],
+  );
+  return { ...snapshot, ...metadata };
 }
 
 /**
@@ -137,7 +156,7 @@ function registerEvent(eventIndex: bigint, eventId: string): RegistryBatchItem {
   };
 }
 
-async function gasUsed(registry: TicketRegistry, items: RegistryBatchItem[]): Promise<number> {
+async function gasUsed(registry: TicketRegistry, items: RegistryWireItem[]): Promise<number> {
   const receipt = await (await registry.execute(encodeBatch(items))).wait();
   if (!receipt || receipt.status !== 1) throw new Error("measurement batch failed");
   const failures = receipt.logs.filter((log) => registry.interface.parseLog(log)?.name === "ItemFailed");

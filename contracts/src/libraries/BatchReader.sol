@@ -20,8 +20,11 @@ import {ITicketRegistry} from "../ITicketRegistry.sol";
  * | 0x06 | invalidated    | tokenId u128, orderTime u64                                             |
  * | 0x07 | claimed        | tokenId u128, to address                                                |
  * | 0x08 | cancel event   | eventIndex u64                                                          |
+ * | 0x09 | update ticket  | tokenId u128, metadataHash b32                                          |
+ * | 0x0A | sold, metadata | tokenId u128, ticketHash b32, price u128, orderTime u64, metadataHash b32 |
  *
- * details: latitude i32, longitude i32, startTime u64, endTime u64, currency, name, shopUrl, imageUrl, organizer.
+ * details: latitude i32, longitude i32, startTime u64, endTime u64, currency, name, shopUrl, imageUrl, organizer,
+ * metadataHash b32.
  *
  * A price is sent as the decimal string it came from: the top byte is the number of decimal places,
  * the low 120 bits the digits ("12.50" is 2 << 120 | 1250). The registry stores prices with
@@ -36,15 +39,23 @@ library BatchReader {
     uint8 internal constant INVALIDATED = 0x06;
     uint8 internal constant CLAIMED = 0x07;
     uint8 internal constant CANCEL_EVENT = 0x08;
+    uint8 internal constant UPDATE_TICKET = 0x09;
+    uint8 internal constant SOLD_WITH_METADATA = 0x0A;
 
     uint256 internal constant SOLD_SIZE = 1 + 16 + 32 + 16 + 8;
     uint256 internal constant RESOLD_SIZE = 1 + 16 + 16 + 8;
     uint256 internal constant RECORD_ITEM_SIZE = 1 + 16 + 8;
     uint256 internal constant CLAIMED_SIZE = 1 + 16 + 20;
     uint256 internal constant CANCEL_EVENT_SIZE = 1 + 8;
+    uint256 internal constant UPDATE_TICKET_SIZE = 1 + 16 + 32;
+    /// @dev A sale's fields, at the same offsets as in SOLD, then its metadataHash.
+    uint256 internal constant SOLD_WITH_METADATA_SIZE = SOLD_SIZE + 32;
 
     /// @dev Byte length of one packed (tokenId, orderTime) record in TicketsCheckedIn/TicketsInvalidated.
     uint256 internal constant RECORD_SIZE = 24;
+
+    /// @dev Byte length of one packed (tokenId, metadataHash) record in TicketsMetadataUpdated.
+    uint256 internal constant METADATA_RECORD_SIZE = 48;
 
     uint256 private constant _DETAILS_FIXED_SIZE = 4 + 4 + 8 + 8;
 
@@ -79,6 +90,9 @@ library BatchReader {
         (result.shopUrl, next) = text(batch, next);
         (result.imageUrl, next) = text(batch, next);
         (result.organizer, next) = text(batch, next);
+        ensure(batch, next, 32);
+        result.metadataHash = bytes32(word(batch, next, 32));
+        next += 32;
     }
 
     /// @dev Reads a uint16-length-prefixed string.

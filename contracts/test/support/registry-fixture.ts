@@ -1,6 +1,16 @@
+import { id } from "ethers";
 import type { NetworkConnection } from "hardhat/types/network";
 
-import { encodeBatch, eventKeyOf, ticketHashOf, ticketeerKeyOf, tokenIdOf, type RegistryBatchItem, type RegistryEventDetails } from "../../scripts/registry.js";
+import {
+  encodeBatch,
+  eventKeyOf,
+  ticketHashOf,
+  ticketeerKeyOf,
+  tokenIdOf,
+  type RegistryBatchItem,
+  type RegistryEventDetails,
+  type RegistryWireItem,
+} from "../../scripts/registry.js";
 
 export const TICKETEER_ID = "ticketeer-1";
 
@@ -14,6 +24,7 @@ export const sampleDetails: RegistryEventDetails = {
   startTime: 1_900_000_000n,
   endTime: 1_900_010_800n,
   organizer: "Example Tickets B.V.",
+  metadataHash: id("concert-metadata"),
 };
 
 export async function deployRegistryFixture({ ethers }: NetworkConnection) {
@@ -28,7 +39,7 @@ export async function deployRegistryFixture({ ethers }: NetworkConnection) {
   await registry.waitForDeployment();
   await registry.connect(admin).grantRole(await registry.OPERATOR_ROLE(), operator.address);
   const asOperator = registry.connect(operator);
-  const execute = (items: RegistryBatchItem[]) => asOperator.execute(encodeBatch(items));
+  const execute = (items: RegistryWireItem[]) => asOperator.execute(encodeBatch(items));
   return { registry, asOperator, execute, admin, operator, outsider, alice, bob };
 }
 

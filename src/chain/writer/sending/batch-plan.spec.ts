@@ -1,3 +1,4 @@
+import { ZeroHash } from "ethers";
 import { describe, expect, it } from "vitest";
 
 import { encodedItemBytes } from "../../../registry";
@@ -52,6 +53,7 @@ const largestEvent = (seq: number): PendingAction => ({
       startTime: 0n,
       endTime: 0n,
       organizer: "𝄞".repeat(255),
+      metadataHash: ZeroHash,
     },
   },
 });

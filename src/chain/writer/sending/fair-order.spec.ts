@@ -1,3 +1,4 @@
+import { ZeroHash } from "ethers";
 import { describe, expect, it } from "vitest";
 
 import { anyOrganizationAtShare, fairOrder as sut } from "./fair-order";
@@ -27,7 +28,18 @@ const registration = (organizationId: string): PendingAction => {
       eventIndex: BigInt(seq),
       eventKey: "0x" + "11".repeat(32),
       ticketeer: "0x" + "22".repeat(32),
-      details: { name: "n", currency: "EUR", shopUrl: "", imageUrl: "", latitude: 0, longitude: 0, startTime: 0n, endTime: 0n, organizer: "o" },
+      details: {
+        name: "n",
+        currency: "EUR",
+        shopUrl: "",
+        imageUrl: "",
+        latitude: 0,
+        longitude: 0,
+        startTime: 0n,
+        endTime: 0n,
+        organizer: "o",
+        metadataHash: ZeroHash,
+      },
     },
   };
 };
