@@ -5,6 +5,7 @@ import { TicketRegistry__factory } from "../../typechain-types";
 import { ChainClient } from "../chain/chain-client";
 import type { AppConfig } from "../config/app-config";
 import { InjectConfig } from "../config/config.module";
+import { custodyMaskOf } from "../registry";
 import { emptyActivity, type EventActivity, tallyLogs } from "./event-activity";
 
 /** Blocks per eth_getLogs call: many providers refuse wider ranges. */
@@ -28,7 +29,7 @@ export class EventActivityService {
     @InjectConfig() private readonly config: AppConfig,
   ) {}
 
-  async activity(event: { eventIndex: bigint; custody: string; registeredBlock: number }, latestBlock: number): Promise<EventActivity> {
+  async activity(event: { eventIndex: bigint; registeredBlock: number }, latestBlock: number): Promise<EventActivity> {
     const confirmedBlock = Math.max(event.registeredBlock - 1, Math.min(latestBlock, await this.confirmedBlock(latestBlock)));
     let kept = this.confirmed.get(event.eventIndex) ?? emptyActivity(event.registeredBlock - 1);
     if (kept.scannedTo < confirmedBlock) {
@@ -38,16 +39,17 @@ export class EventActivityService {
     return kept.scannedTo < latestBlock ? this.scan(kept, latestBlock, event) : kept;
   }
 
-  private async scan(from: EventActivity, toBlock: number, event: { eventIndex: bigint; custody: string }): Promise<EventActivity> {
+  private async scan(from: EventActivity, toBlock: number, event: { eventIndex: bigint }): Promise<EventActivity> {
     const provider = await this.chain.connect();
     const address = getAddress(this.chain.registryAddress);
     const registry = TicketRegistry__factory.connect(address, provider);
+    const custodyMask = custodyMaskOf(await this.chain.chainId(), address);
     const topics = [COUNTED.map((name) => registry.interface.getEvent(name).topicHash)];
     let tally = from;
     for (let start = from.scannedTo + 1; start <= toBlock; start += LOG_RANGE_BLOCKS) {
       const end = Math.min(toBlock, start + LOG_RANGE_BLOCKS - 1);
       const logs = await provider.getLogs({ address, topics, fromBlock: start, toBlock: end });
-      tally = tallyLogs(tally, logs, end, event, registry.interface);
+      tally = tallyLogs(tally, logs, end, { eventIndex: event.eventIndex, custodyMask }, registry.interface);
     }
     return tally;
   }

@@ -1,6 +1,6 @@
-import { type Interface, type Log, ZeroAddress } from "ethers";
+import type { Interface, Log } from "ethers";
 
-import { splitTokenId } from "../registry";
+import { inCustodialSpace, splitTokenId } from "../registry";
 
 /** `records` of TicketsCheckedIn and TicketsInvalidated: 24-byte (uint128 tokenId, uint64 orderTime) pairs. */
 const RECORD_BYTES = 24;
@@ -48,22 +48,18 @@ export function recordTokenIds(recordsHex: string): bigint[] {
 
 /**
  * Adds the registry logs of one block range (in chain order) to an event's tally: sales, resales and
- * packed check-in and invalidation records of its tokens, claims (a Transfer out of the event's
- * custody, not part of a resale), updates and cancellation. Logs of other events are skipped. Returns a new tally.
+ * packed check-in and invalidation records of its tokens, claims (a Transfer out of the
+ * registry's custodial address space into a wallet), updates and cancellation. Logs of other events are skipped. Returns a new tally.
  */
 export function tallyLogs(
   previous: EventActivity,
   logs: readonly Log[],
   scannedTo: number,
-  event: { eventIndex: bigint; custody: string },
+  event: { eventIndex: bigint; custodyMask: bigint },
   registry: Interface,
 ): EventActivity {
   const next: EventActivity = { ...previous, scannedTo, recent: [...previous.recent], tokens: [...previous.tokens] };
   const ofEvent = (tokenId: bigint) => splitTokenId(tokenId).eventIndex === event.eventIndex;
-  // A resale moves a custodial token to the next custodial holder: its Transfer is no claim.
-  const resaleMoves = new Set(
-    logs.filter((log) => registry.parseLog(log)?.name === "TicketResold").map((log) => `${log.transactionHash}:${BigInt(log.topics[1] ?? 0)}`),
-  );
   for (const log of logs) {
     const parsed = registry.parseLog(log);
     if (!parsed) continue;
@@ -90,7 +86,13 @@ export function tallyLogs(
         break;
       }
       case "Transfer":
-        if (!ofEvent(args.tokenId as bigint) || args.from === ZeroAddress || resaleMoves.has(`${log.transactionHash}:${args.tokenId as bigint}`)) break;
+        // A claim moves a token out of the custodial space; a resale moves it within, a wallet's transfer outside it.
+        if (
+          !ofEvent(args.tokenId as bigint) ||
+          !inCustodialSpace(event.custodyMask, args.from as string) ||
+          inCustodialSpace(event.custodyMask, args.to as string)
+        )
+          break;
         next.claimed += 1;
         note("claim");
         break;

@@ -1,3 +1,4 @@
+import { ZeroHash } from "ethers";
 import { describe, expect, it } from "vitest";
 
 import { emptyActivity } from "./event-activity";
@@ -16,6 +17,7 @@ const details = {
   startTime: 0n,
   endTime: 0n,
   organizer: "",
+  metadataHash: ZeroHash,
 };
 const event: VerifiedEvent = {
   eventIndex: 3n,

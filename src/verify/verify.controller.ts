@@ -130,7 +130,7 @@ export class VerifyController {
         return;
       }
       const registeredBlock = found.event.registered?.blockNumber ?? this.config.chain.fromBlock;
-      const activity = await this.activity.activity({ eventIndex, custody: found.event.custody, registeredBlock }, found.latestBlock);
+      const activity = await this.activity.activity({ eventIndex, registeredBlock }, found.latestBlock);
       send(200, eventPage(found, found.event, activity));
     } catch (error) {
       this.logger.warn(`event page could not read the chain: ${(error as Error).message}`);
