@@ -367,6 +367,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/verify/events/{eventIndex}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Public page of one event (HTML, no API key): its details, counts, latest transactions and tokens, read from the chain
+         * @description Reads the registry's eventRecord view and the event's logs (details checked against the stored details hash), and tallies check-ins, invalidations, claims and resales from the registry's logs from the event's registration block on, in bounded block ranges, kept per event up to the confirmed block. Never reads the service's database. Limited per client IP as GET /verify/{ticketId} is.
+         */
+        get: operations["verifyEventPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/verify/{ticketId}": {
         parameters: {
             query?: never;
@@ -3688,6 +3708,102 @@ export interface operations {
                 };
             };
             /** @description Not found on chain: no sale of this token is recorded */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description payload_too_large: the body exceeds the endpoint's size cap. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description invalid_body: the body is not UTF-8 JSON: a Content-Type charset other than utf-8, or a Content-Encoding other than gzip, deflate, br or zstd. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Too many pages from this client IP; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description internal_error: something went wrong on the service's side; nothing of the request was applied. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /**
+             * @description The chain cannot be read just now, or none is configured
+             *
+             *     As JSON (application/json): service_unavailable: a dependency (the database) cannot be reached just now; nothing of the request was applied. Send it again after the Retry-After header's seconds (with the same Idempotency-Key, where the endpoint takes one).
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    verifyEventPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event's index on chain in decimal (a tokenId's upper bits: tokenId >> 64) */
+                eventIndex: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event as the chain records it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /**
+             * @description Not an event index (decimal digits, below 2^64)
+             *
+             *     As JSON (application/json): invalid_json (a body that is not JSON, whatever the method), nesting_too_deep (a JSON body nesting arrays and objects more than 32 levels deep), invalid_body (a body that does not decompress as its Content-Encoding says), https_required (plain HTTP where HTTPS is required), invalid_field (a path or query parameter the route refuses: a NUL or a lone surrogate in any, a path parameter that is not percent-encoded UTF-8, a value outside its documented range; or a malformed Idempotency-Key).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Not found on chain: no event of this index is registered */
             404: {
                 headers: {
                     [name: string]: unknown;

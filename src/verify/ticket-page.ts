@@ -29,6 +29,16 @@ th { color: var(--muted); font-weight: 600; border-top: 0; }
 .verdict.warn { color: var(--warn); }
 .none { color: var(--muted); }
 footer { color: var(--muted); font-size: 13px; }
+table { table-layout: fixed; }
+th, td { overflow-wrap: anywhere; }
+img.event-image { display: block; max-width: 100%; height: auto; max-height: 360px; border-radius: 6px; margin: 4px 0; }
+@media (max-width: 600px) {
+  main { padding: 16px 10px 32px; }
+  section { padding: 12px; }
+  dl { grid-template-columns: 1fr; gap: 2px; }
+  dd { margin: 0 0 8px; }
+  th, td { padding: 4px; font-size: 13px; }
+}
 `;
 
 /**
@@ -39,12 +49,14 @@ const STYLE_ELEMENT = new SafeHtml("<style>" + STYLE + "</style>");
 
 /**
  * Content-Security-Policy of every page this module answers: nothing may load (no scripts, images,
- * fonts, frames, connections), except the page's own inline style, allowed by its hash.
+ * fonts, frames, connections), except the page's own inline style, allowed by its hash, and an
+ * event's image over https.
  */
 export const PAGE_CSP = [
   "default-src 'none'",
   `style-src ${styleHashSource(STYLE)}`,
-  "img-src 'none'",
+  // An event's image is shown from its https URL only; nothing else may load.
+  "img-src https:",
   "script-src 'none'",
   "base-uri 'none'",
   "form-action 'none'",
@@ -72,7 +84,7 @@ export function ticketPage(verification: TicketVerification): string {
     html`<h1>Ticket <code data-fact="ticket-id">${ticketId}</code></h1>
       <p class="sub">What the registry contract records for this ticket id, read from the chain just now, not from the service's database.</p>
       ${sales.length > 1 ? html`<p class="verdict warn">This id was sold ${sales.length} times, by different organizations or events; each sale is shown below.</p>` : ""}
-      ${sales.map((sale) => salePart(sale, verification))} ${chainPart(verification)}`,
+      ${sales.map((sale) => salePart(sale, verification, "events/"))} ${chainPart(verification)}`,
   );
 }
 
@@ -85,7 +97,7 @@ export function tokenPage(verification: TicketVerification, tokenId: bigint): st
     `Ticket token ${tokenId} on chain`,
     html`<h1>Ticket token <code data-fact="page-token-id">${tokenId}</code></h1>
       <p class="sub">What the registry contract records for this token, read from the chain just now, not from the service's database.</p>
-      ${verification.sales.map((sale) => salePart(sale, verification))} ${chainPart(verification)}`,
+      ${verification.sales.map((sale) => salePart(sale, verification, "../events/"))} ${chainPart(verification)}`,
   );
 }
 
@@ -136,7 +148,7 @@ export function messagePage(title: string, message: string): string {
   );
 }
 
-function document(title: string, body: SafeHtml): string {
+export function document(title: string, body: SafeHtml): string {
   return html`<!doctype html>
     <html lang="en">
       <head>
@@ -155,7 +167,7 @@ function document(title: string, body: SafeHtml): string {
     </html> `.value;
 }
 
-function salePart(sale: VerifiedSale, verification: TicketVerification): SafeHtml {
+function salePart(sale: VerifiedSale, verification: TicketVerification, eventHref: string): SafeHtml {
   const currency = sale.event.details?.currency ?? "";
   const verdict = sale.eventCancelled
     ? html`<p class="verdict bad" data-fact="verdict">Event cancelled: this ticket is no longer valid.</p>`
@@ -195,7 +207,7 @@ function salePart(sale: VerifiedSale, verification: TicketVerification): SafeHtm
         ${sale.invalidations.length > 0 ? sale.invalidations.map((entry) => html`<div>${time(entry.orderTime)}: ${txLine(entry, verification, "invalidation-tx")}</div>`) : html`<span class="none">${sale.invalidated ? "invalidated (record not found in the scanned logs)" : "not invalidated"}</span>`}
       </dd>
     </dl>
-    ${resalesPart(sale, verification, currency)} ${transfersPart(sale, verification)} ${eventPart(sale.event, verification)}
+    ${resalesPart(sale, verification, currency)} ${transfersPart(sale, verification)} ${eventPart(sale.event, verification, eventHref)}
   </section>`;
 }
 
@@ -261,9 +273,10 @@ function transfersPart(sale: VerifiedSale, verification: TicketVerification): Sa
     </table>`;
 }
 
-function eventPart(event: VerifiedEvent, verification: TicketVerification): SafeHtml {
+function eventPart(event: VerifiedEvent, verification: TicketVerification, eventHref: string): SafeHtml {
   const details = event.details;
   return html`<h3>Event</h3>
+    <p><a data-link="event-page" href="${eventHref}${event.eventIndex}">The event's page: its counts, transactions and tokens</a></p>
     <dl>
       <dt>Name</dt>
       <dd data-fact="event-name">${details ? details.name || "(no name)" : "(details not found in the logs)"}</dd>
@@ -295,7 +308,7 @@ function eventPart(event: VerifiedEvent, verification: TicketVerification): Safe
     </dl>`;
 }
 
-function detailRows(details: EventDetailsOnChain): SafeHtml {
+export function detailRows(details: EventDetailsOnChain): SafeHtml {
   return html`${
       details.organizer
         ? html`<dt>Organizer</dt>
@@ -323,12 +336,29 @@ function detailRows(details: EventDetailsOnChain): SafeHtml {
     ${
       details.imageUrl
         ? html`<dt>Image</dt>
-            <dd><code>${details.imageUrl}</code></dd>`
+            <dd>${imagePart(details.imageUrl)}</dd>`
         : ""
     }`;
 }
 
-function chainPart(
+/** An https image is shown (the CSP allows https images only); any other URL (ipfs:, ar:, http:) stays text. */
+export function imagePart(imageUrl: string): SafeHtml {
+  if (isHttpsUrl(imageUrl)) {
+    return html`<img class="event-image" data-fact="event-image" src="${imageUrl}" alt="Event image" referrerpolicy="no-referrer" loading="lazy" />
+      <code>${imageUrl}</code>`;
+  }
+  return html`<code data-fact="event-image-url">${imageUrl}</code> <span class="none">(not shown: only https images are loaded by this page)</span>`;
+}
+
+function isHttpsUrl(text: string): boolean {
+  try {
+    return new URL(text).protocol === "https:";
+  } catch {
+    return false;
+  }
+}
+
+export function chainPart(
   verification: Pick<TicketVerification, "ticketHash" | "chainId" | "registryAddress" | "latestBlock"> & {
     confirmations: TicketVerification["confirmations"] | null;
   },
@@ -358,7 +388,7 @@ function chainPart(
   </section>`;
 }
 
-function txLine(tx: ChainTx, verification: Pick<TicketVerification, "confirmations">, fact: string): SafeHtml {
+export function txLine(tx: ChainTx, verification: Pick<TicketVerification, "confirmations">, fact: string): SafeHtml {
   const confirmed = typeof verification.confirmations === "number" ? tx.depth >= verification.confirmations : null;
   const state = confirmed === null ? "" : confirmed ? "confirmed" : "not yet confirmed";
   return html`<code data-fact="${fact}">${tx.txHash}</code> <span class="none">block ${tx.blockNumber}, ${tx.depth} deep${state ? `, ${state}` : ""}</span>`;
@@ -368,7 +398,7 @@ function price(value: bigint): string {
   return registryPriceText(value);
 }
 
-function time(seconds: bigint): string {
+export function time(seconds: bigint): string {
   // Date's range is ±8.64e15 ms; anything beyond (uint64 allows it) is shown as the number it is.
   if (seconds > 8_640_000_000_000n) return `${seconds} (seconds since 1970)`;
   return new Date(Number(seconds) * 1000).toISOString().replace("T", " ").replace(".000Z", " UTC");

@@ -127,6 +127,27 @@ export class TicketVerificationService {
     return { chainId: network.chainId, registryAddress: getAddress(this.chain.registryAddress), latestBlock };
   }
 
+  /**
+   * One event as the chain records it, with where it was read; null when the registry has no event of
+   * that index (its eventRecord view reverts with TicketRegistryEventUnknown).
+   */
+  async verifyEvent(eventIndex: bigint): Promise<(Omit<TicketVerification, "ticketId" | "ticketHash" | "sales"> & { event: VerifiedEvent }) | null> {
+    const provider = await this.chain.connect();
+    const registryAddress = getAddress(this.chain.registryAddress);
+    const registry = TicketRegistry__factory.connect(registryAddress, provider);
+    const [network, latestBlock] = await Promise.all([provider.getNetwork(), provider.getBlockNumber()]);
+    const depthOf = (blockNumber: number) => Math.max(0, latestBlock - blockNumber + 1);
+    const tx = (entry: Log): ChainTx => ({ txHash: entry.transactionHash, blockNumber: entry.blockNumber, depth: depthOf(entry.blockNumber) });
+    try {
+      await registry.eventRecord(eventIndex);
+    } catch (error) {
+      if (isUnknownEvent(error)) return null;
+      throw error;
+    }
+    const event = await this.event(registry, eventIndex, tx);
+    return { chainId: network.chainId, registryAddress, latestBlock, confirmations: this.config.chain.confirmations, event };
+  }
+
   private async read(
     saleFilter: (registry: TicketRegistry) => ReturnType<TicketRegistry["filters"]["TicketSold"]>,
     wantedKey: string | null,
@@ -253,6 +274,12 @@ export class TicketVerificationService {
     }
     return found;
   }
+}
+
+/** The registry's revert for an event index it never registered, as ethers decodes it. */
+function isUnknownEvent(error: unknown): boolean {
+  const revert = (error as { revert?: { name?: string } } | null)?.revert;
+  return revert?.name === "TicketRegistryEventUnknown";
 }
 
 function detailsOf(details: EventDetailsOnChain): EventDetailsOnChain {

@@ -18,10 +18,18 @@ import { clientKeyOfRequest } from "../common/http/client-key";
 import { idLookupProblem } from "../common/validation/client-id";
 import { MAX_TEXT_LENGTH } from "../common/validation/text";
 import { DECIMAL_TOKEN_ID_PATTERN, isTicketTokenId } from "../registry";
+import type { AppConfig } from "../config/app-config";
+import { InjectConfig } from "../config/config.module";
+import { EventActivityService } from "./event-activity.service";
+import { eventNotFoundPage, eventPage } from "./event-page";
 import { VERIFY_PATH } from "./public-paths";
 import { messagePage, notFoundPage, PAGE_HEADERS, ticketPage, tokenNotFoundPage, tokenPage } from "./ticket-page";
 import { type EventFilter, TicketVerificationService } from "./ticket-verification.service";
 import { VerifyRateLimit } from "./verify-rate-limit";
+
+/** An event index in the URL: decimal digits, no leading zero (the registry's indexes are uint64). */
+const EVENT_INDEX_PATTERN = /^[1-9][0-9]{0,19}$/;
+const UINT64_MAX = (1n << 64n) - 1n;
 
 const HTML = (description: string) => ({ description, content: { "text/html": { schema: { type: "string" } } } });
 
@@ -38,6 +46,8 @@ export class VerifyController {
   constructor(
     private readonly verification: TicketVerificationService,
     private readonly rateLimit: VerifyRateLimit,
+    private readonly activity: EventActivityService,
+    @InjectConfig() private readonly config: AppConfig,
   ) {}
 
   @Get("tokens/:tokenId")
@@ -77,6 +87,53 @@ export class VerifyController {
       else send(404, tokenNotFoundPage(verification ?? (await this.verification.whereRead()), tokenId));
     } catch (error) {
       this.logger.warn(`token page could not read the chain: ${(error as Error).message}`);
+      send(503, messagePage("Chain unavailable", "The chain could not be read just now. Try again in a moment."));
+    }
+  }
+
+  @Get("events/:eventIndex")
+  @Public()
+  @ApiOperation({
+    operationId: "verifyEventPage",
+    summary: "Public page of one event (HTML, no API key): its details, counts, latest transactions and tokens, read from the chain",
+    description:
+      "Reads the registry's eventRecord view and the event's logs (details checked against the stored details hash), and tallies check-ins, " +
+      "invalidations, claims and resales from the registry's logs from the event's registration block on, in bounded block ranges, kept per " +
+      "event up to the confirmed block. Never reads the service's database. Limited per client IP as GET /verify/{ticketId} is.",
+  })
+  @ApiProduces("text/html")
+  @ApiParam({ name: "eventIndex", description: "The event's index on chain in decimal (a tokenId's upper bits: tokenId >> 64)", example: "1" })
+  @ApiOkResponse(HTML("The event as the chain records it"))
+  @ApiBadRequestResponse(HTML("Not an event index (decimal digits, below 2^64)"))
+  @ApiNotFoundResponse(HTML("Not found on chain: no event of this index is registered"))
+  @ApiTooManyRequestsResponse(HTML("Too many pages from this client IP; see Retry-After"))
+  @ApiServiceUnavailableResponse(HTML("The chain cannot be read just now, or none is configured"))
+  async eventPage(@Param("eventIndex") rawEventIndex: string, @Req() request: Request, @Res() response: Response): Promise<void> {
+    const send = (status: number, body: string) => response.status(status).set(PAGE_HEADERS).send(body);
+    if (!(await this.rateLimit.allow(clientKeyOfRequest(request), response))) {
+      send(429, messagePage("Too many requests", `This page allows ${this.rateLimit.describe} from one address. Try again later.`));
+      return;
+    }
+    if (!EVENT_INDEX_PATTERN.test(rawEventIndex) || BigInt(rawEventIndex) > UINT64_MAX) {
+      send(400, messagePage("Not an event index", "An event index is a decimal number below 2^64 (a token id's upper bits: tokenId >> 64)."));
+      return;
+    }
+    if (!this.verification.configured) {
+      send(503, messagePage("Chain not configured", "This service has no chain configured, so there is nothing to verify against."));
+      return;
+    }
+    const eventIndex = BigInt(rawEventIndex);
+    try {
+      const found = await this.verification.verifyEvent(eventIndex);
+      if (!found) {
+        send(404, eventNotFoundPage(await this.verification.whereRead(), eventIndex));
+        return;
+      }
+      const registeredBlock = found.event.registered?.blockNumber ?? this.config.chain.fromBlock;
+      const activity = await this.activity.activity({ eventIndex, registeredBlock }, found.latestBlock);
+      send(200, eventPage(found, found.event, activity));
+    } catch (error) {
+      this.logger.warn(`event page could not read the chain: ${(error as Error).message}`);
       send(503, messagePage("Chain unavailable", "The chain could not be read just now. Try again in a moment."));
     }
   }

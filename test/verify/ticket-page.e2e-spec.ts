@@ -6,7 +6,7 @@ import Redis from "ioredis";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { allSettled, CALLBACK_URL, sqlOf, ticketView, tokenIds, txPromises, uid } from "../support/chain-e2e";
+import { actionPromises, allSettled, CALLBACK_URL, eventIndexOf, sqlOf, ticketView, tokenIds, txPromises, uid, WALLET } from "../support/chain-e2e";
 import { useChainApp } from "../support/chain-app";
 
 /**
@@ -87,7 +87,7 @@ describe("GET /verify/{ticketId}", () => {
     expect(response?.status()).toBe(200);
     const headers = response!.headers();
     expect(headers["content-type"]).toBe("text/html; charset=utf-8");
-    expect(headers["content-security-policy"]).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/=]+'; img-src 'none'; script-src 'none'/);
+    expect(headers["content-security-policy"]).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/=]+'; img-src https:; script-src 'none'/);
     expect(headers["x-content-type-options"]).toBe("nosniff");
 
     const fact = (name: string) => page.locator(`[data-fact="${name}"]`).first().textContent();
@@ -183,6 +183,98 @@ describe("GET /verify/{ticketId}", () => {
     expect(await refused.text()).toContain("Too many requests");
     // The API's own limit is per key and untouched: an authenticated read still answers.
     expect((await chainApp.api.get(`/api/v1/tickets/${encodeURIComponent(ticketId)}`)).status).toBe(200);
+  });
+});
+
+describe("GET /verify/events/{eventIndex}", () => {
+  const pageEventId = uid("event-page");
+  const [claimedId, invalidatedId, plainId] = [uid("claimed"), uid("invalidated"), uid("plain")];
+  const IMAGE_URL = "https://images.invalid/poster.png?size=large&v=1";
+  let eventIndex: bigint;
+
+  beforeAll(async () => {
+    const created = await chainApp.api.post("/api/v1/events", {
+      eventId: pageEventId,
+      ticketeerId: chainApp.ticketeerId,
+      eventName: "Open air <b>night</b>",
+      currency: "EUR",
+      callbackUrl: CALLBACK_URL,
+      imageUrl: IMAGE_URL,
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const sales = txPromises(
+      await chainApp.api.post("/api/v1/sold", [
+        { eventId: pageEventId, ticketId: claimedId, price: "20.00", orderTime: 1_750_000_001 },
+        { eventId: pageEventId, ticketId: invalidatedId, price: "20.00", orderTime: 1_750_000_002 },
+        { eventId: pageEventId, ticketId: plainId, price: "20.00", orderTime: 1_750_000_003 },
+      ]),
+    );
+    const [resold] = txPromises(await chainApp.api.post("/api/v1/resold", [{ ticketId: claimedId, price: "25.00", orderTime: 1_750_000_100 }]));
+    const [checkedIn] = txPromises(await chainApp.api.post("/api/v1/checkedin", [{ ticketId: claimedId, orderTime: 1_750_000_400 }]));
+    const [invalidated] = txPromises(await chainApp.api.post("/api/v1/invalidated", [{ ticketId: invalidatedId, orderTime: 1_750_000_500 }]));
+    const settledTxs = await allSettled(chainApp.api, [created.body.txPromise as string, ...sales, resold, checkedIn, invalidated]);
+    expect(settledTxs.every((status) => status.status === "confirmed")).toBe(true);
+    const [claimed] = actionPromises(await chainApp.api.post("/stream", [{ action: "claimedTicket", data: { ticketId: claimedId, to: WALLET } }]));
+    expect((await allSettled(chainApp.api, [claimed]))[0].status).toBe("confirmed");
+    eventIndex = await eventIndexOf(chainApp.testApp, pageEventId);
+    await clearPageRateLimit();
+  });
+
+  it("shows the event's counts after a sale, check-in, invalidation, claim and resale, its image, and reads at 390 px", async () => {
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    const requests: string[] = [];
+    page.on("request", (request) => requests.push(request.url()));
+    const response = await page.goto(`${chainApp.testApp.baseUrl}/verify/events/${eventIndex}`);
+    expect(response?.status()).toBe(200);
+    expect(response!.headers()["content-security-policy"]).toMatch(/img-src https:; script-src 'none'/);
+    const count = (name: string) => page.locator(`[data-fact="count-${name}"]`).getAttribute("data-value");
+    expect(await count("sold")).toBe("3");
+    expect(await count("checked-in")).toBe("1");
+    expect(await count("invalidated")).toBe("1");
+    expect(await count("claimed")).toBe("1");
+    expect(await count("resales")).toBe("1");
+    expect(await page.locator('[data-fact="event-name"]').first().textContent()).toBe("Open air <b>night</b>");
+    expect((await page.locator('[data-fact="event-details-check"]').textContent())?.trim()).toBe("match the hash the registry stores");
+    expect(await page.locator('img[data-fact="event-image"]').getAttribute("src")).toBe(IMAGE_URL);
+    expect(requests).toContain(IMAGE_URL);
+    expect(await page.locator("b, script").count()).toBe(0);
+    const kinds = await page.locator("tr[data-activity]").evaluateAll((rows) => rows.map((row) => row.getAttribute("data-activity")));
+    expect([...new Set(kinds)].sort()).toEqual(["check-in", "claim", "invalidation", "resale", "sale"]);
+    expect(await page.locator('a[data-link="token-page"]').count()).toBe(3);
+    expect(await page.locator('[data-fact="token-total"]').textContent()).toBe("All 3 tokens, newest first:");
+
+    const screenshotPath = join(screenshotDir, "event-page-390.png");
+    await page.screenshot({ path: screenshotPath, fullPage: true });
+    expect(statSync(screenshotPath).size).toBeGreaterThan(10_000);
+    expect(await page.evaluate(() => document.scrollingElement!.scrollWidth)).toBeLessThanOrEqual(390);
+    console.log(`event page screenshot: ${screenshotPath}`);
+    await page.close();
+  });
+
+  it("links ticket, token and event pages to one another (click through), each readable at 390 px", async () => {
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    await page.goto(pageUrl(claimedId));
+    expect(await page.locator('img[data-fact="event-image"]').getAttribute("src")).toBe(IMAGE_URL);
+    expect(await page.evaluate(() => document.scrollingElement!.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.locator('a[data-link="event-page"]').click();
+    expect(new URL(page.url()).pathname).toBe(`/verify/events/${eventIndex}`);
+    const claimedToken = (await tokenIds(chainApp.testApp, [claimedId])).get(claimedId)!;
+    await page.locator(`a[data-link="token-page"][href$="/${claimedToken}"]`).click();
+    expect(new URL(page.url()).pathname).toBe(`/verify/tokens/${claimedToken}`);
+    expect(await page.locator('[data-fact="page-token-id"]').textContent()).toBe(claimedToken.toString());
+    expect(await page.evaluate(() => document.scrollingElement!.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.locator('a[data-link="event-page"]').click();
+    expect(new URL(page.url()).pathname).toBe(`/verify/events/${eventIndex}`);
+    await page.close();
+  });
+
+  it("answers 400 for a malformed index and 404 for an unregistered event, without an API key", async () => {
+    for (const bad of ["abc", "01", "-1", "18446744073709551616"]) {
+      expect((await fetch(`${chainApp.testApp.baseUrl}/verify/events/${bad}`)).status, bad).toBe(400);
+    }
+    const missing = await fetch(`${chainApp.testApp.baseUrl}/verify/events/999999`);
+    expect(missing.status).toBe(404);
+    expect(await missing.text()).toContain("is registered on chain");
   });
 });
 
