@@ -6,3 +6,4 @@ export * from "./registry-failures";
 export * from "./registry-item-json";
 export * from "./registry-custody";
 export * from "./registry-batch-items";
+export * from "./metadata-hash";
