@@ -15,6 +15,7 @@ import { DatabaseModule } from "./database/database.module";
 import { ENTITIES } from "./entities";
 import { EventsModule } from "./events/events.module";
 import { HealthModule } from "./health/health.module";
+import { HolderProofsModule } from "./holder-proofs/holder-proofs.module";
 import { type Clock, ClockModule } from "./common/clock";
 import { HttpInputModule } from "./common/http/http-input.module";
 import { IdempotencyModule } from "./idempotency/idempotency.module";
@@ -36,7 +37,9 @@ export class AppModule {
     // The chain writer and the transfer follower run where the role asks for background work and a chain is configured.
     const writer = runsWorker && config.chain.rpcUrl !== null ? [ChainWriterModule, TransferFollowerModule] : [];
     // A worker serves the operations endpoints (health, metrics, queue dashboard) and no API.
-    const api = servesApi ? [EventsModule, TicketsModule, StreamModule, ActionsModule, ChainInfoModule, VerifyModule, TokensModule, UsageModule] : [];
+    const api = servesApi
+      ? [EventsModule, TicketsModule, StreamModule, ActionsModule, ChainInfoModule, VerifyModule, TokensModule, UsageModule, HolderProofsModule]
+      : [];
     // Every API request: text checks of path and query parameters, Idempotency-Key on every POST.
     const requestChecks = servesApi ? [HttpInputModule, IdempotencyModule] : [];
     return {
