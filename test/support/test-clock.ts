@@ -11,4 +11,8 @@ export class TestClock implements Clock {
   advanceHours(hours: number): void {
     this.aheadMs += hours * 3_600_000;
   }
+
+  advanceSeconds(seconds: number): void {
+    this.aheadMs += seconds * 1_000;
+  }
 }
