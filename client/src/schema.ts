@@ -471,6 +471,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/holder-proofs/challenge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A one-time EIP-712 message for the holder's wallet to sign: proof of holding a token, or any token of an event
+         * @description The message names the registry and its chain (the EIP-712 domain), the token or the event (by its registry index), a random nonce and an expiry 120 s ahead. Pass it to the wallet as is with eth_signTypedData_v4, or to ethers' signTypedData(domain, types, message) without types.EIP712Domain. Challenges are kept until they expire; each is used by one valid proof at most.
+         *
+         *     Key scope: read (any key may call it).
+         */
+        post: operations["createHolderProofChallenge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/holder-proofs/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Whether a signed challenge proves holding: valid, or why not
+         * @description Valid when the message is a challenge issued to your organization, unexpired and unused, on this chain and registry, and the signer holds the token at the confirmed block (CONFIRMATIONS deep; ownerOf). For an event: any token of it, looked up among the tokens the ledger records in the signer's wallet (at most 50) and confirmed on chain. A contract wallet (ERC-1271) is named as holder and asked through isValidSignature. A valid proof uses its challenge; a refused one leaves it for another try until it expires. A refusal is a 200 with valid false and a reason.
+         *
+         *     Key scope: read (any key may call it).
+         */
+        post: operations["verifyHolderProof"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/callbacks": {
         parameters: {
             query?: never;
@@ -1586,6 +1630,147 @@ export interface components {
             groups: components["schemas"]["UsageGroupDto"][];
             /** @description The whole range summed. */
             totals: components["schemas"]["UsageCountsDto"];
+        };
+        HolderProofChallengeRequestDto: {
+            /**
+             * @description Prove holding this token (decimal, as tokenURI ends): a ticket of your organization. Send this or eventId, not both.
+             * @example 18446744073709551617
+             */
+            tokenId?: string;
+            /**
+             * @description Prove holding any token of this event: your eventId, of your own organization. The message names the event by its registry index (eventIndex), never by your eventId. Send this or tokenId, not both.
+             * @example concert-2030-03-17
+             */
+            eventId?: string;
+        };
+        HolderProofDomainDto: {
+            /**
+             * @example Ticket Registry holder proof
+             * @enum {string}
+             */
+            name: "Ticket Registry holder proof";
+            /**
+             * @example 1
+             * @enum {string}
+             */
+            version: "1";
+            /**
+             * @description The chain the registry is on.
+             * @example 80002
+             */
+            chainId: number;
+            /**
+             * @description The registry (checksummed): the proof is about its tokens.
+             * @example 0x5FbDB2315678afecb367f032d93F642f64180aa3
+             */
+            verifyingContract: string;
+        };
+        HolderProofChallengeDto: {
+            /**
+             * @description EIP712Domain (name, version, chainId, verifyingContract) and the primary type: TokenHolderProof (tokenId uint256, nonce bytes32, expiry uint64) or EventHolderProof (eventIndex uint64, nonce bytes32, expiry uint64).
+             * @example {
+             *       "EIP712Domain": [
+             *         {
+             *           "name": "name",
+             *           "type": "string"
+             *         },
+             *         {
+             *           "name": "version",
+             *           "type": "string"
+             *         },
+             *         {
+             *           "name": "chainId",
+             *           "type": "uint256"
+             *         },
+             *         {
+             *           "name": "verifyingContract",
+             *           "type": "address"
+             *         }
+             *       ],
+             *       "TokenHolderProof": [
+             *         {
+             *           "name": "tokenId",
+             *           "type": "uint256"
+             *         },
+             *         {
+             *           "name": "nonce",
+             *           "type": "bytes32"
+             *         },
+             *         {
+             *           "name": "expiry",
+             *           "type": "uint64"
+             *         }
+             *       ]
+             *     }
+             */
+            types: {
+                [key: string]: {
+                    name: string;
+                    type: string;
+                }[];
+            };
+            /**
+             * @example TokenHolderProof
+             * @enum {string}
+             */
+            primaryType: "TokenHolderProof" | "EventHolderProof";
+            domain: components["schemas"]["HolderProofDomainDto"];
+            /**
+             * @description tokenId (decimal string) or eventIndex (decimal string: the registry's index of your event), nonce (32 random bytes, hex), expiry (unix seconds; at most 120 s after issue).
+             * @example {
+             *       "tokenId": "18446744073709551617",
+             *       "nonce": "0x9c2f…e1",
+             *       "expiry": 1796000120
+             *     }
+             */
+            message: {
+                [key: string]: string | number;
+            };
+            /**
+             * @description The expiry as a date: a proof verified after it is refused (expired).
+             * @example 2030-03-17T17:48:00.000Z
+             */
+            expiresAt: string;
+        };
+        HolderProofVerifyRequestDto: {
+            /** @description The typed data exactly as the challenge answered it ({types, primaryType, domain, message}); types.EIP712Domain may be left out, as ethers' signTypedData takes them. */
+            message: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description The wallet's signature of the typed data (eth_signTypedData_v4, or ethers' signTypedData).
+             * @example 0x5f1c…1b
+             */
+            signature: string;
+            /**
+             * @description The holder the proof is for. Needed for a contract wallet (ERC-1271): the signature recovers to its owner's key, not to the wallet, so the wallet is named here and asked through isValidSignature. Left out: the address the signature recovers to.
+             * @example 0x52908400098527886E0F7030069857D2E4169EE7
+             */
+            holder?: string;
+        };
+        HolderProofVerdictDto: {
+            /** @description Whether the proof holds: the signer holds the token (or a token of the event) at the confirmed block, and the challenge was unused. */
+            valid: boolean;
+            /**
+             * @description Why not, when not valid: expired (the message's expiry has passed (the service's clock)); unknown_nonce (no challenge of this nonce was issued to this organization, or it expired and was cleaned up); wrong_chain (the domain's chainId is not the chain the challenge was issued for); wrong_registry (the domain's verifyingContract is not the registry the challenge was issued for); not_issued (the message's token, event or expiry differ from what the challenge of its nonce stated); replayed (a valid proof used this challenge already); bad_signature (the signature is not the holder's: it recovers to no address, to another address than the named holder, or the contract wallet refused it); not_holder (the signer does not hold the token (for an event: any token of it) at the confirmed block).
+             * @enum {string}
+             */
+            reason?: "expired" | "unknown_nonce" | "wrong_chain" | "wrong_registry" | "not_issued" | "replayed" | "bad_signature" | "not_holder";
+            /**
+             * @description The token proved (for an event proof: the one of the event found in the holder's wallet); null when none was.
+             * @example 18446744073709551617
+             */
+            tokenId: string | null;
+            /**
+             * @description The holder the proof is for (checksummed): the named holder, or the address the signature recovers to; null when neither is known.
+             * @example 0x52908400098527886E0F7030069857D2E4169EE7
+             */
+            holder: string | null;
+            /**
+             * @description Your eventId of the token or event; null for an unknown nonce.
+             * @example concert-2030-03-17
+             */
+            eventId: string | null;
         };
         CallbackAttemptDto: {
             /** Format: date-time */
@@ -4280,6 +4465,287 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before sending the request again. */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    createHolderProofChallenge: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same key with the same body within 24 hours answers the first answer again (status and body, with Idempotent-Replayed: true) and applies nothing. Per organization; 1 to 255 visible ASCII characters. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HolderProofChallengeRequestDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HolderProofChallengeDto"];
+                };
+            };
+            /**
+             * @description invalid_json, invalid_body (not what the endpoint takes), nesting_too_deep or too_many_items.
+             *
+             *     invalid_body (not an object, or not exactly one of tokenId and eventId), invalid_field naming tokenId or eventId.
+             */
+            400: {
+                headers: {
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Missing, unknown or revoked X-Api-Key: exactly {"message":"Forbidden"}. A live key bound to IP ranges, used from elsewhere: {"message":"Forbidden","code":"key_ip"}. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenBodyDto"];
+                };
+            };
+            /** @description token_not_found or event_not_found: no such ticket or event of your organization. */
+            404: {
+                headers: {
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /**
+             * @description idempotency_key_in_use: the first request with this Idempotency-Key is still running.
+             *
+             *     idempotency_answer_not_kept: the first request with this Idempotency-Key was applied, but its answer was over IDEMPOTENCY_MAX_ANSWER_BYTES and was not kept; nothing applied again.
+             */
+            409: {
+                headers: {
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the endpoint's size cap. */
+            413: {
+                headers: {
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description invalid_body: the body is not UTF-8 JSON: a Content-Type charset other than utf-8, or a Content-Encoding other than gzip, deflate, br or zstd. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used for another request (endpoint or body) in the last 24 hours. */
+            422: {
+                headers: {
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /**
+             * @description rate_limited: see the RateLimit-* and Retry-After headers.
+             *
+             *     idempotency_keys_exhausted: the organization holds IDEMPOTENCY_MAX_KEYS_PER_ORGANIZATION keys; a new one is refused, nothing applied, until its oldest expires (Retry-After).
+             */
+            429: {
+                headers: {
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description internal_error: something went wrong on the service's side; nothing of the request was applied. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description service_unavailable: the chain (or the database) cannot be read just now, or no chain is configured; nothing was issued or used. See Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    verifyHolderProof: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same key with the same body within 24 hours answers the first answer again (status and body, with Idempotent-Replayed: true) and applies nothing. Per organization; 1 to 255 visible ASCII characters. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HolderProofVerifyRequestDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HolderProofVerdictDto"];
+                };
+            };
+            /**
+             * @description invalid_json, invalid_body (not what the endpoint takes), nesting_too_deep or too_many_items.
+             *
+             *     invalid_body (not an object); invalid_field naming signature, holder, message or the part of it that is not typed data as issued (message.types, message.primaryType, message.domain.name, message.message.nonce…).
+             */
+            400: {
+                headers: {
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Missing, unknown or revoked X-Api-Key: exactly {"message":"Forbidden"}. A live key bound to IP ranges, used from elsewhere: {"message":"Forbidden","code":"key_ip"}. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenBodyDto"];
+                };
+            };
+            /**
+             * @description idempotency_key_in_use: the first request with this Idempotency-Key is still running.
+             *
+             *     idempotency_answer_not_kept: the first request with this Idempotency-Key was applied, but its answer was over IDEMPOTENCY_MAX_ANSWER_BYTES and was not kept; nothing applied again.
+             */
+            409: {
+                headers: {
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the endpoint's size cap. */
+            413: {
+                headers: {
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description invalid_body: the body is not UTF-8 JSON: a Content-Type charset other than utf-8, or a Content-Encoding other than gzip, deflate, br or zstd. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description idempotency_key_reused: this Idempotency-Key was used for another request (endpoint or body) in the last 24 hours. */
+            422: {
+                headers: {
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /**
+             * @description rate_limited: see the RateLimit-* and Retry-After headers.
+             *
+             *     idempotency_keys_exhausted: the organization holds IDEMPOTENCY_MAX_KEYS_PER_ORGANIZATION keys; a new one is refused, nothing applied, until its oldest expires (Retry-After).
+             */
+            429: {
+                headers: {
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description internal_error: something went wrong on the service's side; nothing of the request was applied. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description service_unavailable: the chain (or the database) cannot be read just now, or no chain is configured; nothing was issued or used. See Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
+                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {

@@ -63,6 +63,10 @@ export type NewWebhook = RequestBody<"/api/v1/webhooks", "post">;
 export type WebhookChanges = RequestBody<"/api/v1/webhooks/{webhookId}", "patch">;
 /** POST /api/v1/webhooks/{webhookId}/test: what the endpoint answered its test callback. */
 export type WebhookTestResult = OkBody<"/api/v1/webhooks/{webhookId}/test", "post">;
+/** POST /api/v1/holder-proofs/challenge: the typed data for the holder's wallet (eth_signTypedData_v4 as is). */
+export type HolderProofChallenge = OkBody<"/api/v1/holder-proofs/challenge", "post">;
+/** POST /api/v1/holder-proofs/verify's answer: valid, or the reason why not. */
+export type HolderProofVerdict = OkBody<"/api/v1/holder-proofs/verify", "post">;
 
 /**
  * A 403 answer: exactly `{"message":"Forbidden"}` for a missing, unknown or revoked key; with `code`
