@@ -2,10 +2,11 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 
 import { Contract, ContractFactory, parseEther, type TransactionResponse, Wallet } from "ethers";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 
-import { actionPromises, allSettled, registeredEvent, tokenIds, uid } from "../support/chain-e2e";
+import { actionPromises, allSettled, registeredEvent, sqlOf, tokenIds, uid } from "../support/chain-e2e";
 import { useChainApp } from "../support/chain-app";
+import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy";
 import { eventually, HARDHAT_KEYS } from "../support/test-chain";
 import { TestClock } from "../support/test-clock";
 
@@ -15,7 +16,21 @@ import { TestClock } from "../support/test-clock";
  */
 
 const clock = new TestClock();
-const chainApp = useChainApp({ app: () => ({ clock }), env: { TRANSFER_POLL_MS: "100" } });
+/** The app reaches the node through a proxy the test can close; the test itself reaches it directly. */
+let proxy: TcpProxy;
+const chainApp = useChainApp({
+  app: () => ({ clock }),
+  env: async (chain, defer) => {
+    proxy = await startTcpProxy(Number(new URL(chain.url).port));
+    defer(() => proxy.close());
+    return { CHAIN_RPC_URL: proxy.url, TRANSFER_POLL_MS: "100" };
+  },
+});
+
+afterEach(async () => {
+  // A failed test must not leave the node unreachable for the next one.
+  await proxy.open();
+});
 
 const ERC1271_WALLET = JSON.parse(
   readFileSync(resolve(__dirname, "../../contracts/artifacts/src/mocks/ERC1271WalletMock.sol/ERC1271WalletMock.json"), "utf8"),
@@ -171,5 +186,71 @@ describe("a contract wallet (ERC-1271)", () => {
     expect(await verify(typedData, "0x" + "00".repeat(65), holder)).toMatchObject({ valid: false, reason: "bad_signature" });
     const fanToken = await challenge({ tokenId: tickets.fan.toString() });
     expect(await verify(fanToken, await signed(mover, fanToken), fan.address)).toMatchObject({ valid: false, reason: "bad_signature", holder: fan.address });
+  });
+});
+
+describe("the chain unreachable", () => {
+  it("answers a verify 503 with Retry-After and uses nothing: the proof holds once the chain is back", async () => {
+    const typedData = await challenge({ tokenId: tickets.fan.toString() });
+    const signature = await signed(fan, typedData);
+    await proxy.close();
+
+    const answer = await chainApp.api.post("/api/v1/holder-proofs/verify", { message: typedData, signature });
+    expect({ status: answer.status, body: answer.body }).toMatchObject({ status: 503, body: { status: "error", error: { code: "service_unavailable" } } });
+    expect(answer.headers.get("retry-after")).toBe("5");
+    // A challenge needs no node call once the chain id is known: the registry's chain does not change.
+    const during = await challenge({ tokenId: tickets.fan.toString() });
+
+    await proxy.open();
+    // The endpoint is tried again after a pause of its own; until then the answer stays 503.
+    const back = await eventually(async () => {
+      const retried = await chainApp.api.post("/api/v1/holder-proofs/verify", { message: typedData, signature });
+      return retried.status === 503 ? undefined : retried;
+    });
+    expect(back.body).toMatchObject({ valid: true, holder: fan.address });
+    expect(await verify(during, await signed(fan, during))).toMatchObject({ valid: true, holder: fan.address });
+  });
+});
+
+describe("bad input", () => {
+  const challenges = async () => Number((await sqlOf(chainApp.testApp)<{ n: string }>(`SELECT count(*) AS n FROM holder_proof_challenges`))[0].n);
+
+  it("to a challenge is refused naming the field, and issues nothing", async () => {
+    const before = await challenges();
+    const cases: [unknown, number, Record<string, unknown>][] = [
+      [[], 400, { code: "invalid_body" }],
+      [{}, 400, { code: "invalid_body" }],
+      [{ tokenId: tickets.fan.toString(), eventId }, 400, { code: "invalid_body" }],
+      [{ tokenId: "0x10" }, 400, { code: "invalid_field", field: "tokenId" }],
+      [{ tokenId: 5 }, 400, { code: "invalid_field", field: "tokenId" }],
+      [{ eventId: "" }, 400, { code: "invalid_field", field: "eventId" }],
+      [{ tokenId: "1" }, 404, { code: "token_not_found" }],
+      [{ eventId: uid("no-such-event") }, 404, { code: "event_not_found" }],
+    ];
+    for (const [body, status, error] of cases) {
+      const answer = await chainApp.api.post("/api/v1/holder-proofs/challenge", body);
+      expect({ status: answer.status, error: answer.body.error }, JSON.stringify(body)).toMatchObject({ status, error });
+    }
+    expect(await challenges()).toBe(before);
+  });
+
+  it("to a verify is refused naming the field, and uses nothing", async () => {
+    const typedData = await challenge({ tokenId: tickets.fan.toString() });
+    const signature = await signed(fan, typedData);
+    const cases: [Record<string, unknown>, string][] = [
+      [{ signature }, "message"],
+      [{ message: typedData, signature: "0x123" }, "signature"],
+      [{ message: typedData, signature: "0x" + "00".repeat(4097) }, "signature"],
+      [{ message: typedData, signature, holder: "0x1234" }, "holder"],
+      [{ message: { ...typedData, primaryType: "Mail" }, signature }, "message.primaryType"],
+      [{ message: { ...typedData, types: { ...typedData.types, Mail: [] } }, signature }, "message.types"],
+      [{ message: { ...typedData, domain: { ...typedData.domain, name: "Other" } }, signature }, "message.domain.name"],
+      [{ message: { ...typedData, message: { ...typedData.message, nonce: "0x12" } }, signature }, "message.message.nonce"],
+    ];
+    for (const [body, field] of cases) {
+      const answer = await chainApp.api.post("/api/v1/holder-proofs/verify", body);
+      expect({ status: answer.status, error: answer.body.error }, field).toMatchObject({ status: 400, error: { code: "invalid_field", field } });
+    }
+    expect(await verify(typedData, signature)).toMatchObject({ valid: true });
   });
 });
