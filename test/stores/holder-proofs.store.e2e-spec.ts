@@ -147,4 +147,20 @@ describe("the ledger's subjects", () => {
     for (let serial = 1n; serial <= BigInt(MAX_EVENT_CANDIDATES) + 5n; serial++) await ticket(crowded, serial, HOLDER);
     expect(await store.tokensHeldInEvent(organizationId, crowded.eventIndex, HOLDER)).toHaveLength(MAX_EVENT_CANDIDATES);
   });
+
+  it("reads them as one range of tickets_holder_idx, not a scan of the organization's tickets", async () => {
+    const plan = await db.dataSource.transaction(async (manager) => {
+      // The tables are tiny and fresh: with their statistics and scans off, the plan is the one a large table gets.
+      await manager.query(`SET LOCAL enable_seqscan = off`);
+      await manager.query(`ANALYZE tickets`);
+      const rows = await manager.query<{ "QUERY PLAN": string }[]>(
+        `EXPLAIN SELECT token_id::text FROM tickets
+          WHERE organization_id = $1 AND holder = $2 AND token_id >= $3 AND token_id < $4 AND released_at IS NULL ORDER BY token_id LIMIT 50`,
+        [organizationId, HOLDER, "0", "18446744073709551616"],
+      );
+      return rows.map((row) => row["QUERY PLAN"]).join("\n");
+    });
+    expect(plan).toMatch(/Index Scan using tickets_holder_idx/);
+    expect(plan).toMatch(/Index Cond: \(\(organization_id = .*holder = .*token_id >= .*token_id < /s);
+  });
 });
