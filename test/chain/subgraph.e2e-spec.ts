@@ -1,4 +1,4 @@
-import { getAddress, keccak256, type Log, toUtf8Bytes, Wallet, ZeroHash } from "ethers";
+import { keccak256, type Log, toUtf8Bytes, Wallet, ZeroHash } from "ethers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import {
@@ -15,28 +15,18 @@ import {
 } from "../../src/registry";
 import { recordTokenIds } from "../../src/verify/event-activity";
 import { sharedNodeUrl } from "../support/shared-nodes-global-setup";
+import { buildSubgraph, startSubgraph, type SubgraphRun } from "../support/subgraph-host";
 import { compileSubgraphRecords, type SubgraphRecords } from "../support/subgraph-records";
 import { deployTestChain, HARDHAT_KEYS, startTestChain, type TestChain } from "../support/test-chain";
 
 /**
- * The subgraph's decoding (subgraph/src/records.ts, compiled to WebAssembly by the compiler graph-cli uses) against
- * a real chain: batches of every kind of item go through the registry, and its logs are replayed the way the
- * mappings handle them, with every byte-level decision (packed check-in, invalidation and metadata records,
- * custody masks, custodial addresses) taken by the WebAssembly. The tickets, flags and holders it yields must be
- * those the registry's tickets() view states (what the service's token reader reads), and each decoding must agree
- * with the service's own (src/registry, src/verify).
+ * The subgraph against a real chain. Batches of every kind of item go through a registry on a real node, then a
+ * wallet's own transfer; the logs go to the handlers of the built subgraph (`npm run subgraph:build`'s WebAssembly,
+ * run in Node by subgraph-host.ts: matchstick downloads its runner). The tickets, flags and holders it stores must
+ * be those the registry's tickets() view states (what the service's token reader reads), and its counts those the
+ * view and the batches give. Its decoding file, subgraph/src/records.ts, compiled alone, must decode the packed
+ * records and the custodial address space as the service's own code does (src/verify, src/registry).
  */
-
-/** What the mappings keep of a ticket (subgraph/schema.graphql's Ticket). */
-interface IndexedTicket {
-  holder: string;
-  checkedIn: boolean;
-  invalidated: boolean;
-  claimed: boolean;
-  resales: number;
-  eventCancelled: boolean;
-  metadataHash: string | null;
-}
 
 const ONE = 1n;
 const TWO = 2n;
@@ -46,10 +36,13 @@ const WALLET_BUYER = Wallet.createRandom().address;
 const hashOf = (text: string) => keccak256(toUtf8Bytes(text));
 
 let chain: TestChain;
-let wasm: SubgraphRecords;
+let decoding: SubgraphRecords;
 let logs: Log[];
 let sentMetadata: Map<bigint, string>;
 let soldTokens: bigint[];
+let subgraph: SubgraphRun;
+
+const byId = (a: { id: unknown }, b: { id: unknown }) => String(a.id).localeCompare(String(b.id));
 
 const details = (name: string): RegistryEventDetails => ({
   name,
@@ -125,114 +118,108 @@ async function runBatches(): Promise<void> {
   await (await claimant.transferFrom(CLAIMANT.address, WALLET_BUYER, t1(5n))).wait();
 }
 
-/** subgraph/src/tickets.ts and events.ts, log by log, with the WebAssembly deciding what the bytes say. */
-function replay(): Map<bigint, IndexedTicket> {
-  const events = new Map<bigint, { custody: string; mask: string; cancelled: boolean }>();
-  const tickets = new Map<bigint, IndexedTicket>();
-  const ticketOf = (tokenId: bigint): IndexedTicket | undefined => {
-    const event = events.get(splitTokenId(tokenId).eventIndex);
-    if (!event) return undefined;
-    if (!tickets.has(tokenId)) {
-      tickets.set(tokenId, {
-        holder: event.custody,
-        checkedIn: false,
-        invalidated: false,
-        claimed: false,
-        resales: 0,
-        eventCancelled: event.cancelled,
-        metadataHash: null,
-      });
-    }
-    return tickets.get(tokenId);
-  };
-  for (const log of logs) {
-    const parsed = chain.registry.interface.parseLog(log);
-    const args = parsed?.args;
-    switch (parsed?.name) {
-      case "EventRegistered": {
-        const custody = getAddress(args!.custody as string);
-        events.set(args!.eventIndex as bigint, { custody, mask: wasm.custodyMaskOf(custody, args!.eventIndex as bigint), cancelled: false });
-        break;
-      }
-      case "EventCancelled":
-        events.get(args!.eventIndex as bigint)!.cancelled = true;
-        for (const [tokenId, ticket] of tickets) if (splitTokenId(tokenId).eventIndex === args!.eventIndex) ticket.eventCancelled = true;
-        break;
-      case "TicketSold":
-        ticketOf(args!.tokenId as bigint);
-        break;
-      case "TicketResold":
-        ticketOf(args!.tokenId as bigint)!.resales = Number(args!.resales);
-        break;
-      case "TicketsCheckedIn":
-      case "TicketsInvalidated":
-        for (const { tokenId } of wasm.timeRecords(args!.records as string)) {
-          const ticket = ticketOf(tokenId);
-          if (ticket && parsed.name === "TicketsCheckedIn") ticket.checkedIn = true;
-          else if (ticket) ticket.invalidated = true;
-        }
-        break;
-      case "TicketsMetadataUpdated":
-        for (const { tokenId, metadataHash } of wasm.metadataRecords(args!.records as string)) {
-          const ticket = ticketOf(tokenId);
-          if (ticket) ticket.metadataHash = metadataHash;
-        }
-        break;
-      case "Transfer": {
-        const ticket = ticketOf(args!.tokenId as bigint);
-        if (!ticket) break;
-        const { mask } = events.get(splitTokenId(args!.tokenId as bigint).eventIndex)!;
-        if (wasm.inCustodialSpace(mask, args!.from as string) && !wasm.inCustodialSpace(mask, args!.to as string)) ticket.claimed = true;
-        ticket.holder = getAddress(args!.to as string);
-        break;
-      }
-    }
-  }
-  return tickets;
-}
-
 const logsNamed = (name: string) => logs.filter((log) => chain.registry.interface.parseLog(log)?.name === name);
 
 beforeAll(async () => {
-  wasm = await compileSubgraphRecords();
+  buildSubgraph();
+  decoding = await compileSubgraphRecords();
   const url = sharedNodeUrl("hardhat");
   chain = url ? await deployTestChain(url) : await startTestChain();
   const from = await chain.provider.getBlockNumber();
   await runBatches();
   logs = await chain.provider.getLogs({ address: chain.registryAddress, fromBlock: from, toBlock: "latest" });
+  subgraph = await startSubgraph(chain.registry.interface);
+  for (const log of logs) {
+    const block = (await chain.provider.getBlock(log.blockNumber))!;
+    const tx = (await chain.provider.getTransaction(log.transactionHash))!;
+    subgraph.handle(log, { number: block.number, timestamp: block.timestamp, hash: block.hash! }, { hash: tx.hash, index: tx.index, from: tx.from });
+  }
 });
 
 afterAll(async () => {
   await chain?.stop();
 });
 
-describe("the subgraph's decoding of a real chain's logs", () => {
-  it("yields the tickets, flags and holders the registry's tickets() view states", async () => {
-    const indexed = replay();
-    expect([...indexed.keys()].sort()).toEqual([...soldTokens].sort());
+describe("the subgraph on a real chain's logs", () => {
+  it("yields the tickets, flags and holders the registry's tickets() view states, and the metadata hashes sent", async () => {
     const views = await chain.registry.tickets(soldTokens);
-    const onChain = views.map((view) => ({
-      holder: getAddress(view.holder),
+    const onChain = views.map((view, i) => ({
+      id: soldTokens[i].toString(),
+      holder: view.holder.toLowerCase(),
       checkedIn: view.checkedIn,
       invalidated: view.invalidated,
       claimed: view.claimed,
       resales: Number(view.resales),
       eventCancelled: view.eventCancelled,
+      metadataHash: sentMetadata.get(soldTokens[i]),
     }));
-    expect(soldTokens.map((tokenId) => ({ ...indexed.get(tokenId)!, metadataHash: undefined }))).toEqual(
-      onChain.map((view) => ({ ...view, metadataHash: undefined })),
-    );
-    // What the batches did, so that a replay agreeing with a view that changed nothing cannot pass.
-    expect(indexed.get(t1(1n))).toMatchObject({ checkedIn: true, invalidated: false });
-    expect(indexed.get(t1(6n))).toMatchObject({ checkedIn: false, invalidated: true });
-    expect(indexed.get(t1(4n))).toMatchObject({ resales: 2, claimed: true, holder: getAddress(SECOND_CLAIMANT) });
-    expect(indexed.get(t1(5n))).toMatchObject({ claimed: true, holder: getAddress(WALLET_BUYER) });
-    expect(indexed.get(t2(3n))).toMatchObject({ eventCancelled: true, checkedIn: false });
+    const indexed = subgraph.store.all("Ticket").map(({ id, holder, checkedIn, invalidated, claimed, resales, eventCancelled, metadataHash }) => ({
+      id,
+      holder,
+      checkedIn,
+      invalidated,
+      claimed,
+      resales,
+      eventCancelled,
+      metadataHash,
+    }));
+    expect(indexed.sort(byId)).toEqual(onChain.sort(byId));
+    // What the batches did, so that mappings agreeing with a view that changed nothing cannot pass.
+    expect(subgraph.store.get("Ticket", t1(1n).toString())).toMatchObject({ checkedIn: true, invalidated: false, checkedInAt: 1_800_001_001n });
+    expect(subgraph.store.get("Ticket", t1(6n).toString())).toMatchObject({ checkedIn: false, invalidated: true });
+    expect(subgraph.store.get("Ticket", t1(4n).toString())).toMatchObject({
+      resales: 2,
+      claimed: true,
+      holder: SECOND_CLAIMANT.toLowerCase(),
+      price: 35_000_000n,
+    });
+    expect(subgraph.store.get("Ticket", t1(5n).toString())).toMatchObject({ claimed: true, holder: WALLET_BUYER.toLowerCase() });
+    expect(subgraph.store.get("Ticket", t2(3n).toString())).toMatchObject({ eventCancelled: true, checkedIn: false });
   });
 
-  it("reads each ticket's latest metadata hash from the packed metadata records", () => {
-    const indexed = replay();
-    for (const tokenId of soldTokens) expect(indexed.get(tokenId)!.metadataHash).toBe(sentMetadata.get(tokenId) ?? null);
+  it("tells mints, resales, claims and wallets' transfers apart", () => {
+    const kinds = (tokenId: bigint) =>
+      subgraph.store
+        .all("Transfer")
+        .filter((transfer) => transfer.ticket === tokenId.toString())
+        .map((transfer) => transfer.kind);
+    expect(kinds(t1(4n))).toEqual(["mint", "resale", "resale", "claim"]);
+    expect(kinds(t1(5n))).toEqual(["mint", "claim", "wallet"]);
+    expect(kinds(t2(1n))).toEqual(["mint"]);
+  });
+
+  it("counts each event's tickets, and per day, as the registry's view and the batches give them", async () => {
+    const views = await chain.registry.tickets(soldTokens);
+    const count = (eventIndex: bigint, flag: "checkedIn" | "invalidated" | "claimed") =>
+      views.filter((view) => view.eventIndex === eventIndex && view[flag]).length;
+    for (const eventIndex of [ONE, TWO]) {
+      const event = subgraph.store.get("Event", eventIndex.toString());
+      expect(event).toMatchObject({
+        ticketsSold: soldTokens.filter((tokenId) => splitTokenId(tokenId).eventIndex === eventIndex).length,
+        checkedIn: count(eventIndex, "checkedIn"),
+        invalidated: count(eventIndex, "invalidated"),
+        claimed: count(eventIndex, "claimed"),
+        resales: views.filter((view) => view.eventIndex === eventIndex).reduce((sum, view) => sum + Number(view.resales), 0),
+      });
+      const days = subgraph.store.all("EventDay").filter((day) => day.event === eventIndex.toString());
+      for (const field of ["ticketsSold", "checkedIn", "invalidated", "claimed", "resales", "metadataUpdates"]) {
+        const dayField = field === "ticketsSold" ? "sold" : field;
+        expect(days.reduce((sum, day) => sum + (day[dayField] as number), 0)).toBe(event![field]);
+      }
+    }
+    expect(subgraph.store.get("Event", "1")).toMatchObject({
+      name: "One, moved",
+      metadataHash: hashOf("event metadata"),
+      cancelled: false,
+      metadataUpdates: 4,
+    });
+    expect(subgraph.store.get("Event", "2")).toMatchObject({ cancelled: true, checkedIn: 1, invalidated: 1 });
+    expect(subgraph.store.get("Registry", chain.registryAddress.toLowerCase())).toMatchObject({ events: 2n, ticketsSold: 9n });
+    // Ten check-in and invalidation records, two of them repeated check-ins that change nothing.
+    const ticketRecords = subgraph.store.all("TicketRecord");
+    expect([ticketRecords.length, ticketRecords.filter((record) => !record.changed).length]).toEqual([10, 2]);
+    expect(subgraph.store.all("ItemFailure").map((failure) => [failure.subject, failure.reason])).toEqual([[t1(9n), 4]]);
+    expect(subgraph.store.all("MetadataRefresh").length).toBeGreaterThan(0);
   });
 
   it("decodes the packed check-in and invalidation records as the service does, order times included", () => {
@@ -241,7 +228,7 @@ describe("the subgraph's decoding of a real chain's logs", () => {
     const orderTimes: bigint[] = [];
     for (const log of runs) {
       const records = chain.registry.interface.parseLog(log)!.args.records as string;
-      const decoded = wasm.timeRecords(records);
+      const decoded = decoding.timeRecords(records);
       expect(decoded.map((record) => record.tokenId)).toEqual(recordTokenIds(records));
       orderTimes.push(...decoded.map((record) => record.orderTime));
     }
@@ -267,7 +254,7 @@ describe("the subgraph's decoding of a real chain's logs", () => {
     const serviceMask = custodyMaskOf(chainId, chain.registryAddress);
     const registrations = logsNamed("EventRegistered").map((log) => chain.registry.interface.parseLog(log)!.args);
     for (const registration of registrations) {
-      expect(BigInt(wasm.custodyMaskOf(registration.custody as string, registration.eventIndex as bigint))).toBe(serviceMask);
+      expect(BigInt(decoding.custodyMaskOf(registration.custody as string, registration.eventIndex as bigint))).toBe(serviceMask);
     }
     const mask = "0x" + serviceMask.toString(16).padStart(40, "0");
     const addresses = logsNamed("Transfer").flatMap((log) => {
@@ -275,11 +262,11 @@ describe("the subgraph's decoding of a real chain's logs", () => {
       return [from as string, to as string];
     });
     expect(addresses.some((address) => inCustodialSpace(serviceMask, address))).toBe(true);
-    for (const address of addresses) expect(wasm.inCustodialSpace(mask, address)).toBe(inCustodialSpace(serviceMask, address));
+    for (const address of addresses) expect(decoding.inCustodialSpace(mask, address)).toBe(inCustodialSpace(serviceMask, address));
   });
 
   it("counts a block's day as the daily counts do", async () => {
     const block = await chain.provider.getBlock(logs.at(-1)!.blockNumber);
-    expect(wasm.dayOf(BigInt(block!.timestamp))).toBe(BigInt(Math.floor(block!.timestamp / 86_400)));
+    expect(decoding.dayOf(BigInt(block!.timestamp))).toBe(BigInt(Math.floor(block!.timestamp / 86_400)));
   });
 });
