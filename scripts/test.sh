@@ -11,7 +11,8 @@ npm run -s compile -- --quiet || exit 1
 
 logs="$(mktemp -d)"
 trap 'rm -rf "$logs"' EXIT
-# Before Vitest, whose subgraph test builds it again into the same directories; its output only if it fails.
+# Before Vitest, whose subgraph test runs this build (and would write the same directories to build it
+# itself); its output only if it fails.
 npm run -s subgraph:build >"$logs/subgraph" 2>&1 || { cat "$logs/subgraph"; exit 1; }
 npm run -s check >"$logs/check" 2>&1 &
 check=$!

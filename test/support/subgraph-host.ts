@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 
 import { getBytes, type Interface, type Log, type ParamType, type Result } from "ethers";
@@ -15,14 +15,32 @@ const ROOT = join(__dirname, "..", "..");
 export const SUBGRAPH_WASM = join(ROOT, "subgraph", "build", "TicketRegistry", "TicketRegistry.wasm");
 const SCHEMA = join(ROOT, "subgraph", "schema.graphql");
 
-/** `npm run subgraph:build`, so that the handlers run are those of the sources as they are. */
+/** What the build is made from: the manifest, the schema, the mappings and the contract's ABI. */
+const BUILD_SOURCES = [
+  join(ROOT, "subgraph", "subgraph.yaml"),
+  SCHEMA,
+  join(ROOT, "subgraph", "src"),
+  join(ROOT, "contracts", "artifacts", "src", "TicketRegistry.sol", "TicketRegistry.json"),
+];
+
+/**
+ * `npm run subgraph:build`, so that the handlers run are those of the sources as they are, unless the build is
+ * newer than all of them (`npm test` has just built it).
+ */
 export function buildSubgraph(): void {
+  if (existsSync(SUBGRAPH_WASM) && statSync(SUBGRAPH_WASM).mtimeMs > Math.max(...BUILD_SOURCES.map(newestChange))) return;
   try {
     execFileSync("bash", [join(ROOT, "scripts", "subgraph-build.sh")], { cwd: ROOT, encoding: "utf8", stdio: "pipe" });
   } catch (error) {
     const { stdout, stderr } = error as { stdout?: string; stderr?: string };
     throw new Error(`npm run subgraph:build failed:\n${stdout ?? ""}${stderr ?? ""}`, { cause: error });
   }
+}
+
+function newestChange(path: string): number {
+  const stats = statSync(path);
+  if (!stats.isDirectory()) return stats.mtimeMs;
+  return Math.max(stats.mtimeMs, ...readdirSync(path).map((entry) => newestChange(join(path, entry))));
 }
 
 /** An entity's field as the store holds it: graph-ts's store ValueKind and the value. */
