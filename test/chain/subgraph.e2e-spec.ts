@@ -213,7 +213,20 @@ describe("the subgraph on a real chain's logs", () => {
       cancelled: false,
       metadataUpdates: 4,
     });
-    expect(subgraph.store.get("Event", "2")).toMatchObject({ cancelled: true, checkedIn: 1, invalidated: 1 });
+    const registration = chain.registry.interface.parseLog(logsNamed("EventRegistered")[1])!.args;
+    expect(subgraph.store.get("Event", "2")).toMatchObject({
+      cancelled: true,
+      checkedIn: 1,
+      invalidated: 1,
+      custody: (registration.custody as string).toLowerCase(),
+      eventKey: eventKeyOf("subgraph-test", "two"),
+      name: "Two",
+      latitude: 523_700_000,
+      longitude: 48_900_000,
+      startTime: 1_900_000_000n,
+      organizer: "Example Live",
+      metadataHash: ZeroHash,
+    });
     expect(subgraph.store.get("Registry", chain.registryAddress.toLowerCase())).toMatchObject({ events: 2n, ticketsSold: 9n });
     // Ten check-in and invalidation records, two of them repeated check-ins that change nothing.
     const ticketRecords = subgraph.store.all("TicketRecord");
