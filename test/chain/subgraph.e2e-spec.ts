@@ -17,7 +17,7 @@ import { recordTokenIds } from "../../src/verify/event-activity";
 import { sharedNodeUrl } from "../support/shared-nodes-global-setup";
 import { buildSubgraph, startSubgraph, type SubgraphRun } from "../support/subgraph-host";
 import { compileSubgraphRecords, type SubgraphRecords } from "../support/subgraph-records";
-import { deployTestChain, HARDHAT_KEYS, startTestChain, type TestChain } from "../support/test-chain";
+import { defaultChainNode, deployTestChain, HARDHAT_KEYS, startTestChain, type TestChain } from "../support/test-chain";
 
 /**
  * The subgraph against a real chain. Batches of every kind of item go through a registry on a real node, then a
@@ -123,7 +123,7 @@ const logsNamed = (name: string) => logs.filter((log) => chain.registry.interfac
 beforeAll(async () => {
   buildSubgraph();
   decoding = await compileSubgraphRecords();
-  const url = sharedNodeUrl("hardhat");
+  const url = sharedNodeUrl(defaultChainNode().kind);
   chain = url ? await deployTestChain(url) : await startTestChain();
   const from = await chain.provider.getBlockNumber();
   await runBatches();
