@@ -19,6 +19,9 @@ import { defineConfig, globalIgnores } from "eslint/config";
 import globals from "globals";
 import tseslint from "typescript-eslint";
 
+/** The subgraph's AssemblyScript mappings: TypeScript syntax, typed by the AssemblyScript compiler (`npm run subgraph:build`). */
+const SUBGRAPH_MAPPINGS = "subgraph/src/**/*.ts";
+
 /** Test code: vitest specs (in test/ and next to the code in src/), their support files, the Hardhat contract tests. */
 const TEST_FILES = ["test/**/*.ts", "contracts/test/**/*.ts", "**/*.spec.ts", "**/*.e2e-spec.ts"];
 
@@ -40,6 +43,8 @@ export default defineConfig(
     "deployments/",
     "client/src/schema.ts",
     "client/src/abi.ts",
+    "subgraph/generated/",
+    "subgraph/build/",
   ]),
 
   {
@@ -51,6 +56,8 @@ export default defineConfig(
 
   {
     files: ["**/*.ts", "**/*.mts", "**/*.cts"],
+    // The subgraph's mappings are AssemblyScript (block below), which no tsconfig can type.
+    ignores: [SUBGRAPH_MAPPINGS],
     extends: [eslint.configs.recommended, tseslint.configs.recommendedTypeChecked],
     languageOptions: {
       globals: globals.node,
@@ -119,6 +126,13 @@ export default defineConfig(
     rules: {
       "@typescript-eslint/max-params": ["error", { max: 6 }],
     },
+  },
+
+  {
+    // Linted without type information: u64, i32, changetype and the other AssemblyScript built-ins are unknown
+    // to TypeScript, and asc checks the types when it compiles them.
+    files: [SUBGRAPH_MAPPINGS],
+    extends: [eslint.configs.recommended, tseslint.configs.recommended],
   },
 
   {
