@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 
-import { getAddress, toBeHex } from "ethers";
+import { getAddress, keccak256, toBeHex, toUtf8Bytes } from "ethers";
 import { describe, expect, it } from "vitest";
 
 import { acceptanceFixture, anEvent, aTicket, NOW, OTHER_ORGANIZATION, validated } from "../../test/support/acceptance-fixture";
@@ -66,14 +66,14 @@ const TABLE: Record<keyof typeof ACTIONS, Record<TicketState, string | null>> = 
 };
 
 /**
- * The same of a ticket whose event is cancelled: nothing that changes what the ticket is can be done
- * (the registry refuses it too); its metadata URI may still change, as for any ticket not invalidated.
+ * The same of a ticket whose event is cancelled: nothing that changes what the ticket is or shows can be
+ * done (the registry refuses it too, metadata updates included).
  */
 const CANCELLED_EVENT_TABLE: Record<keyof typeof ACTIONS, Record<TicketState, string | null>> = {
   resold: { valid: "event_cancelled", checkedIn: "event_cancelled", invalidated: "event_cancelled", claimed: "event_cancelled" },
   scanned: { valid: "event_cancelled", checkedIn: "event_cancelled", invalidated: "event_cancelled", claimed: "event_cancelled" },
   invalidated: { valid: "event_cancelled", checkedIn: "event_cancelled", invalidated: "event_cancelled", claimed: "event_cancelled" },
-  updateTicket: { valid: null, checkedIn: null, invalidated: "ticket_invalidated", claimed: null },
+  updateTicket: { valid: "event_cancelled", checkedIn: "event_cancelled", invalidated: "event_cancelled", claimed: "event_cancelled" },
   claimed: { valid: "event_cancelled", checkedIn: "event_cancelled", invalidated: "event_cancelled", claimed: "event_cancelled" },
 };
 
@@ -179,6 +179,28 @@ describe("sellTicket", () => {
       orderTime: 18446744073709551615n,
     });
     expect(() => encodeItem(recorded[0].onChain!)).not.toThrow();
+  });
+
+  it("sends a ticket with a uri as a sale with its metadata hash, under the same ledger kind", async () => {
+    const { context, recorded } = await acceptanceFixture({ events: [anEvent({ eventIndex: 3n })] });
+    sellTicket(context, sold({ uri: "https://img.example/1.png", orderTime: 5 }), "soldTicket");
+    expect(recorded[0]).toMatchObject({ kind: "sold" });
+    expect(recorded[0].onChain).toEqual({
+      action: "soldWithMetadata",
+      tokenId: (3n << 64n) | 1n,
+      ticketHash: sha256Hex("ticket-1"),
+      price: "49.95",
+      orderTime: 5n,
+      metadataHash: keccak256(toUtf8Bytes('{"uri":"https://img.example/1.png"}')),
+    });
+    expect(() => encodeItem(recorded[0].onChain!)).not.toThrow();
+  });
+
+  it("sends a ticket without metadata of its own as a plain sale: no hash of an empty document", async () => {
+    const { context, recorded } = await acceptanceFixture({ events: [anEvent()] });
+    sellTicket(context, sold({ uri: null }), "soldTicket");
+    expect(recorded[0].onChain).toMatchObject({ action: "sold" });
+    expect(recorded[0].onChain).not.toHaveProperty("metadataHash");
   });
 
   it("defaults orderTime to the acceptance's now and uri to blank", async () => {
@@ -375,7 +397,7 @@ describe("invalidateTicket", () => {
 });
 
 describe("updateTicket", () => {
-  it("changes the uri and records the action with no on-chain item", async () => {
+  it("changes the uri and records on chain the keccak-256 of the ticket's new canonical metadata", async () => {
     const { context, recorded, ticket } = await withTicket("valid", { uri: "ipfs://bafy/1.json" });
     const outcome = updateTicket(context, uriUpdate({ uri: "ar://new" }), "updateTicket");
     expect(ticket.uri).toBe("ar://new");
@@ -387,9 +409,10 @@ describe("updateTicket", () => {
         eventRef: ticket.eventRef,
         eventIndex: ticket.tokenId >> 64n,
         ticketRef: ticket.id,
-        onChain: null,
+        onChain: { action: "updateTicket", tokenId: ticket.tokenId, metadataHash: keccak256(toUtf8Bytes('{"uri":"ar://new"}')) },
       },
     ]);
+    expect(() => encodeItem(recorded[0].onChain!)).not.toThrow();
   });
 });
 

@@ -63,6 +63,9 @@ async function lockSubject(manager: EntityManager, action: CancelledAction): Pro
 
 /** The first later action that depends on this one, or why acceptances still on their way might. */
 async function blockerOf(manager: EntityManager, action: CancelledAction): Promise<{ blockedBy: string | null; reason: string } | null> {
+  // Its payload holds the new metadata's hash only: what the ticket showed before is gone.
+  if (action.kind === "updateTicket")
+    return { blockedBy: null, reason: "a ticket's metadata changes at acceptance: send another updateTicket to change it back" };
   const later = await laterDependent(manager, action);
   if (later) return { blockedBy: later, reason: `the later action ${later} depends on it` };
   if (action.kind !== "newEvent") return null;

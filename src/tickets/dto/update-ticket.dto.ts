@@ -1,6 +1,6 @@
 import { TicketIdField, UriField } from "./ticket-fields";
 
-/** `updateTicket` stream data: a new metadata URI (nothing of it goes on chain). */
+/** `updateTicket` stream data: a new metadata URI, whose metadata hash goes on chain. */
 export class UpdateTicketDto {
   @TicketIdField()
   ticketId: string;
