@@ -115,9 +115,11 @@ function enableCallbackUrl(event: EventEntity, callbackUrl: string): void {
   event.callbackDisabledAt = null;
 }
 
-/** Whether an update changes fields the chain records: only then does it go on chain. */
+/**
+ * Whether an update changes what the event's tokens show: every field but the callbackUrl does, on
+ * chain or in the off-chain metadata whose hash the details carry, so it goes on chain and the
+ * registry tells wallets (ERC-4906 over every token of the event). A callbackUrl alone stays here.
+ */
 export function touchesChain(input: UpdateEventDto): boolean {
-  return ["eventName", "ticketeerName", "currency", "shopUrl", "imageUrl", "latitude", "longitude", "startTime", "endTime"].some(
-    (field) => input[field as keyof UpdateEventDto] !== undefined,
-  );
+  return UPDATABLE_FIELDS.some((field) => field !== "callbackUrl" && input[field] !== undefined);
 }
