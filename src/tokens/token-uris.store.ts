@@ -1,18 +1,22 @@
 import { Injectable } from "@nestjs/common";
 import { InjectDataSource } from "@nestjs/typeorm";
-import { DataSource } from "typeorm";
+import { DataSource, IsNull } from "typeorm";
+
+import type { TicketMetadata } from "../registry";
+import { TicketEntity } from "../tickets/entities/ticket.entity";
+import { ticketMetadataOf } from "../tickets/ticket-metadata";
 
 /**
- * The one fact of token metadata that is the ledger's: a ticket's `uri` (soldTicket or updateTicket),
- * which never goes on chain. Read for every answer, so that a changed uri shows at once.
+ * The facts of token metadata that are the ledger's: what an integrator said of a ticket (soldTicket or
+ * updateTicket), whose hash alone goes on chain. Read for every answer, so that a change shows at once.
  */
 @Injectable()
 export class TokenUrisStore {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** The ticket's uri; blank when it has none or the token is not one of this ledger's tickets. */
-  async uriOf(tokenId: bigint): Promise<string> {
-    const [row] = await this.dataSource.query<{ uri: string }[]>(`SELECT uri FROM tickets WHERE token_id = $1 AND released_at IS NULL`, [tokenId.toString()]);
-    return row?.uri ?? "";
+  /** The ticket's off-chain metadata, through the seam its hash is computed by; empty when the token is not one of this ledger's tickets. */
+  async metadataOf(tokenId: bigint): Promise<TicketMetadata> {
+    const ticket = await this.dataSource.getRepository(TicketEntity).findOneBy({ tokenId, releasedAt: IsNull() });
+    return ticket ? ticketMetadataOf(ticket) : {};
   }
 }

@@ -68,7 +68,7 @@ describe("tokens that cannot exist", () => {
       ...Array.from({ length: 300 }, (_, i) => ((eventIndex + 1_000n + BigInt(i)) << 64n) | 1n),
       ...Array.from({ length: 300 }, (_, i) => (eventIndex << 64n) | (lastSerial + 64n * BigInt(i + 1))),
     ];
-    const uriReads = vi.spyOn(chainApp.testApp.app.get(TokenUrisStore), "uriOf");
+    const uriReads = vi.spyOn(chainApp.testApp.app.get(TokenUrisStore), "metadataOf");
     chainApp.productionNode.resetCounts();
 
     const statuses = await fetchAll(madeUp);

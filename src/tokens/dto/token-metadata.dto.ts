@@ -49,6 +49,24 @@ export class TokenMetadataDto {
 
   @ApiProperty({ type: [TokenAttributeDto] })
   attributes: TokenAttributeDto[];
+
+  @ApiProperty({
+    example: "0x5f0c2b6c1d0b3e1f4d8e0a7b2c9d6e3f1a4b7c0d9e2f5a8b1c4d7e0f3a6b9c2d",
+    description:
+      "keccak-256 of the JCS (RFC 8785) serialization of metadata_document, 0x-hex: what the registry records for the token in its " +
+      "TicketsMetadataUpdated log with every updateTicket, and with the sale of a ticket that has metadata of its own. Also in the X-Metadata-Hash header.",
+  })
+  metadata_hash: string;
+
+  @ApiProperty({
+    type: "object",
+    additionalProperties: true,
+    example: { uri: "https://img.example.com/ticket-12.png" },
+    description:
+      "The canonical document metadata_hash is computed from: the ticket's off-chain fields that are set (uri, and name, description, " +
+      "animationUrl, attributes where given), absent ones left out. Serialize it with any JCS library and hash it to check.",
+  })
+  metadata_document: Record<string, unknown>;
 }
 
 /** The collection's metadata (ERC-7572 contractURI). */

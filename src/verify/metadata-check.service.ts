@@ -1,0 +1,68 @@
+import { Injectable } from "@nestjs/common";
+
+import { ChainClient } from "../chain/chain-client";
+import { servedMetadata, type ServedMetadata } from "../tokens/served-metadata";
+import { TokenUrisStore } from "../tokens/token-uris.store";
+import { recordedMetadataHash } from "./metadata-records";
+import { MetadataWritesStore } from "./metadata-writes.store";
+
+/** What the registry records as a token's metadata hash, and where. */
+export interface RecordedMetadata {
+  hash: string;
+  txHash: string;
+  blockNumber: number;
+}
+
+/**
+ * Whether the metadata `/tokens/{tokenId}` serves is the metadata the chain records: `matches`, `differs`,
+ * or `none` when no record of the token is found (a ticket sold without metadata of its own, or whose
+ * first write is not mined yet).
+ */
+export interface MetadataCheck {
+  served: ServedMetadata;
+  recorded: RecordedMetadata | null;
+  verdict: "matches" | "differs" | "none";
+  /** A metadata write of the token is still on its way: a difference may be that one. */
+  writeOnItsWay: boolean;
+}
+
+/**
+ * Compares the served metadata's hash with the token's latest record on chain. The ledger names the
+ * transactions of the token's metadata writes; the hash itself is read from their receipts, from the
+ * registry's own logs: a few receipts per page, never a scan of the chain's logs.
+ */
+@Injectable()
+export class MetadataCheckService {
+  constructor(
+    private readonly chain: ChainClient,
+    private readonly uris: TokenUrisStore,
+    private readonly writes: MetadataWritesStore,
+  ) {}
+
+  async check(tokenId: bigint): Promise<MetadataCheck> {
+    const [metadata, sent, writeOnItsWay] = await Promise.all([
+      this.uris.metadataOf(tokenId),
+      this.writes.sentWrites(tokenId),
+      this.writes.writeOnItsWay(tokenId),
+    ]);
+    const served = servedMetadata(metadata);
+    const recorded = await this.latestRecord(
+      tokenId,
+      sent.map((write) => write.txHash),
+    );
+    const verdict = recorded === null ? "none" : recorded.hash.toLowerCase() === served.metadata_hash.toLowerCase() ? "matches" : "differs";
+    return { served, recorded, verdict, writeOnItsWay };
+  }
+
+  /** The record of the newest of these transactions that is mined, did not revert and holds one for the token. */
+  private async latestRecord(tokenId: bigint, txHashes: readonly string[]): Promise<RecordedMetadata | null> {
+    const provider = await this.chain.connect();
+    for (const txHash of txHashes) {
+      const receipt = await provider.getTransactionReceipt(txHash);
+      if (!receipt || receipt.status !== 1) continue;
+      const hash = recordedMetadataHash(this.chain.registry, this.chain.registryAddress, receipt.logs, tokenId);
+      if (hash) return { hash, txHash, blockNumber: receipt.blockNumber };
+    }
+    return null;
+  }
+}
