@@ -1,5 +1,5 @@
 import canonicalize from "canonicalize";
-import { Contract, getBytes, Interface, JsonRpcProvider, keccak256, type Log, toUtf8Bytes, ZeroHash } from "ethers";
+import { Contract, type EventLog, getBytes, hexlify, Interface, JsonRpcProvider, keccak256, type Log, toUtf8Bytes, ZeroHash } from "ethers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { stream } from "../support/callbacks-e2e";
@@ -93,6 +93,18 @@ async function recordsOf(txHash: string): Promise<[bigint, string][]> {
   return found;
 }
 
+/** A token's latest TicketsMetadataUpdated record, found as the docs show a holder: a scan of the registry's logs. */
+async function latestRecordByScan(tokenId: bigint): Promise<string | null> {
+  const registry = new Contract(chainApp.chain.registryAddress, RECORD_ABI, provider);
+  let recorded: string | null = null;
+  for (const log of await registry.queryFilter(registry.filters.TicketsMetadataUpdated(), 0)) {
+    const bytes = getBytes((log as EventLog).args.records as string);
+    for (let at = 0; at < bytes.length; at += 48)
+      if (BigInt(hexlify(bytes.subarray(at, at + 16))) === tokenId) recorded = hexlify(bytes.subarray(at + 16, at + 48));
+  }
+  return recorded;
+}
+
 /** The ERC-4906 notices of a transaction, as the chain's own logs hold them. */
 async function noticesOf(txHash: string): Promise<{ from: bigint; to: bigint }[]> {
   const receipt = await provider.getTransactionReceipt(txHash);
@@ -138,6 +150,8 @@ describe("a ticket's changed image, seen by a wallet", () => {
     // The chain's record, in the transaction the notice came in: the hash of what the wallet now shows.
     expect(await recordsOf(notice.txHash)).toEqual([[tokenId, computed]]);
     expect(await noticesOf(update.txHash)).toEqual([{ from: tokenId, to: tokenId }]);
+    // The holder's check of docs/integrators/token-metadata.md: the registry's logs scanned, trusting the chain alone.
+    expect(await latestRecordByScan(tokenId)).toBe(computed);
 
     const page = await (await fetch(`${chainApp.testApp.baseUrl}/verify/tokens/${tokenId}`)).text();
     expect(page).toContain('data-value="matches"');
