@@ -356,7 +356,7 @@ export interface paths {
         };
         /**
          * Public page of one token (HTML, no API key): its ticket's sale, holder, flags, event and transaction hashes, read from the chain
-         * @description The page a token's metadata links to as external_url, addressed by tokenId: found by the tokenId the registry's TicketSold log indexes, then read as GET /verify/{ticketId} reads a ticket. Shows no raw ticketId or eventId, which the chain never holds. Limited per client IP as that page is.
+         * @description The page a token's metadata links to as external_url, addressed by tokenId: found by the tokenId the registry's TicketSold log indexes, then read as GET /verify/{ticketId} reads a ticket. Shows no raw ticketId or eventId, which the chain never holds. Limited per client IP as that page is. Shows whether the metadata GET /tokens/{tokenId} serves matches the chain (matches, differs, or none recorded): its hash against the registry's latest TicketsMetadataUpdated record of the token, read from the receipts of the transactions the ledger names as its metadata writes; the served metadata is the ledger's, the only part of the page not read from the chain.
          */
         get: operations["verifyTokenPage"];
         put?: never;
@@ -396,7 +396,7 @@ export interface paths {
         };
         /**
          * Public ticket page (HTML, no API key): the ticket's sale, holder, flags, event and transaction hashes, read from the chain
-         * @description Finds the sale by the indexed ticketHash (SHA-256 of the ticket id) of the registry's TicketSold logs, then reads the registry's ticket and eventRecord views and the token's and event's logs. Never reads the service's database. Ticket ids are unique per organization, so one id may have several sales; eventId with ticketeerId picks the one of that event. Limited per client IP (VERIFY_RATE_LIMIT_REQUESTS per VERIFY_RATE_LIMIT_WINDOW_SECONDS). Strict Content-Security-Policy: no scripts, no external assets.
+         * @description Finds the sale by the indexed ticketHash (SHA-256 of the ticket id) of the registry's TicketSold logs, then reads the registry's ticket and eventRecord views and the token's and event's logs. Shows whether the metadata GET /tokens/{tokenId} serves matches the chain (matches, differs, or none recorded): its hash against the registry's latest TicketsMetadataUpdated record of the token, read from the receipts of the transactions the ledger names as its metadata writes; the served metadata is the ledger's, the only part of the page not read from the chain. Ticket ids are unique per organization, so one id may have several sales; eventId with ticketeerId picks the one of that event. Limited per client IP (VERIFY_RATE_LIMIT_REQUESTS per VERIFY_RATE_LIMIT_WINDOW_SECONDS). Strict Content-Security-Policy: no scripts, no external assets.
          */
         get: operations["verifyTicketPage"];
         put?: never;
@@ -437,7 +437,7 @@ export interface paths {
         };
         /**
          * A token's ERC-721 metadata JSON, where the registry's tokenURI points; no API key
-         * @description Read from the registry and its logs (the ticket's flags, resales, last price and its event's details), except the image, which is the ticket's uri from the ledger where the integrator gave one. Never shows a raw ticketId or eventId. Answers as of the chain's latest block, at most METADATA_HEAD_MAX_AGE_MS old; tokens are kept in memory until the registry's ERC-4906 logs say they changed. Limited per client IP (METADATA_RATE_LIMIT_REQUESTS per METADATA_RATE_LIMIT_WINDOW_SECONDS).
+         * @description Read from the registry and its logs (the ticket's flags, resales, last price and its event's details), except the image, which is the ticket's uri from the ledger where the integrator gave one. Never shows a raw ticketId or eventId. Answers as of the chain's latest block, at most METADATA_HEAD_MAX_AGE_MS old; tokens are kept in memory until the registry's ERC-4906 logs say they changed. Limited per client IP (METADATA_RATE_LIMIT_REQUESTS per METADATA_RATE_LIMIT_WINDOW_SECONDS). States the keccak-256 of the ticket's canonical off-chain metadata (metadata_hash, and the X-Metadata-Hash header) and the document hashed (metadata_document), which the registry records with every updateTicket and every sale of a ticket with metadata: docs/integrators/token-metadata.md shows a holder checking it.
          */
         get: operations["getTokenMetadata"];
         put?: never;
@@ -871,7 +871,7 @@ export interface components {
              */
             requestedAs: string;
             /**
-             * @description waiting_broadcast: accepted, queued for the chain; waiting_funds: queued, but the signer that sends it cannot pay for a transaction now (short of funds, or fees above the operator's cap); it moves on by itself once funded or fees drop; pending: in a broadcast transaction (txHash known); confirmed: enough confirmations; error: failed on chain (see error); no_broadcast_required: nothing of it goes on chain; cancelled: withdrawn before it was signed (POST /api/v1/actions/{promise}/cancel), final, nothing of it on chain and no callback.
+             * @description waiting_broadcast: accepted, queued for the chain; waiting_funds: queued, but the signer that sends it cannot pay for a transaction now (short of funds, or fees above the operator's cap); it moves on by itself once funded or fees drop; pending: in a broadcast transaction (txHash known); confirmed: enough confirmations; error: failed on chain (see error); no_broadcast_required: nothing of it goes on chain (an updateEvent that changes only its callbackUrl; every other action, updateTicket included, goes on chain); cancelled: withdrawn before it was signed (POST /api/v1/actions/{promise}/cancel), final, nothing of it on chain and no callback.
              * @enum {string}
              */
             status: "waiting_broadcast" | "waiting_funds" | "pending" | "confirmed" | "error" | "no_broadcast_required" | "cancelled";
@@ -1364,7 +1364,7 @@ export interface components {
              */
             requestedAs: string;
             /**
-             * @description waiting_broadcast: accepted, queued for the chain; waiting_funds: queued, but the signer that sends it cannot pay for a transaction now (short of funds, or fees above the operator's cap); it moves on by itself once funded or fees drop; pending: in a broadcast transaction (txHash known); confirmed: enough confirmations; error: failed on chain (see error); no_broadcast_required: nothing of it goes on chain; cancelled: withdrawn before it was signed (POST /api/v1/actions/{promise}/cancel), final, nothing of it on chain and no callback.
+             * @description waiting_broadcast: accepted, queued for the chain; waiting_funds: queued, but the signer that sends it cannot pay for a transaction now (short of funds, or fees above the operator's cap); it moves on by itself once funded or fees drop; pending: in a broadcast transaction (txHash known); confirmed: enough confirmations; error: failed on chain (see error); no_broadcast_required: nothing of it goes on chain (an updateEvent that changes only its callbackUrl; every other action, updateTicket included, goes on chain); cancelled: withdrawn before it was signed (POST /api/v1/actions/{promise}/cancel), final, nothing of it on chain and no callback.
              * @enum {string}
              */
             status: "waiting_broadcast" | "waiting_funds" | "pending" | "confirmed" | "error" | "no_broadcast_required" | "cancelled";
@@ -1472,6 +1472,20 @@ export interface components {
              */
             external_url: string;
             attributes: components["schemas"]["TokenAttributeDto"][];
+            /**
+             * @description keccak-256 of the JCS (RFC 8785) serialization of metadata_document, 0x-hex: what the registry records for the token in its TicketsMetadataUpdated log with every updateTicket, and with the sale of a ticket that has metadata of its own. Also in the X-Metadata-Hash header.
+             * @example 0x5f0c2b6c1d0b3e1f4d8e0a7b2c9d6e3f1a4b7c0d9e2f5a8b1c4d7e0f3a6b9c2d
+             */
+            metadata_hash: string;
+            /**
+             * @description The canonical document metadata_hash is computed from: the ticket's off-chain fields that are set (uri, and name, description, animationUrl, attributes where given), absent ones left out. Serialize it with any JCS library and hash it to check.
+             * @example {
+             *       "uri": "https://img.example.com/ticket-12.png"
+             *     }
+             */
+            metadata_document: {
+                [key: string]: unknown;
+            };
         };
         UsageLineDto: {
             /**
@@ -4089,6 +4103,8 @@ export interface operations {
                     "Cache-Control"?: string;
                     /** @description *: wallet web apps fetch it from their own origin. */
                     "Access-Control-Allow-Origin"?: string;
+                    /** @description metadata_hash: keccak-256 of the canonical off-chain metadata served, to compare with the registry's TicketsMetadataUpdated record. */
+                    "X-Metadata-Hash"?: string;
                     [name: string]: unknown;
                 };
                 content: {
