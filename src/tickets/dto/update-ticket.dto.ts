@@ -1,10 +1,14 @@
 import { TicketIdField, UriField } from "./ticket-fields";
+import { TicketMetadataFieldsDto } from "./ticket-metadata-fields.dto";
 
-/** `updateTicket` stream data: a new metadata URI (nothing of it goes on chain). */
-export class UpdateTicketDto {
+/**
+ * `updateTicket` stream data: a new uri or metadata, at least one field. The fields given replace the
+ * stored ones, those left out keep theirs; nothing of it goes on chain.
+ */
+export class UpdateTicketDto extends TicketMetadataFieldsDto {
   @TicketIdField()
   ticketId: string;
 
-  @UriField(true)
-  uri: string;
+  @UriField("update")
+  uri?: string;
 }
