@@ -25,6 +25,14 @@ function sha256Hex(data: string | Uint8Array): string {
 }
 
 describe("registerEvent", () => {
+  it("keeps the event's description and ticketImageUrl, blank when not sent", async () => {
+    const { context } = await acceptanceFixture({ firstEventIndex: 41n });
+    registerEvent(context, newEvent({ description: "Chamber music", ticketImageUrl: "ipfs://bafy/ticket.png" }), "newEvent");
+    registerEvent(context, newEvent({ eventId: "event-2" }), "newEvent");
+    expect(context.events.find("event-1")).toMatchObject({ description: "Chamber music", ticketImageUrl: "ipfs://bafy/ticket.png" });
+    expect(context.events.find("event-2")).toMatchObject({ description: "", ticketImageUrl: "" });
+  });
+
   it("creates the event with the next reserved registry index and records its registration", async () => {
     const { context, recorded } = await acceptanceFixture({ firstEventIndex: 41n });
     const outcome = registerEvent(
@@ -319,6 +327,16 @@ describe("updateEvent", () => {
         onChain: null,
       },
     ]);
+  });
+
+  it("keeps description and ticketImageUrl off chain: an update of only those records no on-chain item, the others keep theirs", async () => {
+    const event = anEvent({ description: "Old", ticketImageUrl: "ipfs://bafy/old.png" });
+    const { context, recorded } = await acceptanceFixture({ events: [event] });
+    expect(updateEvent(context, update({ description: "Chamber music" }), "updateEvent").error).toBeUndefined();
+    expect(event).toMatchObject({ description: "Chamber music", ticketImageUrl: "ipfs://bafy/old.png" });
+    expect(updateEvent(context, update({ ticketImageUrl: "" }), "updateEvent").error).toBeUndefined();
+    expect(event).toMatchObject({ description: "Chamber music", ticketImageUrl: "" });
+    expect(recorded.map((action) => action.onChain)).toEqual([null, null]);
   });
 
   it("enables a disabled callbackUrl again when an update carries one, the same or another; other updates leave it disabled", async () => {

@@ -391,6 +391,51 @@ describe("updateTicket", () => {
       },
     ]);
   });
+
+  const STORED = {
+    uri: "ipfs://bafy/1.json",
+    name: "Seat 12A",
+    description: "Front row",
+    animationUrl: "ipfs://bafy/1.mp4",
+    attributes: [{ traitType: "Seat", value: "12A" }],
+  };
+
+  it("replaces the fields given and keeps those left out", async () => {
+    const { context, ticket } = await withTicket("valid", STORED);
+    const update = validated(UpdateTicketDto, { ticketId: "ticket-1", name: "Seat 14C", attributes: [{ traitType: "Row", value: 14, displayType: "number" }] });
+    expect(updateTicket(context, update, "updateTicket").error).toBeUndefined();
+    expect(ticket).toMatchObject({ ...STORED, name: "Seat 14C", attributes: [{ traitType: "Row", value: 14, displayType: "number" }] });
+  });
+
+  it("clears a field sent blank, and the attributes sent empty", async () => {
+    const { context, ticket } = await withTicket("valid", STORED);
+    updateTicket(context, validated(UpdateTicketDto, { ticketId: "ticket-1", description: "", attributes: [] }), "updateTicket");
+    expect(ticket).toMatchObject({ ...STORED, description: "", attributes: [] });
+  });
+
+  it("refuses an update without any field as invalid_field, changing nothing", async () => {
+    const { context, recorded, ticket } = await withTicket("valid", STORED);
+    const outcome = updateTicket(context, validated(UpdateTicketDto, { ticketId: "ticket-1", name: null }), "updateTicket");
+    expect(outcome.error).toMatchObject({ code: "invalid_field", field: "uri" });
+    expect(ticket).toMatchObject(STORED);
+    expect(recorded).toEqual([]);
+  });
+});
+
+describe("sellTicket's metadata", () => {
+  it("keeps the sale's name, description, animationUrl and attributes, and defaults them to blank and none", async () => {
+    const { context } = await acceptanceFixture({ events: [anEvent()] });
+    const fields = {
+      name: "Seat 12A",
+      description: "Front row",
+      animationUrl: "https://video.example.com/1.mp4",
+      attributes: [{ traitType: "Seat", value: "12A" }],
+    };
+    sellTicket(context, sold(fields), "soldTicket");
+    sellTicket(context, sold({ ticketId: "ticket-2" }), "soldTicket");
+    expect(context.tickets.find("ticket-1")).toMatchObject(fields);
+    expect(context.tickets.find("ticket-2")).toMatchObject({ name: "", description: "", animationUrl: "", attributes: [] });
+  });
 });
 
 describe("claimTicket", () => {

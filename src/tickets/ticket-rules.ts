@@ -13,6 +13,7 @@ import type { SoldTicketDto } from "./dto/sold-ticket.dto";
 import type { TicketMomentDto } from "./dto/ticket-moment.dto";
 import type { UpdateTicketDto } from "./dto/update-ticket.dto";
 import type { TicketEntity } from "./entities/ticket.entity";
+import { acceptedAttributes } from "./ticket-attributes";
 import { TicketErrors } from "./tickets.errors";
 
 /** The acceptance rules of ticket actions (their refusals: docs/integrators/api.md#errors), run in request order inside an acceptance. */
@@ -32,6 +33,10 @@ export function sellTicket(context: AcceptanceContext<TicketParts>, input: SoldT
     tokenId,
     price: input.price,
     uri: input.uri ?? "",
+    name: input.name ?? "",
+    description: input.description ?? "",
+    animationUrl: input.animationUrl ?? "",
+    attributes: input.attributes ? acceptedAttributes(input.attributes as unknown as Record<string, unknown>[]) : [],
     orderTime,
   });
   return record(context, "sold", requestedAs, ticket, {
@@ -82,13 +87,23 @@ export function invalidateTicket(context: AcceptanceContext<TicketParts>, input:
   return record(context, "invalidated", requestedAs, ticket, { action: "invalidated", tokenId: ticket.tokenId, orderTime });
 }
 
-/** The metadata URI is not on chain: the action is recorded with nothing to broadcast. */
+const UPDATABLE_FIELDS = ["uri", "name", "description", "animationUrl", "attributes"] as const;
+
+/**
+ * The fields given replace the stored ones, those left out keep theirs. None of it is on chain: the
+ * action is recorded with nothing to broadcast.
+ */
 export function updateTicket(context: AcceptanceContext<TicketParts>, input: UpdateTicketDto, requestedAs: string): ItemOutcome {
+  if (!UPDATABLE_FIELDS.some((field) => input[field] !== undefined)) return { error: TicketErrors.nothingToUpdate() };
   const ticket = context.tickets.find(input.ticketId);
   if (!ticket) return { error: TicketErrors.notFound(input.ticketId) };
   if (ticket.invalidated) return { error: TicketErrors.invalidated(input.ticketId) };
 
-  ticket.uri = input.uri;
+  ticket.uri = input.uri ?? ticket.uri;
+  ticket.name = input.name ?? ticket.name;
+  ticket.description = input.description ?? ticket.description;
+  ticket.animationUrl = input.animationUrl ?? ticket.animationUrl;
+  if (input.attributes !== undefined) ticket.attributes = acceptedAttributes(input.attributes as unknown as Record<string, unknown>[]);
   return record(context, "updateTicket", requestedAs, ticket, null);
 }
 
