@@ -28,7 +28,7 @@ import { CollectionMetadataDto, TokenMetadataDto } from "./dto/token-metadata.dt
 import { MetadataRateLimit } from "./metadata-rate-limit";
 import { TokenFactsService } from "./token-facts.service";
 import { tokenMetadata } from "./token-metadata";
-import { TokenUrisStore } from "./token-uris.store";
+import { LedgerMetadataStore } from "./ledger-metadata.store";
 
 /** Wallet web apps read metadata from their own origin: any origin may, and may see the ETag. */
 const CORS_HEADERS: Record<string, string> = {
@@ -70,7 +70,7 @@ export class TokensController {
 
   constructor(
     private readonly facts: TokenFactsService,
-    private readonly uris: TokenUrisStore,
+    private readonly ledger: LedgerMetadataStore,
     private readonly collection: CollectionService,
     private readonly rateLimit: MetadataRateLimit,
     @InjectConfig() private readonly config: AppConfig,
@@ -108,8 +108,9 @@ export class TokensController {
     operationId: "getTokenMetadata",
     summary: "A token's ERC-721 metadata JSON, where the registry's tokenURI points; no API key",
     description:
-      "Read from the registry and its logs (the ticket's flags, resales, last price and its event's details), except the image, which is the " +
-      "ticket's uri from the ledger where the integrator gave one. Never shows a raw ticketId or eventId. Answers as of the chain's latest block, " +
+      "Read from the registry and its logs (the ticket's flags, resales, last price and its event's details), except what the integrator " +
+      "gave the ticket or its event, read from the ledger: name, description, animation_url, the image (the ticket's uri, else the event's " +
+      "ticketImageUrl) and the attributes after the chain's. Never shows a raw ticketId or eventId. Answers as of the chain's latest block, " +
       "at most METADATA_HEAD_MAX_AGE_MS old; tokens are kept in memory until the registry's ERC-4906 logs say they changed. Limited per client IP " +
       "(METADATA_RATE_LIMIT_REQUESTS per METADATA_RATE_LIMIT_WINDOW_SECONDS).",
   })
@@ -131,9 +132,9 @@ export class TokensController {
     if (!this.facts.configured) return unavailable(response, "No chain is configured, so there are no tokens to describe.");
     let answer: TokenMetadataDto | null;
     try {
-      // The ledger is asked for the uri of a token the chain holds only: a made-up tokenId costs no query.
+      // The ledger is asked for the metadata of a token the chain holds only: a made-up tokenId costs no query.
       const facts = await this.facts.facts(tokenId);
-      answer = facts && tokenMetadata(facts, await this.uris.uriOf(tokenId), tokenPageUrl(this.publicBaseUrl(request), tokenId));
+      answer = facts && tokenMetadata(facts, await this.ledger.metadataOf(tokenId), tokenPageUrl(this.publicBaseUrl(request), tokenId));
     } catch (error) {
       this.logger.warn(`metadata of token ${tokenId} could not be read: ${(error as Error).message}`);
       return unavailable(response, "The chain or the ledger could not be read just now.");
