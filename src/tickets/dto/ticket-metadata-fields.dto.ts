@@ -41,12 +41,15 @@ export class TicketAttributeDto implements TicketAttribute {
 
 const IsTicketAttributes = () => pathedRule("isTicketAttributes", attributesProblem);
 
-/** The metadata fields soldTicket, updateTicket and POST /api/v1/sold take: each optional. */
+/**
+ * The metadata fields soldTicket, updateTicket and POST /api/v1/sold take: each optional. A sale
+ * leaves out what it does not send; an update keeps the stored value of each field it leaves out.
+ */
 export class TicketMetadataFieldsDto {
   @ApiPropertyOptional({
     maxLength: MAX_TEXT_LENGTH,
     example: "Concert in the Park, seat 12A",
-    description: `The token's name in wallets; left unset (or blank), the event's name and the ticket's number. ${OFF_CHAIN}`,
+    description: `The token's name in wallets; blank for none (the event's name and the ticket's number stand in). ${OFF_CHAIN}`,
   })
   @IsOptional()
   @IsString()
@@ -57,8 +60,8 @@ export class TicketMetadataFieldsDto {
     maxLength: MAX_LONG_TEXT_LENGTH,
     example: "Front row, left of the stage. Doors open at 19:00.",
     description:
-      `The token's description in wallets, at most ${MAX_LONG_TEXT_LENGTH} characters (Unicode code points); left unset (or blank), one written ` +
-      `from the chain's facts. ${OFF_CHAIN}`,
+      `The token's description in wallets, at most ${MAX_LONG_TEXT_LENGTH} characters (Unicode code points); blank for none (the event's ` +
+      `description, else one written from the chain's facts, stands in). ${OFF_CHAIN}`,
   })
   @IsOptional()
   @IsString()
@@ -88,6 +91,3 @@ export class TicketMetadataFieldsDto {
   @IsTicketAttributes()
   attributes?: TicketAttributeDto[];
 }
-
-/** The metadata field names, for an update's "at least one field" rule. */
-export const TICKET_METADATA_FIELDS = ["name", "description", "animationUrl", "attributes"] as const;

@@ -1,3 +1,5 @@
+import { ApiSchema } from "@nestjs/swagger";
+
 import { TicketIdField, UriField } from "./ticket-fields";
 import { TicketMetadataFieldsDto } from "./ticket-metadata-fields.dto";
 
@@ -5,6 +7,12 @@ import { TicketMetadataFieldsDto } from "./ticket-metadata-fields.dto";
  * `updateTicket` stream data: a new uri or metadata, at least one field. The fields given replace the
  * stored ones, those left out keep theirs; nothing of it goes on chain.
  */
+@ApiSchema({
+  description:
+    "A ticket's new uri or metadata: at least one of uri, name, description, animationUrl and attributes (invalid_field naming uri otherwise). " +
+    "Each field given replaces the stored one (blank, or an empty attributes array, clears it); each field left out keeps its value. " +
+    "A refused item changes nothing of the ticket. Recorded with nothing to broadcast (no_broadcast_required).",
+})
 export class UpdateTicketDto extends TicketMetadataFieldsDto {
   @TicketIdField()
   ticketId: string;
