@@ -73,6 +73,27 @@ describe("acceptance", () => {
     expect((await chainApp.api.get(`/api/v1/events/${eventId}`)).body).toMatchObject({ description: "D", ticketImageUrl: TICKET_IMAGE });
   });
 
+  it("takes 100 POST /api/v1/sold items with every field at its limit in one request", async () => {
+    const eventId = uid("event");
+    await stream(chainApp.api, [{ action: "newEvent", data: newEventData(eventId) }]);
+    const long = (length: number) => '"'.repeat(length);
+    const items = Array.from({ length: 100 }, () =>
+      soldItem(eventId, uid("ticket"), {
+        uri: `https://img.example.com/${"u".repeat(231)}`,
+        name: long(255),
+        description: long(2000),
+        animationUrl: `https://video.example.com/${"a".repeat(229)}`,
+        attributes: Array.from({ length: 32 }, (_, index) => ({ traitType: `${index}`.padEnd(64, "t"), value: long(255), displayType: undefined })),
+      }),
+    );
+    const body = JSON.stringify(items);
+    // Every character a quote, which JSON doubles: far past the 256 KiB the endpoints took before, within their 4 MiB.
+    expect(body.length).toBeGreaterThan(2_000_000);
+    const answer = await chainApp.api.post("/api/v1/sold", body);
+    expect(answer.status).toBe(200);
+    expect(answer.body.map((entry: { status: string }) => entry.status)).toEqual(Array(100).fill("success"));
+  });
+
   it("shows blanks and no attributes for a ticket and an event that gave none", async () => {
     const eventId = await registeredEvent();
     const { ticketId } = await soldTicket(eventId);
