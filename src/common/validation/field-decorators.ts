@@ -114,12 +114,19 @@ export const MaxText = (options?: ValidationOptions) =>
 /** Properties of each DTO prototype that hold long text: validateItem stores up to MAX_LONG_TEXT_LENGTH characters of them. */
 const longTextFields = new WeakMap<object, Set<string>>();
 
-/** Whether `property` of `dto` (or of a DTO it extends) is long text (MaxLongText). */
-export function isLongTextField(dto: { prototype: unknown }, property: string): boolean {
-  for (let prototype = dto.prototype as object | null; prototype; prototype = Object.getPrototypeOf(prototype) as object | null) {
-    if (longTextFields.get(prototype)?.has(property)) return true;
+/** The long text properties of `dto` and the DTOs it extends (MaxLongText), gathered once per DTO: validateItem asks per item. */
+const longTextByDto = new WeakMap<object, ReadonlySet<string>>();
+
+export function longTextFieldsOf(dto: { prototype: unknown }): ReadonlySet<string> {
+  let fields = longTextByDto.get(dto);
+  if (!fields) {
+    const gathered = new Set<string>();
+    for (let prototype = dto.prototype as object | null; prototype; prototype = Object.getPrototypeOf(prototype) as object | null) {
+      for (const field of longTextFields.get(prototype) ?? []) gathered.add(field);
+    }
+    longTextByDto.set(dto, (fields = gathered));
   }
-  return false;
+  return fields;
 }
 
 /** A long text field's limit (a description), in characters (code points), instead of MaxText's 255. */

@@ -2,7 +2,7 @@ import { type ValidationError, validateSync } from "class-validator";
 
 import { errorDetail, type ErrorDetail, invalidField } from "../errors/error-detail";
 import { compiledCheck } from "./compiled-check";
-import { isLongTextField } from "./field-decorators";
+import { longTextFieldsOf } from "./field-decorators";
 import { MAX_LONG_TEXT_UTF8_BYTES, textProblem } from "./text";
 
 /** A DTO class: what an item is validated against. */
@@ -65,8 +65,9 @@ function fieldOf(error: ValidationError, instance: Record<string, unknown>): str
 
 /** Every string the item keeps (unknown fields are gone by now) must be storable text; long text fields take more bytes. */
 function storable<T extends object>(dto: ClassConstructor<T>, instance: T): Validated<T> {
+  const longText = longTextFieldsOf(dto);
   for (const [field, value] of Object.entries(instance)) {
-    const problem = typeof value === "string" ? textProblem(value, isLongTextField(dto, field) ? MAX_LONG_TEXT_UTF8_BYTES : undefined) : null;
+    const problem = typeof value === "string" ? textProblem(value, longText.has(field) ? MAX_LONG_TEXT_UTF8_BYTES : undefined) : null;
     if (problem) return { error: invalidField(field, problem) };
   }
   return { value: instance };
