@@ -83,13 +83,13 @@ describe("attributesProblem", () => {
 
 describe("acceptedAttributes", () => {
   it("keeps each entry's three fields in order, displayType only when given", () => {
-    expect(
-      acceptedAttributes([
-        { traitType: "Seat", value: "12A", extra: "dropped" },
-        { traitType: "Row", value: 3, displayType: "number" },
-        { traitType: "Gate", value: "B", displayType: null },
-      ]),
-    ).toEqual([
+    const sent = [
+      { traitType: "Seat", value: "12A", extra: "dropped" },
+      { traitType: "Row", value: 3, displayType: "number" },
+      { traitType: "Gate", value: "B", displayType: null },
+    ];
+    expect(attributesProblem(sent)).toBeNull();
+    expect(acceptedAttributes(sent as Parameters<typeof acceptedAttributes>[0])).toEqual([
       { traitType: "Seat", value: "12A" },
       { traitType: "Row", value: 3, displayType: "number" },
       { traitType: "Gate", value: "B" },

@@ -1,7 +1,7 @@
 import { HIDDEN_CHARACTER } from "../common/validation/client-id";
 import { characterCount, MAX_TEXT_LENGTH, textProblem } from "../common/validation/text";
 import { isChainTrait } from "../common/token-traits";
-import { ATTRIBUTE_DISPLAY_TYPES, type AttributeDisplayType, type TicketAttribute } from "../registry";
+import { ATTRIBUTE_DISPLAY_TYPES, type TicketAttribute } from "../registry";
 
 export const MAX_ATTRIBUTES = 32;
 export const MAX_TRAIT_TYPE_LENGTH = 64;
@@ -17,7 +17,7 @@ export interface AttributeProblem {
  * `{traitType, value, displayType?}`. A traitType is 1 to 64 characters without hidden ones, and not
  * a trait the chain states (token-traits.ts), compared without case; a value is a string of at most
  * 255 characters or a finite number (1e999 parses to Infinity); a displayType is one of ATTRIBUTE_DISPLAY_TYPES
- * and, since each renders a number, comes with a numeric value. Null entries count as not sent.
+ * and, since each renders a number, comes with a numeric value; a null displayType counts as not sent.
  */
 export function attributesProblem(value: unknown): AttributeProblem | null {
   if (!Array.isArray(value)) return { field: "attributes", message: "must be an array of {traitType, value, displayType?} objects" };
@@ -31,13 +31,13 @@ export function attributesProblem(value: unknown): AttributeProblem | null {
   return null;
 }
 
-/** The attributes as stored: each entry's own three fields, in the integrator's order. */
-export function acceptedAttributes(value: readonly Record<string, unknown>[]): TicketAttribute[] {
-  return value.map(({ traitType, value: traitValue, displayType }) => ({
-    traitType: traitType as string,
-    value: traitValue as string | number,
-    ...(displayType === undefined || displayType === null ? {} : { displayType: displayType as AttributeDisplayType }),
-  }));
+/**
+ * The attributes as stored, from ones attributesProblem passed: each entry's own three fields, in the
+ * integrator's order (other keys of an entry, like unknown fields of an item, are never stored).
+ */
+export function acceptedAttributes(attributes: readonly TicketAttribute[]): TicketAttribute[] {
+  // A null displayType is JSON's way of leaving it out.
+  return attributes.map(({ traitType, value, displayType }) => (displayType == null ? { traitType, value } : { traitType, value, displayType }));
 }
 
 function entryProblem(entry: unknown): AttributeProblem | null {

@@ -36,7 +36,7 @@ export function sellTicket(context: AcceptanceContext<TicketParts>, input: SoldT
     name: input.name ?? "",
     description: input.description ?? "",
     animationUrl: input.animationUrl ?? "",
-    attributes: input.attributes ? acceptedAttributes(input.attributes as unknown as Record<string, unknown>[]) : [],
+    attributes: input.attributes ? acceptedAttributes(input.attributes) : [],
     orderTime,
   });
   return record(context, "sold", requestedAs, ticket, {
@@ -103,7 +103,7 @@ export function updateTicket(context: AcceptanceContext<TicketParts>, input: Upd
   ticket.name = input.name ?? ticket.name;
   ticket.description = input.description ?? ticket.description;
   ticket.animationUrl = input.animationUrl ?? ticket.animationUrl;
-  if (input.attributes !== undefined) ticket.attributes = acceptedAttributes(input.attributes as unknown as Record<string, unknown>[]);
+  if (input.attributes !== undefined) ticket.attributes = acceptedAttributes(input.attributes);
   return record(context, "updateTicket", requestedAs, ticket, null);
 }
 
