@@ -793,7 +793,7 @@ export interface components {
             /** @example price is not a non-negative decimal number such as 12.50 */
             message: string;
             /**
-             * @description The field at fault, for field errors.
+             * @description The field at fault, for field errors; inside an array, the entry and its field (attributes[3].traitType).
              * @example price
              */
             field?: string;
