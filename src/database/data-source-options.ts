@@ -23,6 +23,7 @@ import { KeyScopes1763890000000 } from "./migrations/1763890000000-KeyScopes";
 import { UsageEntries1763891000000 } from "./migrations/1763891000000-UsageEntries";
 import { WebhookEndpoints1763892000000 } from "./migrations/1763892000000-WebhookEndpoints";
 import { CancelledEvents1763893000000 } from "./migrations/1763893000000-CancelledEvents";
+import { RichMetadata1763894000000 } from "./migrations/1763894000000-RichMetadata";
 
 export const MIGRATIONS = [
   InitialSchema1763740000000,
@@ -48,6 +49,7 @@ export const MIGRATIONS = [
   UsageEntries1763891000000,
   WebhookEndpoints1763892000000,
   CancelledEvents1763893000000,
+  RichMetadata1763894000000,
 ];
 
 /**

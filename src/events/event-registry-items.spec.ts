@@ -40,6 +40,8 @@ describe("touchesChain", () => {
     currency: "USD",
     shopUrl: "https://shop.example",
     imageUrl: "https://img.example/e.png",
+    description: "Doors at 7",
+    ticketImageUrl: "https://img.example/t.png",
     latitude: 1,
     longitude: 2,
     startTime: 10,

@@ -414,6 +414,65 @@ describe("updateTicket", () => {
     ]);
     expect(() => encodeItem(recorded[0].onChain!)).not.toThrow();
   });
+
+  const STORED = {
+    uri: "ipfs://bafy/1.json",
+    name: "Seat 12A",
+    description: "Front row",
+    animationUrl: "ipfs://bafy/1.mp4",
+    attributes: [{ traitType: "Seat", value: "12A" }],
+  };
+
+  it("replaces the fields given and keeps those left out", async () => {
+    const { context, ticket } = await withTicket("valid", STORED);
+    const update = validated(UpdateTicketDto, { ticketId: "ticket-1", name: "Seat 14C", attributes: [{ traitType: "Row", value: 14, displayType: "number" }] });
+    expect(updateTicket(context, update, "updateTicket").error).toBeUndefined();
+    expect(ticket).toMatchObject({ ...STORED, name: "Seat 14C", attributes: [{ traitType: "Row", value: 14, displayType: "number" }] });
+  });
+
+  it("clears a field sent blank, and the attributes sent empty", async () => {
+    const { context, ticket } = await withTicket("valid", STORED);
+    updateTicket(context, validated(UpdateTicketDto, { ticketId: "ticket-1", description: "", attributes: [] }), "updateTicket");
+    expect(ticket).toMatchObject({ ...STORED, description: "", attributes: [] });
+  });
+
+  it("records the hash of every metadata field after the change, those kept included", async () => {
+    const { context, recorded } = await withTicket("valid", STORED);
+    updateTicket(context, validated(UpdateTicketDto, { ticketId: "ticket-1", name: "Seat 14C" }), "updateTicket");
+    const document =
+      '{"animationUrl":"ipfs://bafy/1.mp4","attributes":[{"traitType":"Seat","value":"12A"}],"description":"Front row","name":"Seat 14C","uri":"ipfs://bafy/1.json"}';
+    expect(recorded[0].onChain).toMatchObject({ action: "updateTicket", metadataHash: keccak256(toUtf8Bytes(document)) });
+  });
+
+  it("refuses an update without any field as invalid_field, changing nothing", async () => {
+    const { context, recorded, ticket } = await withTicket("valid", STORED);
+    const outcome = updateTicket(context, validated(UpdateTicketDto, { ticketId: "ticket-1", name: null }), "updateTicket");
+    expect(outcome.error).toMatchObject({ code: "invalid_field", field: "uri" });
+    expect(ticket).toMatchObject(STORED);
+    expect(recorded).toEqual([]);
+  });
+});
+
+describe("sellTicket's metadata", () => {
+  it("keeps the sale's name, description, animationUrl and attributes, and defaults them to blank and none", async () => {
+    const { context } = await acceptanceFixture({ events: [anEvent()] });
+    const fields = {
+      name: "Seat 12A",
+      description: "Front row",
+      animationUrl: "https://video.example.com/1.mp4",
+      attributes: [{ traitType: "Seat", value: "12A" }],
+    };
+    sellTicket(context, sold(fields), "soldTicket");
+    sellTicket(context, sold({ ticketId: "ticket-2" }), "soldTicket");
+    expect(context.tickets.find("ticket-1")).toMatchObject(fields);
+    expect(context.tickets.find("ticket-2")).toMatchObject({ name: "", description: "", animationUrl: "", attributes: [] });
+  });
+
+  it("sells a ticket with a name but no uri with its metadata hash: any field counts", async () => {
+    const { context, recorded } = await acceptanceFixture({ events: [anEvent()] });
+    sellTicket(context, sold({ name: "Seat 12A" }), "soldTicket");
+    expect(recorded[0].onChain).toMatchObject({ action: "soldWithMetadata", metadataHash: keccak256(toUtf8Bytes('{"name":"Seat 12A"}')) });
+  });
 });
 
 describe("claimTicket", () => {

@@ -13,6 +13,7 @@ import type { SoldTicketDto } from "./dto/sold-ticket.dto";
 import type { TicketMomentDto } from "./dto/ticket-moment.dto";
 import type { UpdateTicketDto } from "./dto/update-ticket.dto";
 import type { TicketEntity } from "./entities/ticket.entity";
+import { acceptedAttributes } from "./ticket-attributes";
 import { ticketMetadataOf } from "./ticket-metadata";
 import { TicketErrors } from "./tickets.errors";
 
@@ -33,6 +34,10 @@ export function sellTicket(context: AcceptanceContext<TicketParts>, input: SoldT
     tokenId,
     price: input.price,
     uri: input.uri ?? "",
+    name: input.name ?? "",
+    description: input.description ?? "",
+    animationUrl: input.animationUrl ?? "",
+    attributes: input.attributes ? acceptedAttributes(input.attributes) : [],
     orderTime,
   });
   return record(context, "sold", requestedAs, ticket, saleItem(ticket, ticketHashOf(input.ticketId), orderTime));
@@ -87,17 +92,25 @@ export function invalidateTicket(context: AcceptanceContext<TicketParts>, input:
   return record(context, "invalidated", requestedAs, ticket, { action: "invalidated", tokenId: ticket.tokenId, orderTime });
 }
 
+const UPDATABLE_FIELDS = ["uri", "name", "description", "animationUrl", "attributes"] as const;
+
 /**
- * The registry records the hash of the ticket's metadata after the change, and tells wallets (ERC-4906). It
- * refuses the update of a ticket of a cancelled event, and so is it refused here.
+ * The fields given replace the stored ones, those left out keep theirs. The registry records the hash
+ * of the ticket's metadata after the change, and tells wallets (ERC-4906). It refuses the update of a
+ * ticket of a cancelled event, and so is it refused here.
  */
 export function updateTicket(context: AcceptanceContext<TicketParts>, input: UpdateTicketDto, requestedAs: string): ItemOutcome {
+  if (!UPDATABLE_FIELDS.some((field) => input[field] !== undefined)) return { error: TicketErrors.nothingToUpdate() };
   const ticket = context.tickets.find(input.ticketId);
   if (!ticket) return { error: TicketErrors.notFound(input.ticketId) };
   if (eventCancelled(context, ticket)) return { error: TicketErrors.eventCancelled(input.ticketId) };
   if (ticket.invalidated) return { error: TicketErrors.invalidated(input.ticketId) };
 
-  ticket.uri = input.uri;
+  ticket.uri = input.uri ?? ticket.uri;
+  ticket.name = input.name ?? ticket.name;
+  ticket.description = input.description ?? ticket.description;
+  ticket.animationUrl = input.animationUrl ?? ticket.animationUrl;
+  if (input.attributes !== undefined) ticket.attributes = acceptedAttributes(input.attributes);
   const metadataHash = ticketMetadataHash(ticketMetadataOf(ticket));
   return record(context, "updateTicket", requestedAs, ticket, { action: "updateTicket", tokenId: ticket.tokenId, metadataHash });
 }

@@ -29,7 +29,7 @@ import { MetadataRateLimit } from "./metadata-rate-limit";
 import { servedMetadata } from "./served-metadata";
 import { TokenFactsService } from "./token-facts.service";
 import { tokenMetadata } from "./token-metadata";
-import { TokenUrisStore } from "./token-uris.store";
+import { LedgerMetadataStore } from "./ledger-metadata.store";
 
 /** Wallet web apps read metadata from their own origin: any origin may, and may see the ETag. */
 const CORS_HEADERS: Record<string, string> = {
@@ -73,7 +73,7 @@ export class TokensController {
 
   constructor(
     private readonly facts: TokenFactsService,
-    private readonly uris: TokenUrisStore,
+    private readonly ledger: LedgerMetadataStore,
     private readonly collection: CollectionService,
     private readonly rateLimit: MetadataRateLimit,
     @InjectConfig() private readonly config: AppConfig,
@@ -111,8 +111,9 @@ export class TokensController {
     operationId: "getTokenMetadata",
     summary: "A token's ERC-721 metadata JSON, where the registry's tokenURI points; no API key",
     description:
-      "Read from the registry and its logs (the ticket's flags, resales, last price and its event's details), except the image, which is the " +
-      "ticket's uri from the ledger where the integrator gave one. Never shows a raw ticketId or eventId. Answers as of the chain's latest block, " +
+      "Read from the registry and its logs (the ticket's flags, resales, last price and its event's details), except what the integrator " +
+      "gave the ticket or its event, read from the ledger: name, description, animation_url, the image (the ticket's uri, else the event's " +
+      "ticketImageUrl) and the attributes after the chain's. Never shows a raw ticketId or eventId. Answers as of the chain's latest block, " +
       "at most METADATA_HEAD_MAX_AGE_MS old; tokens are kept in memory until the registry's ERC-4906 logs say they changed. Limited per client IP " +
       "(METADATA_RATE_LIMIT_REQUESTS per METADATA_RATE_LIMIT_WINDOW_SECONDS). States the keccak-256 of the ticket's canonical off-chain metadata " +
       "(metadata_hash, and the X-Metadata-Hash header) and the document hashed (metadata_document), which the registry records with every " +
@@ -147,9 +148,9 @@ export class TokensController {
     try {
       // The ledger is asked for the metadata of a token the chain holds only: a made-up tokenId costs no query.
       const facts = await this.facts.facts(tokenId);
-      const metadata = facts && (await this.uris.metadataOf(tokenId));
+      const metadata = facts && (await this.ledger.metadataOf(tokenId));
       answer = facts &&
-        metadata && { ...tokenMetadata(facts, metadata.uri ?? "", tokenPageUrl(this.publicBaseUrl(request), tokenId)), ...servedMetadata(metadata) };
+        metadata && { ...tokenMetadata(facts, metadata, tokenPageUrl(this.publicBaseUrl(request), tokenId)), ...servedMetadata(metadata.ticket) };
     } catch (error) {
       this.logger.warn(`metadata of token ${tokenId} could not be read: ${(error as Error).message}`);
       return unavailable(response, "The chain or the ledger could not be read just now.");

@@ -2,7 +2,7 @@ import { Injectable } from "@nestjs/common";
 
 import { ChainClient } from "../chain/chain-client";
 import { servedMetadata, type ServedMetadata } from "../tokens/served-metadata";
-import { TokenUrisStore } from "../tokens/token-uris.store";
+import { LedgerMetadataStore } from "../tokens/ledger-metadata.store";
 import { recordedMetadataHash } from "./metadata-records";
 import { MetadataWritesStore } from "./metadata-writes.store";
 
@@ -35,17 +35,17 @@ export interface MetadataCheck {
 export class MetadataCheckService {
   constructor(
     private readonly chain: ChainClient,
-    private readonly uris: TokenUrisStore,
+    private readonly ledger: LedgerMetadataStore,
     private readonly writes: MetadataWritesStore,
   ) {}
 
   async check(tokenId: bigint): Promise<MetadataCheck> {
     const [metadata, sent, writeOnItsWay] = await Promise.all([
-      this.uris.metadataOf(tokenId),
+      this.ledger.metadataOf(tokenId),
       this.writes.sentWrites(tokenId),
       this.writes.writeOnItsWay(tokenId),
     ]);
-    const served = servedMetadata(metadata);
+    const served = servedMetadata(metadata.ticket);
     const recorded = await this.latestRecord(
       tokenId,
       sent.map((write) => write.txHash),

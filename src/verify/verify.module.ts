@@ -1,7 +1,7 @@
 import { Module } from "@nestjs/common";
 
 import { ChainModule } from "../chain/chain.module";
-import { TokenUrisStore } from "../tokens/token-uris.store";
+import { LedgerMetadataStore } from "../tokens/ledger-metadata.store";
 import { EventActivityService } from "./event-activity.service";
 import { MetadataCheckService } from "./metadata-check.service";
 import { MetadataWritesStore } from "./metadata-writes.store";
@@ -17,6 +17,6 @@ import { VerifyRateLimit } from "./verify-rate-limit";
 @Module({
   imports: [ChainModule],
   controllers: [VerifyController],
-  providers: [TicketVerificationService, EventActivityService, VerifyRateLimit, TokenUrisStore, MetadataWritesStore, MetadataCheckService],
+  providers: [TicketVerificationService, EventActivityService, VerifyRateLimit, LedgerMetadataStore, MetadataWritesStore, MetadataCheckService],
 })
 export class VerifyModule {}

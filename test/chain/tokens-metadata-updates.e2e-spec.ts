@@ -25,6 +25,7 @@ const WALLET_ABI = [
 const RECORD_ABI = ["event TicketsMetadataUpdated(bytes records)"];
 
 const FIRST_IMAGE = "https://img.example.com/seat-a12.png";
+// The JSON fields rich metadata adds: name and attributes, a Seat among them.
 const NEW_IMAGE = "https://img.example.com/seat-a12-upgraded.png";
 
 const chainApp = useChainApp();
@@ -118,7 +119,7 @@ async function noticesOf(txHash: string): Promise<{ from: bigint; to: bigint }[]
 }
 
 describe("a ticket's changed image, seen by a wallet", () => {
-  it("is heard of through MetadataUpdate once updateTicket confirms, shown, and its hash is the chain's record", async () => {
+  it("is heard of through MetadataUpdate once updateTicket confirms, shown with its name and seat, and its hash is the chain's record", async () => {
     const {
       ticketIds,
       tokenIds: [tokenId],
@@ -132,7 +133,8 @@ describe("a ticket's changed image, seen by a wallet", () => {
     expect(await recordsOf(sale.txHash)).toEqual([[tokenId, holderHash({ uri: FIRST_IMAGE })]]);
     expect(before.body.metadata_hash).toBe(holderHash({ uri: FIRST_IMAGE }));
 
-    const [promise] = await stream(chainApp.api, [{ action: "updateTicket", data: { ticketId: ticketIds[0], uri: NEW_IMAGE } }]);
+    const change = { uri: NEW_IMAGE, name: "Arena night, seat 14C", attributes: [{ traitType: "Seat", value: "14C" }] };
+    const [promise] = await stream(chainApp.api, [{ action: "updateTicket", data: { ticketId: ticketIds[0], ...change } }]);
     const accepted = (await chainApp.api.get(`/api/v1/actions/${promise}`)).body;
     expect(["waiting_broadcast", "pending", "confirmed"]).toContain(accepted.status);
     const [update] = await allSettled(chainApp.api, [promise]);
@@ -142,8 +144,9 @@ describe("a ticket's changed image, seen by a wallet", () => {
     expect(notice).toEqual({ from: tokenId, to: tokenId, txHash: update.txHash });
 
     const after = await walletFetch(tokenId);
-    expect(after.body.image).toBe(NEW_IMAGE);
-    expect(after.body.metadata_document).toEqual({ uri: NEW_IMAGE });
+    expect(after.body).toMatchObject({ image: NEW_IMAGE, name: change.name });
+    expect(after.body.attributes).toContainEqual({ trait_type: "Seat", value: "14C" });
+    expect(after.body.metadata_document).toEqual(change);
     const computed = holderHash(after.body.metadata_document);
     expect(after.body.metadata_hash).toBe(computed);
     expect(after.hashHeader).toBe(computed);
@@ -157,6 +160,20 @@ describe("a ticket's changed image, seen by a wallet", () => {
     expect(page).toContain('data-value="matches"');
     expect(page).toContain(`<code data-fact="recorded-metadata-hash">${computed}</code>`);
     expect(page).toContain(`<code data-fact="metadata-tx">${update.txHash}</code>`);
+  });
+
+  it("shows a change made behind the chain's back as differing from the record", async () => {
+    const {
+      ticketIds,
+      tokenIds: [tokenId],
+    } = await soldTickets(1);
+    // Whoever runs the server edits the ticket's row directly: nothing goes on chain.
+    await sqlOf(chainApp.testApp)(`UPDATE tickets SET name = 'Forged seat' WHERE ticket_id = $1`, [ticketIds[0]]);
+    const served = await walletFetch(tokenId);
+    expect(served.body.name).toBe("Forged seat");
+    expect(await latestRecordByScan(tokenId)).not.toBe(holderHash(served.body.metadata_document));
+    const page = await (await fetch(`${chainApp.testApp.baseUrl}/verify/tokens/${tokenId}`)).text();
+    expect(page).toContain('data-value="differs"');
   });
 
   it("tells of consecutive tokens updated together with one BatchMetadataUpdate over exactly them, each recorded", async () => {
@@ -221,5 +238,13 @@ describe("an event's change, seen by a wallet", () => {
     // The event's off-chain metadata is empty: its details say so with the registry's "no metadata".
     const updated = await chainApp.chain.registry.queryFilter(chainApp.chain.registry.filters.EventUpdated(eventIndex));
     expect(updated.at(-1)!.args.details.metadataHash).toBe(ZeroHash);
+
+    // A change of its off-chain metadata alone goes on chain too: its hash is in the details, and wallets are told.
+    const [described] = await stream(chainApp.api, [{ action: "updateEvent", data: { eventId, description: "Doors at 7" } }]);
+    const [second] = await allSettled(chainApp.api, [described]);
+    expect(second).toMatchObject({ action: "updateEvent", status: "confirmed" });
+    expect(await noticesOf(second.txHash)).toEqual([{ from: (eventIndex << 64n) | 1n, to: (eventIndex << 64n) | ((1n << 64n) - 1n) }]);
+    const latest = await chainApp.chain.registry.queryFilter(chainApp.chain.registry.filters.EventUpdated(eventIndex));
+    expect(latest.at(-1)!.args.details.metadataHash).toBe(holderHash({ description: "Doors at 7" }));
   });
 });

@@ -130,13 +130,14 @@ describe("ActionCancellationStore.cancel", () => {
       { ticket: null, item: registered },
       { ticket: null, item: update },
     ]);
-    await ledger.sql(`UPDATE events SET name = 'Renamed', image_url = 'https://img.example.com/2.png' WHERE id = $1`, [event.ref]);
+    // The update changed a description too: not on chain, it took effect at acceptance and stays.
+    await ledger.sql(`UPDATE events SET name = 'Renamed', image_url = 'https://img.example.com/2.png', description = 'Kept' WHERE id = $1`, [event.ref]);
     await sut.cancel(organizationId, ids[1]);
-    const [row] = await ledger.sql<{ name: string; image_url: string; released: boolean }>(
-      `SELECT name, image_url, released_at IS NOT NULL AS released FROM events WHERE id = $1`,
+    const [row] = await ledger.sql<{ name: string; image_url: string; description: string; released: boolean }>(
+      `SELECT name, image_url, description, released_at IS NOT NULL AS released FROM events WHERE id = $1`,
       [event.ref],
     );
-    expect(row).toEqual({ name: "n", image_url: "", released: false });
+    expect(row).toEqual({ name: "n", image_url: "", description: "Kept", released: false });
     // The registration alone now: cancelled, it releases the event.
     expect(await sut.cancel(organizationId, ids[0])).toEqual({ outcome: "cancelled" });
     const [released] = await ledger.sql<{ released: boolean }>(`SELECT released_at IS NOT NULL AS released FROM events WHERE id = $1`, [event.ref]);

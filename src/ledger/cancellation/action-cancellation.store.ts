@@ -141,7 +141,8 @@ async function undo(manager: EntityManager, action: CancelledAction): Promise<vo
 /**
  * The event's details go back to those of its last registration or update that remains (what its
  * payload put on chain). Its organizer shows as before: the organization's own name when the event
- * gave none. A callbackUrl the cancelled update changed stays: it took effect at acceptance.
+ * gave none. A callbackUrl, description or ticketImageUrl the cancelled update changed stays: none is in
+ * the payload, and each took effect at acceptance.
  */
 async function undoEventUpdate(manager: EntityManager, eventRef: string): Promise<void> {
   await manager.query(
