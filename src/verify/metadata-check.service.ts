@@ -1,6 +1,7 @@
 import { Injectable } from "@nestjs/common";
 
 import { ChainClient } from "../chain/chain-client";
+import { eventMetadataHash } from "../registry";
 import { servedMetadata, type ServedMetadata } from "../tokens/served-metadata";
 import { LedgerMetadataStore } from "../tokens/ledger-metadata.store";
 import { recordedMetadataHash } from "./metadata-records";
@@ -24,6 +25,8 @@ export interface MetadataCheck {
   verdict: "matches" | "differs" | "none";
   /** A metadata write of the token is still on its way: a difference may be that one. */
   writeOnItsWay: boolean;
+  /** The same of its event's off-chain metadata (description, ticket image), whose hash the event's details on chain carry. */
+  event: { served: string; recorded: string | null; verdict: "matches" | "differs" | "none" };
 }
 
 /**
@@ -39,7 +42,8 @@ export class MetadataCheckService {
     private readonly writes: MetadataWritesStore,
   ) {}
 
-  async check(tokenId: bigint): Promise<MetadataCheck> {
+  /** `eventRecorded`: the metadataHash of the event's details as the chain logged them last; null when they were not found. */
+  async check(tokenId: bigint, eventRecorded: string | null): Promise<MetadataCheck> {
     const [metadata, sent, writeOnItsWay] = await Promise.all([
       this.ledger.metadataOf(tokenId),
       this.writes.sentWrites(tokenId),
@@ -51,7 +55,9 @@ export class MetadataCheckService {
       sent.map((write) => write.txHash),
     );
     const verdict = recorded === null ? "none" : recorded.hash.toLowerCase() === served.metadata_hash.toLowerCase() ? "matches" : "differs";
-    return { served, recorded, verdict, writeOnItsWay };
+    const eventServed = eventMetadataHash(metadata.event);
+    const eventVerdict = eventRecorded === null ? "none" : eventRecorded.toLowerCase() === eventServed.toLowerCase() ? "matches" : "differs";
+    return { served, recorded, verdict, writeOnItsWay, event: { served: eventServed, recorded: eventRecorded, verdict: eventVerdict } };
   }
 
   /** The record of the newest of these transactions that is mined, did not revert and holds one for the token. */

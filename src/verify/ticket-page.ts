@@ -222,6 +222,12 @@ const METADATA_VERDICTS = {
   none: html`<p class="verdict warn" data-fact="metadata-verdict" data-value="none">No metadata hash of this token is recorded on chain.</p>`,
 };
 
+const EVENT_METADATA_VERDICTS = {
+  matches: "its description and ticket image as served match the hash in the event's details on chain",
+  differs: "its description and ticket image as served DIFFER from the hash in the event's details on chain",
+  none: "the event's details were not found on chain",
+};
+
 /**
  * The token's served metadata against the chain's record. The served document is the ledger's (what
  * the token's JSON shows); the record is the registry's own log, in the receipt of the transaction named.
@@ -243,6 +249,8 @@ function metadataPart(check: MetadataCheck, verification: TicketVerification): S
               <dd>${txLine({ txHash: recorded.txHash, blockNumber: recorded.blockNumber, depth }, verification, "metadata-tx")}</dd>`
           : ""
       }
+      <dt>Event's metadata</dt>
+      <dd data-fact="event-metadata-verdict" data-value="${check.event.verdict}">${EVENT_METADATA_VERDICTS[check.event.verdict]}</dd>
     </dl>`;
 }
 

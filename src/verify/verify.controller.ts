@@ -35,7 +35,8 @@ const UINT64_MAX = (1n << 64n) - 1n;
 const METADATA_CHECK_TEXT =
   "Shows whether the metadata GET /tokens/{tokenId} serves matches the chain (matches, differs, or none recorded): its hash against the " +
   "registry's latest TicketsMetadataUpdated record of the token, read from the receipts of the transactions the ledger names as its " +
-  "metadata writes; the served metadata is the ledger's, the only part of the page not read from the chain.";
+  "metadata writes; and the event's served description and ticket image against the metadataHash of its details on chain. The served " +
+  "metadata is the ledger's, the only part of the page not read from the chain.";
 
 const HTML = (description: string) => ({ description, content: { "text/html": { schema: { type: "string" } } } });
 
@@ -213,7 +214,9 @@ export class VerifyController {
 
   /** Each sale with whether its token's served metadata matches the chain's record. */
   private async withMetadataChecks(verification: TicketVerification): Promise<TicketVerification> {
-    const sales = await Promise.all(verification.sales.map(async (sale) => ({ ...sale, metadataCheck: await this.metadata.check(sale.tokenId) })));
+    const sales = await Promise.all(
+      verification.sales.map(async (sale) => ({ ...sale, metadataCheck: await this.metadata.check(sale.tokenId, sale.event.details?.metadataHash ?? null) })),
+    );
     return { ...verification, sales };
   }
 }

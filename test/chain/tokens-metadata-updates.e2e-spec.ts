@@ -246,5 +246,10 @@ describe("an event's change, seen by a wallet", () => {
     expect(await noticesOf(second.txHash)).toEqual([{ from: (eventIndex << 64n) | 1n, to: (eventIndex << 64n) | ((1n << 64n) - 1n) }]);
     const latest = await chainApp.chain.registry.queryFilter(chainApp.chain.registry.filters.EventUpdated(eventIndex));
     expect(latest.at(-1)!.args.details.metadataHash).toBe(holderHash({ description: "Doors at 7" }));
+    const pageOf = async () => (await fetch(`${chainApp.testApp.baseUrl}/verify/tokens/${tokenId}`)).text();
+    expect(await pageOf()).toContain('data-fact="event-metadata-verdict" data-value="matches"');
+    // Edited behind the chain's back, the event's served metadata no longer matches its details on chain.
+    await sqlOf(chainApp.testApp)(`UPDATE events SET description = 'Forged' WHERE event_id = $1`, [eventId]);
+    expect(await pageOf()).toContain('data-fact="event-metadata-verdict" data-value="differs"');
   });
 });
