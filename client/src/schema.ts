@@ -356,7 +356,7 @@ export interface paths {
         };
         /**
          * Public page of one token (HTML, no API key): its ticket's sale, holder, flags, event and transaction hashes, read from the chain
-         * @description The page a token's metadata links to as external_url, addressed by tokenId: found by the tokenId the registry's TicketSold log indexes, then read as GET /verify/{ticketId} reads a ticket. Shows no raw ticketId or eventId, which the chain never holds. Limited per client IP as that page is.
+         * @description The page a token's metadata links to as external_url, addressed by tokenId: found by the tokenId the registry's TicketSold log indexes, then read as GET /verify/{ticketId} reads a ticket. Shows no raw ticketId or eventId, which the chain never holds. Limited per client IP as that page is. Shows whether the metadata GET /tokens/{tokenId} serves matches the chain (matches, differs, or none recorded): its hash against the registry's latest TicketsMetadataUpdated record of the token, read from the receipts of the transactions the ledger names as its metadata writes; and the event's served description and ticket image against the metadataHash of its details on chain. The served metadata is the ledger's, the only part of the page not read from the chain.
          */
         get: operations["verifyTokenPage"];
         put?: never;
@@ -396,7 +396,7 @@ export interface paths {
         };
         /**
          * Public ticket page (HTML, no API key): the ticket's sale, holder, flags, event and transaction hashes, read from the chain
-         * @description Finds the sale by the indexed ticketHash (SHA-256 of the ticket id) of the registry's TicketSold logs, then reads the registry's ticket and eventRecord views and the token's and event's logs. Never reads the service's database. Ticket ids are unique per organization, so one id may have several sales; eventId with ticketeerId picks the one of that event. Limited per client IP (VERIFY_RATE_LIMIT_REQUESTS per VERIFY_RATE_LIMIT_WINDOW_SECONDS). Strict Content-Security-Policy: no scripts, no external assets.
+         * @description Finds the sale by the indexed ticketHash (SHA-256 of the ticket id) of the registry's TicketSold logs, then reads the registry's ticket and eventRecord views and the token's and event's logs. Shows whether the metadata GET /tokens/{tokenId} serves matches the chain (matches, differs, or none recorded): its hash against the registry's latest TicketsMetadataUpdated record of the token, read from the receipts of the transactions the ledger names as its metadata writes; and the event's served description and ticket image against the metadataHash of its details on chain. The served metadata is the ledger's, the only part of the page not read from the chain. Ticket ids are unique per organization, so one id may have several sales; eventId with ticketeerId picks the one of that event. Limited per client IP (VERIFY_RATE_LIMIT_REQUESTS per VERIFY_RATE_LIMIT_WINDOW_SECONDS). Strict Content-Security-Policy: no scripts, no external assets.
          */
         get: operations["verifyTicketPage"];
         put?: never;
@@ -437,7 +437,7 @@ export interface paths {
         };
         /**
          * A token's ERC-721 metadata JSON, where the registry's tokenURI points; no API key
-         * @description Read from the registry and its logs (the ticket's flags, resales, last price and its event's details), except the image, which is the ticket's uri from the ledger where the integrator gave one. Never shows a raw ticketId or eventId. Answers as of the chain's latest block, at most METADATA_HEAD_MAX_AGE_MS old; tokens are kept in memory until the registry's ERC-4906 logs say they changed. Limited per client IP (METADATA_RATE_LIMIT_REQUESTS per METADATA_RATE_LIMIT_WINDOW_SECONDS).
+         * @description Read from the registry and its logs (the ticket's flags, resales, last price and its event's details), except what the integrator gave the ticket or its event, read from the ledger: name, description, animation_url, the image (the ticket's uri, else the event's ticketImageUrl) and the attributes after the chain's. Never shows a raw ticketId or eventId. Answers as of the chain's latest block, at most METADATA_HEAD_MAX_AGE_MS old; tokens are kept in memory until the registry's ERC-4906 logs say they changed. Limited per client IP (METADATA_RATE_LIMIT_REQUESTS per METADATA_RATE_LIMIT_WINDOW_SECONDS). States the keccak-256 of the ticket's canonical off-chain metadata (metadata_hash, and the X-Metadata-Hash header) and the document hashed (metadata_document), which the registry records with every updateTicket and every sale of a ticket with metadata: docs/integrators/token-metadata.md shows a holder checking it.
          */
         get: operations["getTokenMetadata"];
         put?: never;
@@ -763,6 +763,16 @@ export interface components {
              */
             imageUrl?: string;
             /**
+             * @description The event's description, at most 2000 characters (Unicode code points); blank for none. Not on chain itself: its hash is, in the event's details (the event's canonical metadata); a change of it goes on chain and tells wallets.
+             * @example An evening of chamber music under the trees.
+             */
+            description?: string;
+            /**
+             * @description The image of every ticket of the event that has no uri of its own: its token's image in wallets, in place of imageUrl. https, ipfs://<CID>[/path] or ar://<transaction id>[/path], as a ticket's uri; blank for none (imageUrl then stands in). Not on chain itself: its hash is, in the event's details (the event's canonical metadata); a change of it goes on chain and tells wallets.
+             * @example ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/ticket.png
+             */
+            ticketImageUrl?: string;
+            /**
              * @description Degrees. On chain with 7 decimals.
              * @default 0
              * @example 52.3731
@@ -827,7 +837,7 @@ export interface components {
             /** @example price is not a non-negative decimal number such as 12.50 */
             message: string;
             /**
-             * @description The field at fault, for field errors.
+             * @description The field at fault, for field errors; inside an array, the entry and its field (attributes[3].traitType).
              * @example price
              */
             field?: string;
@@ -915,7 +925,7 @@ export interface components {
              */
             requestedAs: string;
             /**
-             * @description waiting_broadcast: accepted, queued for the chain; waiting_funds: queued, but the signer that sends it cannot pay for a transaction now (short of funds, or fees above the operator's cap); it moves on by itself once funded or fees drop; pending: in a broadcast transaction (txHash known); confirmed: enough confirmations; error: failed on chain (see error); no_broadcast_required: nothing of it goes on chain; cancelled: withdrawn before it was signed (POST /api/v1/actions/{promise}/cancel), final, nothing of it on chain and no callback.
+             * @description waiting_broadcast: accepted, queued for the chain; waiting_funds: queued, but the signer that sends it cannot pay for a transaction now (short of funds, or fees above the operator's cap); it moves on by itself once funded or fees drop; pending: in a broadcast transaction (txHash known); confirmed: enough confirmations; error: failed on chain (see error); no_broadcast_required: nothing of it goes on chain (an updateEvent that changes only its callbackUrl; every other action, updateTicket included, goes on chain); cancelled: withdrawn before it was signed (POST /api/v1/actions/{promise}/cancel), final, nothing of it on chain and no callback.
              * @enum {string}
              */
             status: "waiting_broadcast" | "waiting_funds" | "pending" | "confirmed" | "error" | "no_broadcast_required" | "cancelled";
@@ -945,6 +955,10 @@ export interface components {
             currency: string;
             shopUrl: string;
             imageUrl: string;
+            /** @description The event's description as accepted; blank when it has none. Not on chain. */
+            description: string;
+            /** @description The image of the event's tickets that have no uri of their own, as accepted; blank when it has none (imageUrl stands in). Not on chain. */
+            ticketImageUrl: string;
             latitude: number;
             longitude: number;
             /** @description Unix seconds; a decimal string when above 2^53 - 1. */
@@ -975,7 +989,41 @@ export interface components {
             /** @description Registration, updates and cancellation; ticket actions are on the tickets. */
             actions: components["schemas"]["ActionViewDto"][];
         };
+        TicketAttributeDto: {
+            /**
+             * @description The trait's name, 1 to 64 characters without control, bidirectional or zero-width characters. Not one the token states from the chain (Event, Organizer, Start, End, Venue latitude, Venue longitude, Ticket number, State, Resales, Last price, Currency), compared without case or surrounding spaces: those are refused with invalid_field.
+             * @example Seat
+             */
+            traitType: string;
+            /**
+             * @description A string of at most 255 characters or a finite number; a number when displayType is given.
+             * @example 12A
+             */
+            value: string | number;
+            /**
+             * @description How wallets render the value (OpenSea's display_type): number, date (Unix seconds), boost_number or boost_percentage. Left out, the value is shown as it is.
+             * @enum {string}
+             */
+            displayType?: "number" | "date" | "boost_number" | "boost_percentage";
+        };
         SoldTicketDto: {
+            /**
+             * @description The token's name in wallets; blank for none (the event's name and the ticket's number stand in). Not on chain itself: part of the ticket's canonical metadata, whose hash the registry records with the sale or update.
+             * @example Concert in the Park, seat 12A
+             */
+            name?: string;
+            /**
+             * @description The token's description in wallets, at most 2000 characters (Unicode code points); blank for none (the event's description, else one written from the chain's facts, stands in). Not on chain itself: part of the ticket's canonical metadata, whose hash the registry records with the sale or update.
+             * @example Front row, left of the stage. Doors open at 19:00.
+             */
+            description?: string;
+            /**
+             * @description A video, sound or web page wallets play in place of the image (OpenSea's animation_url): https, ipfs://<CID>[/path] or ar://<transaction id>[/path], as uri; blank for none. Not on chain itself: part of the ticket's canonical metadata, whose hash the registry records with the sale or update.
+             * @example ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/1.mp4
+             */
+            animationUrl?: string;
+            /** @description The ticket's own traits (seat, section, row, tier), at most 32, in the order wallets show them after the chain's. An empty array clears them. A refused entry names its field: attributes[3].traitType. Not on chain itself: part of the ticket's canonical metadata, whose hash the registry records with the sale or update. */
+            attributes?: components["schemas"]["TicketAttributeDto"][];
             /**
              * @description A registered event (or one registered earlier in the same request). 1 to 255 characters, counted as Unicode code points; no control characters (U+0000–U+001F, U+007F–U+009F), bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) or zero-width characters (U+200B–U+200D, U+2060, U+FEFF), and not only dots (".", "..").
              * @example 6f1c3f5e-8d0a-4c8e-9a43-0b7f3d1e2a10
@@ -997,7 +1045,7 @@ export interface components {
              */
             orderTime?: number | string;
             /**
-             * @description The ticket's image, which wallets show as its token's image: an https URL, ipfs://<CID>[/path] or ar://<transaction id>[/path], or blank (the event's imageUrl then stands in). Every other scheme (javascript:, data:, http:, file: ...) is refused, and so are spaces and the characters " < > \ ^ ` { | }. Not on chain. Defaults to blank.
+             * @description The ticket's image, which wallets show as its token's image: an https URL, ipfs://<CID>[/path] or ar://<transaction id>[/path], or blank (the event's ticketImageUrl, else its imageUrl, then stands in). Every other scheme (javascript:, data:, http:, file: ...) is refused, and so are spaces and the characters " < > \ ^ ` { | }. Not on chain. Defaults to blank.
              * @example ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/1.json
              */
             uri?: string;
@@ -1098,7 +1146,16 @@ export interface components {
              * @example 49.95
              */
             price: string;
+            /** @description The ticket's image as accepted (soldTicket or updateTicket); blank when it has none. */
             uri: string;
+            /** @description The token's name as the integrator gave it; blank when it gave none (the token shows the event's name and the ticket's number). */
+            name: string;
+            /** @description The token's description as the integrator gave it; blank when it gave none. */
+            description: string;
+            /** @description The token's animation (OpenSea's animation_url) as the integrator gave it; blank when it gave none. */
+            animationUrl: string;
+            /** @description The integrator's attributes in its order, as accepted; empty when it gave none. The token shows them after the chain's traits. */
+            attributes: components["schemas"]["TicketAttributeDto"][];
             /** @description orderTime of the latest sale or resale (Unix seconds); a decimal string when above 2^53 - 1. */
             orderTime: number | string;
             chain: components["schemas"]["TicketChainViewDto"];
@@ -1134,6 +1191,16 @@ export interface components {
              * @example https://img.example.com/concert.png
              */
             imageUrl?: string;
+            /**
+             * @description The event's description, at most 2000 characters (Unicode code points); blank for none. Not on chain itself: its hash is, in the event's details (the event's canonical metadata); a change of it goes on chain and tells wallets.
+             * @example An evening of chamber music under the trees.
+             */
+            description?: string;
+            /**
+             * @description The image of every ticket of the event that has no uri of its own: its token's image in wallets, in place of imageUrl. https, ipfs://<CID>[/path] or ar://<transaction id>[/path], as a ticket's uri; blank for none (imageUrl then stands in). Not on chain itself: its hash is, in the event's details (the event's canonical metadata); a change of it goes on chain and tells wallets.
+             * @example ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/ticket.png
+             */
+            ticketImageUrl?: string;
             /**
              * @description Degrees. On chain with 7 decimals.
              * @default 0
@@ -1214,6 +1281,16 @@ export interface components {
              */
             imageUrl?: string;
             /**
+             * @description The event's description, at most 2000 characters (Unicode code points); blank for none. Not on chain itself: its hash is, in the event's details (the event's canonical metadata); a change of it goes on chain and tells wallets.
+             * @example An evening of chamber music under the trees.
+             */
+            description?: string;
+            /**
+             * @description The image of every ticket of the event that has no uri of its own: its token's image in wallets, in place of imageUrl. https, ipfs://<CID>[/path] or ar://<transaction id>[/path], as a ticket's uri; blank for none (imageUrl then stands in). Not on chain itself: its hash is, in the event's details (the event's canonical metadata); a change of it goes on chain and tells wallets.
+             * @example ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/ticket.png
+             */
+            ticketImageUrl?: string;
+            /**
              * @description Degrees. On chain with 7 decimals.
              * @default 0
              * @example 52.3731
@@ -1271,17 +1348,35 @@ export interface components {
             /** @description Fields not in this schema are ignored and never stored. */
             data: components["schemas"]["SoldTicketDto"];
         };
+        /** @description A ticket's new uri or metadata: at least one of uri, name, description, animationUrl and attributes (invalid_field naming uri otherwise). Each field given replaces the stored one (blank, or an empty attributes array, clears it); each field left out keeps its value. A refused item changes nothing of the ticket, and so is one of a cancelled event's tickets (event_cancelled). Goes on chain with the keccak-256 of the ticket's new canonical metadata (waiting_broadcast, pending, confirmed) and the registry tells wallets with ERC-4906. */
         UpdateTicketDto: {
+            /**
+             * @description The token's name in wallets; blank for none (the event's name and the ticket's number stand in). Not on chain itself: part of the ticket's canonical metadata, whose hash the registry records with the sale or update.
+             * @example Concert in the Park, seat 12A
+             */
+            name?: string;
+            /**
+             * @description The token's description in wallets, at most 2000 characters (Unicode code points); blank for none (the event's description, else one written from the chain's facts, stands in). Not on chain itself: part of the ticket's canonical metadata, whose hash the registry records with the sale or update.
+             * @example Front row, left of the stage. Doors open at 19:00.
+             */
+            description?: string;
+            /**
+             * @description A video, sound or web page wallets play in place of the image (OpenSea's animation_url): https, ipfs://<CID>[/path] or ar://<transaction id>[/path], as uri; blank for none. Not on chain itself: part of the ticket's canonical metadata, whose hash the registry records with the sale or update.
+             * @example ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/1.mp4
+             */
+            animationUrl?: string;
+            /** @description The ticket's own traits (seat, section, row, tier), at most 32, in the order wallets show them after the chain's. An empty array clears them. A refused entry names its field: attributes[3].traitType. Not on chain itself: part of the ticket's canonical metadata, whose hash the registry records with the sale or update. */
+            attributes?: components["schemas"]["TicketAttributeDto"][];
             /**
              * @description Chosen by the integrator (a UUID is recommended); on chain only as its SHA-256. 1 to 255 characters, counted as Unicode code points; no control characters (U+0000–U+001F, U+007F–U+009F), bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) or zero-width characters (U+200B–U+200D, U+2060, U+FEFF), and not only dots (".", "..").
              * @example 0b9e2c1a-7d4f-4a7e-8f3e-5c2d1b0a9f87
              */
             ticketId: string;
             /**
-             * @description The ticket's image, which wallets show as its token's image: an https URL, ipfs://<CID>[/path] or ar://<transaction id>[/path], or blank (the event's imageUrl then stands in). Every other scheme (javascript:, data:, http:, file: ...) is refused, and so are spaces and the characters " < > \ ^ ` { | }. Not on chain.
+             * @description The ticket's image, which wallets show as its token's image: an https URL, ipfs://<CID>[/path] or ar://<transaction id>[/path], or blank (the event's ticketImageUrl, else its imageUrl, then stands in). Every other scheme (javascript:, data:, http:, file: ...) is refused, and so are spaces and the characters " < > \ ^ ` { | }. Not on chain. Left out, the ticket keeps its uri; blank clears it.
              * @example ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/1.json
              */
-            uri: string;
+            uri?: string;
         };
         StreamUpdateTicketActionDto: {
             /**
@@ -1408,7 +1503,7 @@ export interface components {
              */
             requestedAs: string;
             /**
-             * @description waiting_broadcast: accepted, queued for the chain; waiting_funds: queued, but the signer that sends it cannot pay for a transaction now (short of funds, or fees above the operator's cap); it moves on by itself once funded or fees drop; pending: in a broadcast transaction (txHash known); confirmed: enough confirmations; error: failed on chain (see error); no_broadcast_required: nothing of it goes on chain; cancelled: withdrawn before it was signed (POST /api/v1/actions/{promise}/cancel), final, nothing of it on chain and no callback.
+             * @description waiting_broadcast: accepted, queued for the chain; waiting_funds: queued, but the signer that sends it cannot pay for a transaction now (short of funds, or fees above the operator's cap); it moves on by itself once funded or fees drop; pending: in a broadcast transaction (txHash known); confirmed: enough confirmations; error: failed on chain (see error); no_broadcast_required: nothing of it goes on chain (an updateEvent that changes only its callbackUrl; every other action, updateTicket included, goes on chain); cancelled: withdrawn before it was signed (POST /api/v1/actions/{promise}/cancel), final, nothing of it on chain and no callback.
              * @enum {string}
              */
             status: "waiting_broadcast" | "waiting_funds" | "pending" | "confirmed" | "error" | "no_broadcast_required" | "cancelled";
@@ -1482,40 +1577,62 @@ export interface components {
         };
         TokenAttributeDto: {
             /**
-             * @description Event, Organizer, Start and End (dates), Venue latitude and Venue longitude, Ticket number, State, Resales, Last price, Currency. What the event left unset (no name, no times, no venue) is left out.
+             * @description First the chain's: Event, Organizer, Start, End, Venue latitude, Venue longitude, Ticket number, State, Resales, Last price, Currency (Start and End are dates); what the event left unset (no name, no times, no venue) is left out. Then the integrator's attributes of the ticket, in its order, none of them bearing a chain trait's name.
              * @example State
              */
             trait_type: string;
             /**
-             * @description A string, or a number for dates (Unix seconds), coordinates, counts and the price. State is one of Valid, Checked in, Invalidated, Claimed, Event cancelled.
+             * @description A string, or a number for dates (Unix seconds), coordinates, counts and the price. State is one of Valid, Checked in, Invalidated, Claimed, Event cancelled. An integrator's attribute: its value as given.
              * @example Checked in
              */
             value: string | number;
             /**
-             * @description date: value is Unix seconds; number: a count or an amount.
+             * @description date: value is Unix seconds; number: a count or an amount. An integrator's attribute: its displayType (boost_number and boost_percentage too); absent when it gave none.
              * @enum {string}
              */
-            display_type?: "date" | "number";
+            display_type?: "number" | "date" | "boost_number" | "boost_percentage";
         };
         TokenMetadataDto: {
             /**
-             * @description The event's name and the ticket's number within it (its serial).
+             * @description The ticket's name where the integrator gave one (soldTicket or updateTicket), else the event's name and the ticket's number within it (its serial).
              * @example Concert in the Park #12
              */
             name: string;
-            /** @example Ticket #12 to Concert in the Park, organized by Example Tickets B.V., starting 2030-03-17 17:46 UTC. State: Checked in. */
+            /**
+             * @description The ticket's description where the integrator gave one, else its event's description, else one written from the chain's facts (the ticket, its event, organizer, start and state).
+             * @example Ticket #12 to Concert in the Park, organized by Example Tickets B.V., starting 2030-03-17 17:46 UTC. State: Checked in.
+             */
             description: string;
             /**
-             * @description The ticket's own uri where the integrator gave one (soldTicket or updateTicket: https, ipfs:// or ar://), else the event's imageUrl; absent when neither is set. A uri of another scheme, taken before the API refused them, is never shown: the event's imageUrl stands in.
+             * @description The ticket's own uri where the integrator gave one (soldTicket or updateTicket: https, ipfs:// or ar://), else the event's ticketImageUrl, else the event's imageUrl (on chain); absent when none is set. A uri of another scheme, taken before the API refused them, is never shown: the next one stands in.
              * @example https://img.example.com/concert.png
              */
             image?: string;
+            /**
+             * @description The ticket's animationUrl (a video, sound or web page wallets play in place of the image); absent when the integrator gave none.
+             * @example ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/1.mp4
+             */
+            animation_url?: string;
             /**
              * @description The token's public page, addressed by tokenId: what the chain records of it, with the transactions. Under PUBLIC_BASE_URL (outside production, where it may be unset: the address the server answered on, never the request's Host header).
              * @example https://registry.example.com/verify/tokens/55340232221128654860
              */
             external_url: string;
             attributes: components["schemas"]["TokenAttributeDto"][];
+            /**
+             * @description keccak-256 of the JCS (RFC 8785) serialization of metadata_document, 0x-hex: what the registry records for the token in its TicketsMetadataUpdated log with every updateTicket, and with the sale of a ticket that has metadata of its own. Also in the X-Metadata-Hash header.
+             * @example 0x5f0c2b6c1d0b3e1f4d8e0a7b2c9d6e3f1a4b7c0d9e2f5a8b1c4d7e0f3a6b9c2d
+             */
+            metadata_hash: string;
+            /**
+             * @description The canonical document metadata_hash is computed from: the ticket's off-chain fields that are set (uri, and name, description, animationUrl, attributes where given), absent ones left out. Serialize it with any JCS library and hash it to check.
+             * @example {
+             *       "uri": "https://img.example.com/ticket-12.png"
+             *     }
+             */
+            metadata_document: {
+                [key: string]: unknown;
+            };
         };
         UsageLineDto: {
             /**
@@ -4274,6 +4391,8 @@ export interface operations {
                     "Cache-Control"?: string;
                     /** @description *: wallet web apps fetch it from their own origin. */
                     "Access-Control-Allow-Origin"?: string;
+                    /** @description metadata_hash: keccak-256 of the canonical off-chain metadata served, to compare with the registry's TicketsMetadataUpdated record. */
+                    "X-Metadata-Hash"?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -2,6 +2,7 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 
 import type { LedgerReconcileReport, LostTicket } from "../chain/ledger-reconcile/ledger-reconciler";
+import { KIND_OF_BATCH_ITEM } from "../common/actions";
 import { chainFailureCode } from "../registry";
 import { RefusedError } from "./cli-errors";
 import type { Command } from "./command";
@@ -104,7 +105,7 @@ function printSummary(report: LedgerReconcileReport, file: string): void {
     `On chain and unknown to the ledger: ${report.lostEvents.length} event${report.lostEvents.length === 1 ? "" : "s"}, ` +
       `${report.lostTickets.length} ticket${report.lostTickets.length === 1 ? "" : "s"} (report: ${file}).`,
   );
-  const others = report.lostActions.filter((item) => item.action !== "sold" && item.action !== "registerEvent");
+  const others = report.lostActions.filter((item) => KIND_OF_BATCH_ITEM[item.action] !== "sold" && item.action !== "registerEvent");
   if (others.length > 0) print(`Other items of the lost part's batches on chain (check-ins, resales, claims, updates): ${others.length} (in the report).`);
   for (const event of report.lostEvents.slice(0, SHOWN))
     print(`  event  ${event.eventKey}  index ${event.eventIndex}  block ${event.blockNumber}  tx ${event.txHash}`);

@@ -13,8 +13,13 @@ describe("the ACTIONS table", () => {
 
   it("sends each batched kind as one item and reads each item back as that kind", () => {
     for (const [kind, item] of Object.entries(BATCH_ITEM_OF_KIND)) expect(KIND_OF_BATCH_ITEM[item]).toBe(kind);
-    expect(BATCH_ITEM_OF_KIND).toMatchObject({ newEvent: "registerEvent", scanned: "checkedIn" });
-    expect(BATCH_ITEM_OF_KIND.updateTicket).toBeUndefined();
+    expect(BATCH_ITEM_OF_KIND).toMatchObject({ newEvent: "registerEvent", scanned: "checkedIn", updateTicket: "updateTicket", sold: "sold" });
+    expect(BATCH_ITEM_OF_KIND.transferred).toBeUndefined();
+  });
+
+  it("reads a sale with its metadata back as a sale: the ledger kind and the callbacks' action stay sold", () => {
+    expect(KIND_OF_BATCH_ITEM.soldWithMetadata).toBe("sold");
+    expect(BATCH_ITEM_CODE).toMatchObject({ updateTicket: 0x09, soldWithMetadata: 0x0a });
   });
 
   it("takes each stream name for one kind only", () => {

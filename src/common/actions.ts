@@ -4,20 +4,27 @@
  * (docs/integrators/callbacks.md). Each row names the action in every other vocabulary: the
  * `POST /stream` names and the endpoints of its own that take it (fixed by the API), and the
  * registry batch item it is sent as (fixed by the contract: contracts/libraries/BatchReader.sol)
- * with its code and the gas the writer budgets for it. The lists the code matches on (the ledger's
+ * with its code and the gas the writer budgets for it (and, for a sale, the item it goes as when its
+ * ticket carries metadata of its own: `withMetadata`). The lists the code matches on (the ledger's
  * kinds, the stream's names, the batch codes, the gas per item, the reconcile's kind of each item)
  * are derived from here; adding an action starts with a row (docs/architecture/adding-an-action.md).
  *
  * Gas: upper bounds of one item inside a batch, above the worst cases `npm run gas` measures
- * (contracts/gas-snapshot.json): a sale 7,600, a resale of a ticket far from others about 27,000, a claim to a
- * new wallet 51,600, an event with 255-character strings 133,400.
+ * (contracts/gas-snapshot.json): a sale 7,600, a sale with its metadata hash 7,850, a resale of a ticket far from
+ * others about 27,000, a claim to a new wallet 51,600, an event with 255-character strings 133,400, a metadata update
+ * 64 serials from the previous one 5,550 (its ERC-4906 MetadataUpdate included).
  *
  * The rows' order is the order of the kinds in the OpenAPI document.
  */
 export const ACTIONS = {
   newEvent: { stream: ["newEvent"], endpoints: ["POST /api/v1/events"], batch: { item: "registerEvent", code: 0x01, gas: 190_000 } },
   updateEvent: { stream: ["updateEvent"], endpoints: [], batch: { item: "updateEvent", code: 0x02, gas: 170_000 } },
-  sold: { stream: ["soldTicket"], endpoints: ["POST /api/v1/sold"], batch: { item: "sold", code: 0x03, gas: 9_500 } },
+  /** A ticket with metadata of its own (metadata-hash.ts hasTicketMetadata) is sold with its hash; any other as before. */
+  sold: {
+    stream: ["soldTicket"],
+    endpoints: ["POST /api/v1/sold"],
+    batch: { item: "sold", code: 0x03, gas: 9_500, withMetadata: { item: "soldWithMetadata", code: 0x0a, gas: 10_700 } },
+  },
   resold: { stream: ["resoldTicket"], endpoints: ["POST /api/v1/resold"], batch: { item: "resold", code: 0x04, gas: 36_000 } },
   scanned: {
     stream: ["scannedTicket", "checkedInTicket"],
@@ -25,8 +32,8 @@ export const ACTIONS = {
     batch: { item: "checkedIn", code: 0x05, gas: 3_000 },
   },
   invalidated: { stream: ["invalidatedTicket"], endpoints: ["POST /api/v1/invalidated"], batch: { item: "invalidated", code: 0x06, gas: 3_000 } },
-  /** Changes only what the ledger keeps: it ends `no_broadcast_required`. */
-  updateTicket: { stream: ["updateTicket"], endpoints: [], batch: null },
+  /** Records the hash of the ticket's new metadata; the registry tells wallets with ERC-4906. */
+  updateTicket: { stream: ["updateTicket"], endpoints: [], batch: { item: "updateTicket", code: 0x09, gas: 8_000 } },
   claimed: { stream: ["claimedTicket"], endpoints: [], batch: { item: "claimed", code: 0x07, gas: 62_000 } },
   /** One write for the whole event, whatever the number of its tickets: they all read as cancelled from it. */
   cancelledEvent: { stream: ["cancelledEvent"], endpoints: ["POST /api/v1/events/{eventId}/cancel"], batch: { item: "cancelEvent", code: 0x08, gas: 20_000 } },
@@ -34,13 +41,20 @@ export const ACTIONS = {
   transferred: { stream: [], endpoints: [], batch: null },
 } as const satisfies Record<string, ActionRow>;
 
+interface BatchRow {
+  item: string;
+  code: number;
+  gas: number;
+}
+
 interface ActionRow {
   stream: readonly string[];
   endpoints: readonly string[];
-  batch: { item: string; code: number; gas: number } | null;
+  batch: (BatchRow & { withMetadata?: BatchRow }) | null;
 }
 
 type Rows = typeof ACTIONS;
+type BatchOf<Kind extends ActionKind> = NonNullable<Rows[Kind]["batch"]>;
 
 /** A ledger kind (and a callback's `action`). */
 export type ActionKind = keyof Rows;
@@ -55,13 +69,16 @@ export type EndpointName = Rows[ActionKind]["endpoints"][number] extends infer E
 /** The last segment of a path: `events/{eventId}/cancel` → `cancel`. */
 type LastSegment<Path extends string> = Path extends `${string}/${infer Rest}` ? LastSegment<Rest> : Path;
 /** A registry batch item's name. */
-export type BatchItemName = NonNullable<Rows[ActionKind]["batch"]>["item"];
+export type BatchItemName = BatchOf<ActionKind>["item"] | WithMetadataItem<BatchOf<ActionKind>>;
+type WithMetadataItem<Batch> = Batch extends { withMetadata: { item: infer Item extends string } } ? Item : never;
 
 export const ACTION_KINDS = Object.keys(ACTIONS) as ActionKind[];
 
 const BATCHED = ACTION_KINDS.flatMap((kind) => {
   const { batch } = ACTIONS[kind] as ActionRow;
-  return batch ? [{ kind, ...batch, item: batch.item as BatchItemName }] : [];
+  if (!batch) return [];
+  const { withMetadata, ...main } = batch;
+  return [main, ...(withMetadata ? [withMetadata] : [])].map((row) => ({ kind, ...row, item: row.item as BatchItemName }));
 });
 
 /** The batch item's code of each batch item name. */
@@ -70,8 +87,13 @@ export const BATCH_ITEM_CODE = Object.fromEntries(BATCHED.map((row) => [row.item
 export const BATCH_ITEM_GAS = Object.fromEntries(BATCHED.map((row) => [row.item, row.gas])) as Record<BatchItemName, number>;
 /** The ledger kind each batch item name is sent for. */
 export const KIND_OF_BATCH_ITEM = Object.fromEntries(BATCHED.map((row) => [row.item, row.kind])) as Record<BatchItemName, ActionKind>;
-/** The batch item each ledger kind is sent as; absent for a kind that never goes on chain. */
-export const BATCH_ITEM_OF_KIND = Object.fromEntries(BATCHED.map((row) => [row.kind, row.item])) as Partial<Record<ActionKind, BatchItemName>>;
+/** The batch item each ledger kind is sent as (a sale: without metadata); absent for a kind that never goes on chain. */
+export const BATCH_ITEM_OF_KIND = Object.fromEntries(
+  ACTION_KINDS.flatMap((kind) => {
+    const { batch } = ACTIONS[kind] as ActionRow;
+    return batch ? [[kind, batch.item]] : [];
+  }),
+) as Partial<Record<ActionKind, BatchItemName>>;
 /** The ledger kind each stream name records. */
 export const KIND_OF_STREAM_ACTION = Object.fromEntries(
   ACTION_KINDS.flatMap((kind) => (ACTIONS[kind] as ActionRow).stream.map((name) => [name, kind])),

@@ -128,8 +128,13 @@ export const CONFIG_SECTIONS: readonly ConfigSection[] = [
     title: "Requests and rate limits",
     readBy: "service",
     variables: {
-      STREAM_BODY_LIMIT_BYTES: { meaning: "Body cap of `POST /stream`: 5000 `newEvent` actions with every string at 255 characters fit." },
-      TICKET_BODY_LIMIT_BYTES: { meaning: "Body cap of the other endpoints." },
+      STREAM_BODY_LIMIT_BYTES: {
+        meaning:
+          "Body cap of `POST /stream`: 5000 `newEvent` actions with every string at 255 characters fit; of `soldTicket` actions with every metadata field at its limit, about 1,000.",
+      },
+      TICKET_BODY_LIMIT_BYTES: {
+        meaning: "Body cap of the other endpoints: 100 `POST /api/v1/sold` items with every field, metadata included, at its limit fit (1.6 MB).",
+      },
       HTTP_HEADERS_TIMEOUT_MS: {
         meaning:
           "A request's headers must arrive within this; a slower client gets `408` and its connection is closed (may not be longer than `HTTP_REQUEST_TIMEOUT_MS`).",

@@ -18,7 +18,7 @@ describe("the configuration reference", () => {
   it("takes types, bounds and defaults from the schema itself", () => {
     expect(variable("PORT")).toMatchObject({ default: "`3000`", exampleValue: "3000", accepts: "an integer from 0 to 65535" });
     expect(variable("CALLBACK_RETRY_SCALE")).toMatchObject({ default: "`1`", accepts: "a number from 0.0001 to 1" });
-    expect(variable("TICKET_BODY_LIMIT_BYTES")).toMatchObject({ default: "`262144` (256 KiB)", accepts: "an integer, at least 1024" });
+    expect(variable("TICKET_BODY_LIMIT_BYTES")).toMatchObject({ default: "`4194304` (4 MiB)", accepts: "an integer, at least 1024" });
     expect(variable("CHAIN_RPC_URLS").accepts).toBe("comma-separated URLs (`http:` or `https:`)");
   });
 

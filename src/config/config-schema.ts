@@ -55,7 +55,8 @@ export function readConfig(parse: VariableParser): AppConfig {
     limits: {
       ticketItems: 100,
       streamActions: 5000,
-      ticketBodyBytes: parse.integer("TICKET_BODY_LIMIT_BYTES", 256 * 1024, 1024),
+      // 100 sale items with every field, metadata included, at its limit take 1.6 MB; twice that, for JSON's escapes.
+      ticketBodyBytes: parse.integer("TICKET_BODY_LIMIT_BYTES", 4 * 1024 * 1024, 1024),
       streamBodyBytes: parse.integer("STREAM_BODY_LIMIT_BYTES", 16 * 1024 * 1024, 1024),
       jsonDepth: MAX_JSON_DEPTH,
       // Sized from the on-sale benchmark's queue (bench/README.md): twice the most it holds at its best speed.

@@ -23,6 +23,7 @@ import { KeyScopes1763890000000 } from "./migrations/1763890000000-KeyScopes";
 import { UsageEntries1763891000000 } from "./migrations/1763891000000-UsageEntries";
 import { WebhookEndpoints1763892000000 } from "./migrations/1763892000000-WebhookEndpoints";
 import { CancelledEvents1763893000000 } from "./migrations/1763893000000-CancelledEvents";
+import { RichMetadata1763894000000 } from "./migrations/1763894000000-RichMetadata";
 import { HolderProofChallenges1763895000000 } from "./migrations/1763895000000-HolderProofChallenges";
 
 export const MIGRATIONS = [
@@ -49,6 +50,7 @@ export const MIGRATIONS = [
   UsageEntries1763891000000,
   WebhookEndpoints1763892000000,
   CancelledEvents1763893000000,
+  RichMetadata1763894000000,
   HolderProofChallenges1763895000000,
 ];
 

@@ -1,14 +1,14 @@
-import { ZeroHash } from "ethers";
 import type { AuthenticatedOrganization } from "../auth/authenticated-organization";
-import { eventKeyOf, type RegistryBatchItem, type RegistryEventDetails, ticketeerKeyOf } from "../registry";
+import { eventKeyOf, eventMetadataHash, type RegistryBatchItem, type RegistryEventDetails, ticketeerKeyOf } from "../registry";
 import type { EventEntity } from "./entities/event.entity";
+import { eventMetadataOf } from "./event-metadata";
 
 /** Who organizes an event, as it is shown on chain. */
 type Organizer = Pick<AuthenticatedOrganization, "ticketeerId" | "name">;
 
 /**
  * The registry items that mirror an event: the details anyone may check on chain (name, currency, shop
- * and image URLs, location, times) and its organizer. Its ids go on chain only as hashes, and its
+ * and image URLs, location, times), its organizer and the hash of its off-chain metadata. Its ids go on chain only as hashes, and its
  * callbackUrl not at all: they are the integrator's, not the public's (docs/contract.md#what-is-recorded).
  */
 export function registerEventItem(event: EventEntity, organization: Organizer): RegistryBatchItem {
@@ -50,7 +50,7 @@ function detailsOf(event: EventEntity, organization: Organizer): RegistryEventDe
     startTime: event.startTime,
     endTime: event.endTime,
     organizer: organizerOf(event, organization),
-    // The service sends no event metadata hash yet.
-    metadataHash: ZeroHash,
+    // ZeroHash while the event says nothing off chain: what the registry reads as no metadata.
+    metadataHash: eventMetadataHash(eventMetadataOf(event)),
   };
 }

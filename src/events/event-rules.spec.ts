@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 
-import { AbiCoder, getBytes, ZeroHash } from "ethers";
+import { AbiCoder, getBytes, keccak256, toUtf8Bytes, ZeroHash } from "ethers";
 import { describe, expect, it } from "vitest";
 
 import { acceptanceFixture, anEvent, ORGANIZATION, OTHER_ORGANIZATION, validated } from "../../test/support/acceptance-fixture";
@@ -25,6 +25,14 @@ function sha256Hex(data: string | Uint8Array): string {
 }
 
 describe("registerEvent", () => {
+  it("keeps the event's description and ticketImageUrl, blank when not sent", async () => {
+    const { context } = await acceptanceFixture({ firstEventIndex: 41n });
+    registerEvent(context, newEvent({ description: "Chamber music", ticketImageUrl: "ipfs://bafy/ticket.png" }), "newEvent");
+    registerEvent(context, newEvent({ eventId: "event-2" }), "newEvent");
+    expect(context.events.find("event-1")).toMatchObject({ description: "Chamber music", ticketImageUrl: "ipfs://bafy/ticket.png" });
+    expect(context.events.find("event-2")).toMatchObject({ description: "", ticketImageUrl: "" });
+  });
+
   it("creates the event with the next reserved registry index and records its registration", async () => {
     const { context, recorded } = await acceptanceFixture({ firstEventIndex: 41n });
     const outcome = registerEvent(
@@ -318,6 +326,20 @@ describe("updateEvent", () => {
         ticketRef: null,
         onChain: null,
       },
+    ]);
+  });
+
+  it("sends an update of only description or ticketImageUrl on chain with the hash of the event's new off-chain metadata, the others keeping theirs", async () => {
+    const event = anEvent({ description: "Old", ticketImageUrl: "ipfs://bafy/old.png" });
+    const { context, recorded } = await acceptanceFixture({ events: [event] });
+    expect(updateEvent(context, update({ description: "Chamber music" }), "updateEvent").error).toBeUndefined();
+    expect(event).toMatchObject({ description: "Chamber music", ticketImageUrl: "ipfs://bafy/old.png" });
+    expect(updateEvent(context, update({ ticketImageUrl: "" }), "updateEvent").error).toBeUndefined();
+    expect(event).toMatchObject({ description: "Chamber music", ticketImageUrl: "" });
+    // Wallets are told through the registry's ERC-4906 notice of the update: the change reaches the chain.
+    expect(recorded.map((action) => (action.onChain as { details: { metadataHash: string } }).details.metadataHash)).toEqual([
+      keccak256(toUtf8Bytes('{"description":"Chamber music","ticketImageUrl":"ipfs://bafy/old.png"}')),
+      keccak256(toUtf8Bytes('{"description":"Chamber music"}')),
     ]);
   });
 

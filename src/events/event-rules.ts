@@ -26,6 +26,8 @@ export function registerEvent(context: AcceptanceContext<EventParts>, input: New
     currency: input.currency,
     shopUrl: input.shopUrl ?? "",
     imageUrl: input.imageUrl ?? "",
+    description: input.description ?? "",
+    ticketImageUrl: input.ticketImageUrl ?? "",
     latitude: input.latitude ?? 0,
     longitude: input.longitude ?? 0,
     startTime,
@@ -49,6 +51,8 @@ const UPDATABLE_FIELDS = [
   "currency",
   "shopUrl",
   "imageUrl",
+  "description",
+  "ticketImageUrl",
   "latitude",
   "longitude",
   "startTime",
@@ -66,7 +70,7 @@ export function updateEvent(context: AcceptanceContext<EventParts>, input: Updat
 
   applyUpdate(event, input, startTime, endTime);
   context.events.touch(event);
-  // Only a change of on-chain fields needs a transaction; the callbackUrl stays here.
+  // A change of what the tokens show goes on chain, off-chain metadata included (its hash is in the details); the callbackUrl stays here.
   const onChain = touchesChain(input) ? updateEventItem(event, context.organization) : null;
   const actionId = context.actions.record({ kind: "updateEvent", requestedAs, eventRef: event.id, eventIndex: event.eventIndex, ticketRef: null, onChain });
   return { actionId };
@@ -101,6 +105,8 @@ function applyUpdate(event: EventEntity, input: UpdateEventDto, startTime: bigin
   event.currency = input.currency ?? event.currency;
   event.shopUrl = input.shopUrl ?? event.shopUrl;
   event.imageUrl = input.imageUrl ?? event.imageUrl;
+  event.description = input.description ?? event.description;
+  event.ticketImageUrl = input.ticketImageUrl ?? event.ticketImageUrl;
   event.latitude = input.latitude ?? event.latitude;
   event.longitude = input.longitude ?? event.longitude;
   event.startTime = startTime;
@@ -115,9 +121,11 @@ function enableCallbackUrl(event: EventEntity, callbackUrl: string): void {
   event.callbackDisabledAt = null;
 }
 
-/** Whether an update changes fields the chain records: only then does it go on chain. */
+/**
+ * Whether an update changes what the event's tokens show: every field but the callbackUrl does, on
+ * chain or in the off-chain metadata whose hash the details carry, so it goes on chain and the
+ * registry tells wallets (ERC-4906 over every token of the event). A callbackUrl alone stays here.
+ */
 export function touchesChain(input: UpdateEventDto): boolean {
-  return ["eventName", "ticketeerName", "currency", "shopUrl", "imageUrl", "latitude", "longitude", "startTime", "endTime"].some(
-    (field) => input[field as keyof UpdateEventDto] !== undefined,
-  );
+  return UPDATABLE_FIELDS.some((field) => field !== "callbackUrl" && input[field] !== undefined);
 }

@@ -33,6 +33,8 @@ export class EventsService {
       currency: event.currency,
       shopUrl: event.shopUrl,
       imageUrl: event.imageUrl,
+      description: event.description,
+      ticketImageUrl: event.ticketImageUrl,
       latitude: event.latitude,
       longitude: event.longitude,
       startTime: uint64Json(event.startTime),

@@ -124,9 +124,11 @@ export class EventsStore {
     if (events.length === 0) return 0;
     const inserted = await this.manager.query<unknown[]>(
       `INSERT INTO events (id, organization_id, event_id, event_index, name, ticketeer_name, currency, shop_url, image_url,
-                           latitude, longitude, start_time, end_time, callback_url, tickets_sold, last_serial, cancelled_at)
+                           latitude, longitude, start_time, end_time, callback_url, tickets_sold, last_serial, cancelled_at,
+                           description, ticket_image_url)
        SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
-                            $10::float8[], $11::float8[], $12::numeric[], $13::numeric[], $14::text[], $15::bigint[], $16::bigint[], $17::timestamptz[])
+                            $10::float8[], $11::float8[], $12::numeric[], $13::numeric[], $14::text[], $15::bigint[], $16::bigint[], $17::timestamptz[],
+                            $18::text[], $19::text[])
        ON CONFLICT (organization_id, event_id) WHERE released_at IS NULL DO NOTHING
        RETURNING id`,
       columnsOf(events),
@@ -155,6 +157,8 @@ export class EventsStore {
       ticketsSold,
       lastSerial,
       cancelledAt,
+      description,
+      ticketImageUrl,
     ] = columnsOf(events);
     // The callbackUrl's failure state as the acceptance left it: read under the row's lock, so it
     // differs from the stored one only where an updateEvent with a callbackUrl enabled it again.
@@ -165,11 +169,12 @@ export class EventsStore {
               image_url = u.image_url, latitude = u.latitude, longitude = u.longitude, start_time = u.start_time,
               end_time = u.end_time, callback_url = u.callback_url, tickets_sold = u.tickets_sold, last_serial = u.last_serial,
               cancelled_at = u.cancelled_at, callback_failing_since = u.callback_failing_since, callback_disabled_at = u.callback_disabled_at,
-              updated_at = now()
+              description = u.description, ticket_image_url = u.ticket_image_url, updated_at = now()
          FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::float8[], $8::float8[],
-                     $9::numeric[], $10::numeric[], $11::text[], $12::bigint[], $13::bigint[], $14::timestamptz[], $15::timestamptz[], $16::timestamptz[])
+                     $9::numeric[], $10::numeric[], $11::text[], $12::bigint[], $13::bigint[], $14::timestamptz[], $15::timestamptz[], $16::timestamptz[],
+                     $17::text[], $18::text[])
            AS u(id, name, ticketeer_name, currency, shop_url, image_url, latitude, longitude, start_time, end_time, callback_url, tickets_sold, last_serial,
-                cancelled_at, callback_failing_since, callback_disabled_at)
+                cancelled_at, callback_failing_since, callback_disabled_at, description, ticket_image_url)
         WHERE e.id = u.id`,
       [
         ids,
@@ -188,6 +193,8 @@ export class EventsStore {
         cancelledAt,
         failingSince,
         disabledAt,
+        description,
+        ticketImageUrl,
       ],
     );
     // A changed callbackUrl takes the event's waiting callbacks with it (the claim walks them by receiver).
@@ -218,5 +225,7 @@ function columnsOf(events: readonly EventEntity[]): unknown[][] {
     events.map((e) => e.ticketsSold.toString()),
     events.map((e) => e.lastSerial.toString()),
     events.map((e) => e.cancelledAt?.toISOString() ?? null),
+    events.map((e) => e.description),
+    events.map((e) => e.ticketImageUrl),
   ];
 }

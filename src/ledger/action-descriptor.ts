@@ -11,8 +11,8 @@ export interface ActionDescriptor<T extends object, Plan, Parts extends object> 
   plan(input: T, plan: Plan): void;
   apply(context: AcceptanceContext<Parts>, input: T, requestedAs: string): ItemOutcome;
   /**
-   * Whether the action is recorded with nothing for the chain (an updateTicket, an updateEvent of its
-   * callbackUrl only): it takes no room in its organization's queue and is accepted when the queue is
+   * Whether the action is recorded with nothing for the chain (an updateEvent of its callbackUrl
+   * only): it takes no room in its organization's queue and is accepted when the queue is
    * full. Absent: it may go on chain.
    */
   staysOffChain?(input: T): boolean;

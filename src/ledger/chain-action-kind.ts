@@ -11,7 +11,7 @@ export type ChainActionKind = ActionKind;
 /**
  * waiting_broadcast: accepted, queued for the chain writer; waiting_funds: queued, its signer cannot
  * pay for a transaction now (short of funds, or fees above the cap); pending: in a broadcast
- * transaction; confirmed / error: final; no_broadcast_required: nothing of it goes on chain;
+ * transaction; confirmed / error: final; no_broadcast_required: nothing of it goes on chain (an updateEvent of its callbackUrl only);
  * cancelled: withdrawn by the integrator before it was signed (final: nothing of it goes on chain).
  */
 export const CHAIN_ACTION_STATUSES = ["waiting_broadcast", "waiting_funds", "pending", "confirmed", "error", "no_broadcast_required", "cancelled"] as const;

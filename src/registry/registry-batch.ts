@@ -4,17 +4,11 @@ import { BATCH_ITEM_CODE, type BatchItemName } from "../common/actions";
 import { encodePrice } from "./registry-price";
 import { fromFixedCoordinate, toFixedCoordinate } from "./registry-coordinates";
 
-/**
- * Items the registry takes that no action of the ACTIONS table sends yet: a ticket's metadata hash, alone or with its
- * sale. They join the table, and leave this list, once the ledger sends them.
- */
-const ITEMS_OUTSIDE_ACTIONS = { updateTicket: 0x09, soldWithMetadata: 0x0a } as const;
-
 /** The name of every item of the batch wire format. */
-export type RegistryBatchItemName = BatchItemName | keyof typeof ITEMS_OUTSIDE_ACTIONS;
+export type RegistryBatchItemName = BatchItemName;
 
-/** Action codes of the batch wire format (contracts/libraries/BatchReader.sol), from the ACTIONS table and the items outside it. */
-export const BatchActionCode: Readonly<Record<RegistryBatchItemName, number>> = { ...BATCH_ITEM_CODE, ...ITEMS_OUTSIDE_ACTIONS };
+/** Action codes of the batch wire format (contracts/libraries/BatchReader.sol), from the ACTIONS table. */
+export const BatchActionCode: Readonly<Record<RegistryBatchItemName, number>> = BATCH_ITEM_CODE;
 
 export interface RegistryEventDetails {
   name: string;
@@ -63,26 +57,25 @@ export type RegistryBatchItem =
   | { action: "checkedIn"; tokenId: bigint; orderTime: bigint }
   | { action: "invalidated"; tokenId: bigint; orderTime: bigint }
   | { action: "claimed"; tokenId: bigint; to: string }
-  | { action: "cancelEvent"; eventIndex: bigint };
+  | { action: "cancelEvent"; eventIndex: bigint }
+  | TicketMetadataItem;
 
 /**
- * The items outside the ACTIONS table: a ticket's metadata hash (keccak-256 of its canonical off-chain metadata,
- * 0x-hex), alone or with its sale's fields.
+ * A ticket's metadata hash (keccak-256 of its canonical off-chain metadata, 0x-hex: metadata-hash.ts), alone or
+ * with its sale's fields.
  */
 export type TicketMetadataItem =
   | { action: "updateTicket"; tokenId: bigint; metadataHash: string }
   | { action: "soldWithMetadata"; tokenId: bigint; ticketHash: string; price: string; orderTime: bigint; metadataHash: string };
 
 /** Every item the batch wire format holds. */
-export type RegistryWireItem = RegistryBatchItem | TicketMetadataItem;
+export type RegistryWireItem = RegistryBatchItem;
 
-// The unions above name the items of the ACTIONS table and those outside it: a row without its item
-// shape, or an item without its row, fails here.
+// The union above names the items of the ACTIONS table: a row without its item shape, or an item
+// without its row, fails here.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const itemsMatchTheTable: Same<RegistryBatchItem["action"], BatchItemName> = true;
-const itemsMatchTheOthers: Same<TicketMetadataItem["action"], keyof typeof ITEMS_OUTSIDE_ACTIONS> = true;
 void itemsMatchTheTable;
-void itemsMatchTheOthers;
 
 /** Packs items, in order, into the bytes `TicketRegistry.execute` takes. */
 export function encodeBatch(items: readonly RegistryWireItem[]): string {

@@ -19,6 +19,11 @@ const VALID: Record<string, unknown[]> = {
   shopUrl: ["https://shop.example.com", ""],
   latitude: [52.3731, -90],
   longitude: [4.89, 180],
+  name: ["Concert, seat 12A", ""],
+  description: ["x".repeat(2000), "", "𝄞".repeat(2000)],
+  animationUrl: ["ipfs://bafy/1.mp4", "", "https://video.example.com/1.mp4"],
+  attributes: [[{ traitType: "Seat", value: "12A" }], [], [{ traitType: "Row", value: 3, displayType: "number" }]],
+  ticketImageUrl: ["ipfs://bafy/ticket.png", ""],
 };
 const BROKEN: unknown[] = [
   undefined,
@@ -63,6 +68,12 @@ const BROKEN: unknown[] = [
   { toString: "x" },
   91,
   Infinity,
+  "x".repeat(2001),
+  [{ traitType: "State", value: "Valid" }],
+  [{ traitType: "Seat", value: Infinity }],
+  [{ traitType: "Seat", value: { nested: 1 } }],
+  [{ traitType: "Seat", value: "1", displayType: "number" }],
+  Array.from({ length: 33 }, (_, index) => ({ traitType: `Trait ${index}`, value: index })),
 ];
 
 function* items(fields: string[], random: () => number): Generator<Record<string, unknown>> {

@@ -23,7 +23,7 @@ export const TicketActions = {
   resold: describeAction({ dto: ResoldTicketDto, plan: planTicket, apply: resellTicket }),
   checkIn: describeAction({ dto: TicketMomentDto, plan: planTicket, apply: checkInTicket }),
   invalidated: describeAction({ dto: TicketMomentDto, plan: planTicket, apply: invalidateTicket }),
-  updateTicket: describeAction({ dto: UpdateTicketDto, plan: planTicket, apply: updateTicket, staysOffChain: () => true }),
+  updateTicket: describeAction({ dto: UpdateTicketDto, plan: planTicket, apply: updateTicket }),
   claimed: describeAction({
     dto: ClaimedTicketDto,
     plan: (input, plan: TicketPlan) => {

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 
-import { getAddress, toBeHex } from "ethers";
+import { getAddress, keccak256, toBeHex, toUtf8Bytes } from "ethers";
 import { describe, expect, it } from "vitest";
 
 import { acceptanceFixture, anEvent, aTicket, NOW, OTHER_ORGANIZATION, validated } from "../../test/support/acceptance-fixture";
@@ -66,14 +66,14 @@ const TABLE: Record<keyof typeof ACTIONS, Record<TicketState, string | null>> = 
 };
 
 /**
- * The same of a ticket whose event is cancelled: nothing that changes what the ticket is can be done
- * (the registry refuses it too); its metadata URI may still change, as for any ticket not invalidated.
+ * The same of a ticket whose event is cancelled: nothing that changes what the ticket is or shows can be
+ * done (the registry refuses it too, metadata updates included).
  */
 const CANCELLED_EVENT_TABLE: Record<keyof typeof ACTIONS, Record<TicketState, string | null>> = {
   resold: { valid: "event_cancelled", checkedIn: "event_cancelled", invalidated: "event_cancelled", claimed: "event_cancelled" },
   scanned: { valid: "event_cancelled", checkedIn: "event_cancelled", invalidated: "event_cancelled", claimed: "event_cancelled" },
   invalidated: { valid: "event_cancelled", checkedIn: "event_cancelled", invalidated: "event_cancelled", claimed: "event_cancelled" },
-  updateTicket: { valid: null, checkedIn: null, invalidated: "ticket_invalidated", claimed: null },
+  updateTicket: { valid: "event_cancelled", checkedIn: "event_cancelled", invalidated: "event_cancelled", claimed: "event_cancelled" },
   claimed: { valid: "event_cancelled", checkedIn: "event_cancelled", invalidated: "event_cancelled", claimed: "event_cancelled" },
 };
 
@@ -179,6 +179,28 @@ describe("sellTicket", () => {
       orderTime: 18446744073709551615n,
     });
     expect(() => encodeItem(recorded[0].onChain!)).not.toThrow();
+  });
+
+  it("sends a ticket with a uri as a sale with its metadata hash, under the same ledger kind", async () => {
+    const { context, recorded } = await acceptanceFixture({ events: [anEvent({ eventIndex: 3n })] });
+    sellTicket(context, sold({ uri: "https://img.example/1.png", orderTime: 5 }), "soldTicket");
+    expect(recorded[0]).toMatchObject({ kind: "sold" });
+    expect(recorded[0].onChain).toEqual({
+      action: "soldWithMetadata",
+      tokenId: (3n << 64n) | 1n,
+      ticketHash: sha256Hex("ticket-1"),
+      price: "49.95",
+      orderTime: 5n,
+      metadataHash: keccak256(toUtf8Bytes('{"uri":"https://img.example/1.png"}')),
+    });
+    expect(() => encodeItem(recorded[0].onChain!)).not.toThrow();
+  });
+
+  it("sends a ticket without metadata of its own as a plain sale: no hash of an empty document", async () => {
+    const { context, recorded } = await acceptanceFixture({ events: [anEvent()] });
+    sellTicket(context, sold({ uri: null }), "soldTicket");
+    expect(recorded[0].onChain).toMatchObject({ action: "sold" });
+    expect(recorded[0].onChain).not.toHaveProperty("metadataHash");
   });
 
   it("defaults orderTime to the acceptance's now and uri to blank", async () => {
@@ -375,7 +397,7 @@ describe("invalidateTicket", () => {
 });
 
 describe("updateTicket", () => {
-  it("changes the uri and records the action with no on-chain item", async () => {
+  it("changes the uri and records on chain the keccak-256 of the ticket's new canonical metadata", async () => {
     const { context, recorded, ticket } = await withTicket("valid", { uri: "ipfs://bafy/1.json" });
     const outcome = updateTicket(context, uriUpdate({ uri: "ar://new" }), "updateTicket");
     expect(ticket.uri).toBe("ar://new");
@@ -387,9 +409,69 @@ describe("updateTicket", () => {
         eventRef: ticket.eventRef,
         eventIndex: ticket.tokenId >> 64n,
         ticketRef: ticket.id,
-        onChain: null,
+        onChain: { action: "updateTicket", tokenId: ticket.tokenId, metadataHash: keccak256(toUtf8Bytes('{"uri":"ar://new"}')) },
       },
     ]);
+    expect(() => encodeItem(recorded[0].onChain!)).not.toThrow();
+  });
+
+  const STORED = {
+    uri: "ipfs://bafy/1.json",
+    name: "Seat 12A",
+    description: "Front row",
+    animationUrl: "ipfs://bafy/1.mp4",
+    attributes: [{ traitType: "Seat", value: "12A" }],
+  };
+
+  it("replaces the fields given and keeps those left out", async () => {
+    const { context, ticket } = await withTicket("valid", STORED);
+    const update = validated(UpdateTicketDto, { ticketId: "ticket-1", name: "Seat 14C", attributes: [{ traitType: "Row", value: 14, displayType: "number" }] });
+    expect(updateTicket(context, update, "updateTicket").error).toBeUndefined();
+    expect(ticket).toMatchObject({ ...STORED, name: "Seat 14C", attributes: [{ traitType: "Row", value: 14, displayType: "number" }] });
+  });
+
+  it("clears a field sent blank, and the attributes sent empty", async () => {
+    const { context, ticket } = await withTicket("valid", STORED);
+    updateTicket(context, validated(UpdateTicketDto, { ticketId: "ticket-1", description: "", attributes: [] }), "updateTicket");
+    expect(ticket).toMatchObject({ ...STORED, description: "", attributes: [] });
+  });
+
+  it("records the hash of every metadata field after the change, those kept included", async () => {
+    const { context, recorded } = await withTicket("valid", STORED);
+    updateTicket(context, validated(UpdateTicketDto, { ticketId: "ticket-1", name: "Seat 14C" }), "updateTicket");
+    const document =
+      '{"animationUrl":"ipfs://bafy/1.mp4","attributes":[{"traitType":"Seat","value":"12A"}],"description":"Front row","name":"Seat 14C","uri":"ipfs://bafy/1.json"}';
+    expect(recorded[0].onChain).toMatchObject({ action: "updateTicket", metadataHash: keccak256(toUtf8Bytes(document)) });
+  });
+
+  it("refuses an update without any field as invalid_field, changing nothing", async () => {
+    const { context, recorded, ticket } = await withTicket("valid", STORED);
+    const outcome = updateTicket(context, validated(UpdateTicketDto, { ticketId: "ticket-1", name: null }), "updateTicket");
+    expect(outcome.error).toMatchObject({ code: "invalid_field", field: "uri" });
+    expect(ticket).toMatchObject(STORED);
+    expect(recorded).toEqual([]);
+  });
+});
+
+describe("sellTicket's metadata", () => {
+  it("keeps the sale's name, description, animationUrl and attributes, and defaults them to blank and none", async () => {
+    const { context } = await acceptanceFixture({ events: [anEvent()] });
+    const fields = {
+      name: "Seat 12A",
+      description: "Front row",
+      animationUrl: "https://video.example.com/1.mp4",
+      attributes: [{ traitType: "Seat", value: "12A" }],
+    };
+    sellTicket(context, sold(fields), "soldTicket");
+    sellTicket(context, sold({ ticketId: "ticket-2" }), "soldTicket");
+    expect(context.tickets.find("ticket-1")).toMatchObject(fields);
+    expect(context.tickets.find("ticket-2")).toMatchObject({ name: "", description: "", animationUrl: "", attributes: [] });
+  });
+
+  it("sells a ticket with a name but no uri with its metadata hash: any field counts", async () => {
+    const { context, recorded } = await acceptanceFixture({ events: [anEvent()] });
+    sellTicket(context, sold({ name: "Seat 12A" }), "soldTicket");
+    expect(recorded[0].onChain).toMatchObject({ action: "soldWithMetadata", metadataHash: keccak256(toUtf8Bytes('{"name":"Seat 12A"}')) });
   });
 });
 

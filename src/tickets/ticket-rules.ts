@@ -2,7 +2,7 @@ import { getAddress } from "ethers";
 
 import type { AcceptanceContext, ItemOutcome } from "../ledger/acceptance-context";
 import type { TicketParts } from "./ticket-acceptance";
-import { splitTokenId, ticketHashOf, tokenIdOf } from "../registry";
+import { hasTicketMetadata, type RegistryBatchItem, splitTokenId, ticketHashOf, ticketMetadataHash, tokenIdOf } from "../registry";
 import type { ChainActionKind } from "../ledger/chain-action-kind";
 import { EventErrors } from "../events/events.errors";
 import { invalidField } from "../common/errors/error-detail";
@@ -13,6 +13,8 @@ import type { SoldTicketDto } from "./dto/sold-ticket.dto";
 import type { TicketMomentDto } from "./dto/ticket-moment.dto";
 import type { UpdateTicketDto } from "./dto/update-ticket.dto";
 import type { TicketEntity } from "./entities/ticket.entity";
+import { acceptedAttributes } from "./ticket-attributes";
+import { ticketMetadataOf } from "./ticket-metadata";
 import { TicketErrors } from "./tickets.errors";
 
 /** The acceptance rules of ticket actions (their refusals: docs/integrators/api.md#errors), run in request order inside an acceptance. */
@@ -32,15 +34,23 @@ export function sellTicket(context: AcceptanceContext<TicketParts>, input: SoldT
     tokenId,
     price: input.price,
     uri: input.uri ?? "",
+    name: input.name ?? "",
+    description: input.description ?? "",
+    animationUrl: input.animationUrl ?? "",
+    attributes: input.attributes ? acceptedAttributes(input.attributes) : [],
     orderTime,
   });
-  return record(context, "sold", requestedAs, ticket, {
-    action: "sold",
-    tokenId,
-    ticketHash: ticketHashOf(input.ticketId),
-    price: input.price,
-    orderTime,
-  });
+  return record(context, "sold", requestedAs, ticket, saleItem(ticket, ticketHashOf(input.ticketId), orderTime));
+}
+
+/**
+ * A sale goes with its ticket's metadata hash only when the ticket has metadata of its own: a sale
+ * without any costs what it did before metadata existed, and records nothing (no hash of an empty document).
+ */
+function saleItem(ticket: TicketEntity, ticketHash: string, orderTime: bigint): RegistryBatchItem {
+  const sale = { tokenId: ticket.tokenId, ticketHash, price: ticket.price, orderTime };
+  const metadata = ticketMetadataOf(ticket);
+  return hasTicketMetadata(metadata) ? { action: "soldWithMetadata", ...sale, metadataHash: ticketMetadataHash(metadata) } : { action: "sold", ...sale };
 }
 
 export function resellTicket(context: AcceptanceContext<TicketParts>, input: ResoldTicketDto, requestedAs: string): ItemOutcome {
@@ -82,14 +92,27 @@ export function invalidateTicket(context: AcceptanceContext<TicketParts>, input:
   return record(context, "invalidated", requestedAs, ticket, { action: "invalidated", tokenId: ticket.tokenId, orderTime });
 }
 
-/** The metadata URI is not on chain: the action is recorded with nothing to broadcast. */
+const UPDATABLE_FIELDS = ["uri", "name", "description", "animationUrl", "attributes"] as const;
+
+/**
+ * The fields given replace the stored ones, those left out keep theirs. The registry records the hash
+ * of the ticket's metadata after the change, and tells wallets (ERC-4906). It refuses the update of a
+ * ticket of a cancelled event, and so is it refused here.
+ */
 export function updateTicket(context: AcceptanceContext<TicketParts>, input: UpdateTicketDto, requestedAs: string): ItemOutcome {
+  if (!UPDATABLE_FIELDS.some((field) => input[field] !== undefined)) return { error: TicketErrors.nothingToUpdate() };
   const ticket = context.tickets.find(input.ticketId);
   if (!ticket) return { error: TicketErrors.notFound(input.ticketId) };
+  if (eventCancelled(context, ticket)) return { error: TicketErrors.eventCancelled(input.ticketId) };
   if (ticket.invalidated) return { error: TicketErrors.invalidated(input.ticketId) };
 
-  ticket.uri = input.uri;
-  return record(context, "updateTicket", requestedAs, ticket, null);
+  ticket.uri = input.uri ?? ticket.uri;
+  ticket.name = input.name ?? ticket.name;
+  ticket.description = input.description ?? ticket.description;
+  ticket.animationUrl = input.animationUrl ?? ticket.animationUrl;
+  if (input.attributes !== undefined) ticket.attributes = acceptedAttributes(input.attributes);
+  const metadataHash = ticketMetadataHash(ticketMetadataOf(ticket));
+  return record(context, "updateTicket", requestedAs, ticket, { action: "updateTicket", tokenId: ticket.tokenId, metadataHash });
 }
 
 export function claimTicket(context: AcceptanceContext<TicketParts>, input: ClaimedTicketDto, requestedAs: string): ItemOutcome {
@@ -109,8 +132,8 @@ export function claimTicket(context: AcceptanceContext<TicketParts>, input: Clai
 }
 
 /**
- * Whether the ticket's event is cancelled: then it can no longer be resold, checked in, invalidated
- * or claimed (the registry refuses them too). Its metadata URI may still change (updateTicket).
+ * Whether the ticket's event is cancelled: then it can no longer be resold, checked in, invalidated,
+ * claimed or have its metadata changed (the registry refuses them too).
  */
 function eventCancelled(context: AcceptanceContext<TicketParts>, ticket: TicketEntity): boolean {
   return context.events.findByRef(ticket.eventRef)?.cancelledAt != null;

@@ -2,7 +2,10 @@ import { uuidv7 } from "../common/uuid-v7";
 import { TicketEntity } from "./entities/ticket.entity";
 import type { TicketsStore } from "./tickets.store";
 
-export type NewTicketFields = Pick<TicketEntity, "eventRef" | "ticketId" | "serial" | "tokenId" | "price" | "uri" | "orderTime">;
+export type NewTicketFields = Pick<
+  TicketEntity,
+  "eventRef" | "ticketId" | "serial" | "tokenId" | "price" | "uri" | "name" | "description" | "animationUrl" | "attributes" | "orderTime"
+>;
 
 /** What a working set needs of the tickets' storage. */
 export type TicketWorkingSetStore = Pick<TicketsStore, "lockForAcceptance" | "insertNew" | "saveChanges">;
@@ -46,6 +49,10 @@ export class TicketWorkingSet {
     ticket.tokenId = fields.tokenId;
     ticket.price = fields.price;
     ticket.uri = fields.uri;
+    ticket.name = fields.name;
+    ticket.description = fields.description;
+    ticket.animationUrl = fields.animationUrl;
+    ticket.attributes = fields.attributes;
     ticket.orderTime = fields.orderTime;
     ticket.checkedIn = false;
     ticket.invalidated = false;

@@ -77,6 +77,10 @@ function viewOf(ticket: TicketEntity, event: EventEntity, actions: ChainAction[]
     resales: ticket.resales,
     price: ticket.price,
     uri: ticket.uri,
+    name: ticket.name,
+    description: ticket.description,
+    animationUrl: ticket.animationUrl,
+    attributes: ticket.attributes,
     orderTime: uint64Json(ticket.orderTime),
     chain: {
       tokenId: ticket.tokenId.toString(),

@@ -58,6 +58,10 @@ export class TicketsStore {
         "token_id",
         "price",
         "uri",
+        "name",
+        "description",
+        "animation_url",
+        "attributes",
         "order_time",
         "checked_in",
         "invalidated",
@@ -74,6 +78,10 @@ export class TicketsStore {
         t.tokenId,
         t.price,
         t.uri,
+        t.name,
+        t.description,
+        t.animationUrl,
+        JSON.stringify(t.attributes),
         t.orderTime,
         t.checkedIn,
         t.invalidated,
@@ -89,9 +97,11 @@ export class TicketsStore {
     if (tickets.length === 0) return;
     await this.manager.query(
       `UPDATE tickets AS x SET price = u.price, uri = u.uri, order_time = u.order_time, checked_in = u.checked_in,
-              invalidated = u.invalidated, claimed = u.claimed, claimed_to = u.claimed_to, resales = u.resales, updated_at = now()
-         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::numeric[], $5::bool[], $6::bool[], $7::bool[], $8::text[], $9::int[])
-           AS u(id, price, uri, order_time, checked_in, invalidated, claimed, claimed_to, resales)
+              invalidated = u.invalidated, claimed = u.claimed, claimed_to = u.claimed_to, resales = u.resales,
+              name = u.name, description = u.description, animation_url = u.animation_url, attributes = u.attributes, updated_at = now()
+         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::numeric[], $5::bool[], $6::bool[], $7::bool[], $8::text[], $9::int[],
+                     $10::text[], $11::text[], $12::text[], $13::jsonb[])
+           AS u(id, price, uri, order_time, checked_in, invalidated, claimed, claimed_to, resales, name, description, animation_url, attributes)
         WHERE x.id = u.id`,
       [
         tickets.map((x) => x.id),
@@ -103,6 +113,10 @@ export class TicketsStore {
         tickets.map((x) => x.claimed),
         tickets.map((x) => x.claimedTo),
         tickets.map((x) => x.resales),
+        tickets.map((x) => x.name),
+        tickets.map((x) => x.description),
+        tickets.map((x) => x.animationUrl),
+        tickets.map((x) => JSON.stringify(x.attributes)),
       ],
     );
   }

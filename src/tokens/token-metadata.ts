@@ -1,12 +1,19 @@
+import { type ChainTraitType, isChainTrait } from "../common/token-traits";
 import { isTokenUri } from "../common/validation/token-uri";
-import { registryPriceText } from "../registry";
+import { type AttributeDisplayType, registryPriceText, type TicketAttribute } from "../registry";
 import type { TokenFacts } from "./chain/token-facts";
+import type { LedgerMetadata } from "./ledger-metadata.store";
 
 /** One trait of a token, in OpenSea's form: dates as Unix seconds with display_type "date". */
 export interface TokenAttribute {
   trait_type: string;
   value: string | number;
-  display_type?: "date" | "number";
+  display_type?: AttributeDisplayType;
+}
+
+/** A trait the chain states: its name is one of CHAIN_TRAIT_TYPES, which acceptance keeps integrators' attributes from. */
+interface ChainAttribute extends TokenAttribute {
+  trait_type: ChainTraitType;
 }
 
 /** ERC-721 metadata JSON (EIP-721's schema: name, description, image) with OpenSea's external_url and attributes. */
@@ -14,32 +21,51 @@ export interface TokenMetadata {
   name: string;
   description: string;
   image?: string;
+  animation_url?: string;
   external_url: string;
   attributes: TokenAttribute[];
 }
 
 /**
- * A token's metadata from what the chain records of it (`facts`) and the ticket's `uri` from the ledger:
- * where an integrator gave a ticket its own uri (soldTicket or updateTicket), that is the token's image;
- * otherwise the event's imageUrl is. A uri the ledger took before it took only https, ipfs and ar
- * (javascript:, data:, http: ...) is never shown: the event's image stands in, as if there were none. Attributes the event left unset (no venue, no times) are left out
- * rather than shown as 0. Raw ticket and event ids never appear: the chain holds only their hashes.
+ * A token's metadata from what the chain records of it (`facts`) and what the integrator gave the
+ * ticket and its event in the ledger (`ledger`): its name and description where set (else ones
+ * written from the chain's facts; the event's description comes before those), its animation, and
+ * its image: the ticket's uri, else the event's ticketImageUrl, else the event's imageUrl. A URI the
+ * ledger took before it took only https, ipfs and ar (javascript:, data:, http: ...) is never shown,
+ * as if there were none. The chain's attributes come first, the integrator's after them; one bearing a
+ * chain trait's name (acceptance refuses those) is left out, so none can stand beside the chain's.
+ * Attributes the event left unset (no venue, no times) are left out rather than shown as 0. Raw
+ * ticket and event ids never appear: the chain holds only their hashes.
  */
-export function tokenMetadata(facts: TokenFacts, uri: string, externalUrl: string): TokenMetadata {
+export function tokenMetadata(facts: TokenFacts, ledger: LedgerMetadata, externalUrl: string): TokenMetadata {
   const event = facts.event;
-  const image = (isTokenUri(uri) ? uri : "") || event?.imageUrl || "";
+  const { ticket } = ledger;
+  const image = shown(ticket.uri) || shown(ledger.event.ticketImageUrl) || event?.imageUrl || "";
+  const animation = shown(ticket.animationUrl);
   return {
-    name: `${event?.name || "Ticket"} #${facts.serial}`,
-    description: describe(facts),
+    name: ticket.name || `${event?.name || "Ticket"} #${facts.serial}`,
+    description: ticket.description || ledger.event.description || describe(facts),
     ...(image ? { image } : {}),
+    ...(animation ? { animation_url: animation } : {}),
     external_url: externalUrl,
-    attributes: attributesOf(facts),
+    attributes: [...attributesOf(facts), ...integratorAttributes(ticket.attributes ?? [])],
   };
 }
 
-function attributesOf(facts: TokenFacts): TokenAttribute[] {
+/** A URI the token may show, or blank. */
+function shown(uri: string | null | undefined): string {
+  return uri && isTokenUri(uri) ? uri : "";
+}
+
+function integratorAttributes(attributes: readonly TicketAttribute[]): TokenAttribute[] {
+  return attributes
+    .filter(({ traitType }) => !isChainTrait(traitType))
+    .map(({ traitType, value, displayType }) => ({ trait_type: traitType, value, ...(displayType ? { display_type: displayType } : {}) }));
+}
+
+function attributesOf(facts: TokenFacts): ChainAttribute[] {
   const event = facts.event;
-  const attributes: TokenAttribute[] = [];
+  const attributes: ChainAttribute[] = [];
   if (event) {
     if (event.name) attributes.push({ trait_type: "Event", value: event.name });
     if (event.organizer) attributes.push({ trait_type: "Organizer", value: event.organizer });

@@ -26,14 +26,15 @@ import { parseTokenId } from "../registry";
 import { CollectionService } from "./collection.service";
 import { CollectionMetadataDto, TokenMetadataDto } from "./dto/token-metadata.dto";
 import { MetadataRateLimit } from "./metadata-rate-limit";
+import { servedMetadata } from "./served-metadata";
 import { TokenFactsService } from "./token-facts.service";
 import { tokenMetadata } from "./token-metadata";
-import { TokenUrisStore } from "./token-uris.store";
+import { LedgerMetadataStore } from "./ledger-metadata.store";
 
 /** Wallet web apps read metadata from their own origin: any origin may, and may see the ETag. */
 const CORS_HEADERS: Record<string, string> = {
   "Access-Control-Allow-Origin": "*",
-  "Access-Control-Expose-Headers": "ETag, Retry-After",
+  "Access-Control-Expose-Headers": "ETag, Retry-After, X-Metadata-Hash",
   "Cross-Origin-Resource-Policy": "cross-origin",
 };
 
@@ -57,6 +58,8 @@ const CACHE_HEADERS = {
   "Access-Control-Allow-Origin": { description: "*: wallet web apps fetch it from their own origin.", schema: { type: "string" } },
 };
 
+const METADATA_HASH_HEADER = "X-Metadata-Hash";
+
 /**
  * The registry's tokens as wallets and marketplaces read them, public (no API key), at the address the
  * registry's tokenURI (base URI + decimal tokenId) and contractURI point at: `GET /tokens/{tokenId}`
@@ -70,7 +73,7 @@ export class TokensController {
 
   constructor(
     private readonly facts: TokenFactsService,
-    private readonly uris: TokenUrisStore,
+    private readonly ledger: LedgerMetadataStore,
     private readonly collection: CollectionService,
     private readonly rateLimit: MetadataRateLimit,
     @InjectConfig() private readonly config: AppConfig,
@@ -108,13 +111,25 @@ export class TokensController {
     operationId: "getTokenMetadata",
     summary: "A token's ERC-721 metadata JSON, where the registry's tokenURI points; no API key",
     description:
-      "Read from the registry and its logs (the ticket's flags, resales, last price and its event's details), except the image, which is the " +
-      "ticket's uri from the ledger where the integrator gave one. Never shows a raw ticketId or eventId. Answers as of the chain's latest block, " +
+      "Read from the registry and its logs (the ticket's flags, resales, last price and its event's details), except what the integrator " +
+      "gave the ticket or its event, read from the ledger: name, description, animation_url, the image (the ticket's uri, else the event's " +
+      "ticketImageUrl) and the attributes after the chain's. Never shows a raw ticketId or eventId. Answers as of the chain's latest block, " +
       "at most METADATA_HEAD_MAX_AGE_MS old; tokens are kept in memory until the registry's ERC-4906 logs say they changed. Limited per client IP " +
-      "(METADATA_RATE_LIMIT_REQUESTS per METADATA_RATE_LIMIT_WINDOW_SECONDS).",
+      "(METADATA_RATE_LIMIT_REQUESTS per METADATA_RATE_LIMIT_WINDOW_SECONDS). States the keccak-256 of the ticket's canonical off-chain metadata " +
+      "(metadata_hash, and the X-Metadata-Hash header) and the document hashed (metadata_document), which the registry records with every " +
+      "updateTicket and every sale of a ticket with metadata: docs/integrators/token-metadata.md shows a holder checking it.",
   })
   @ApiParam({ name: "tokenId", description: "The tokenId in decimal, as tokenURI ends: eventIndex << 64 | serial.", example: "18446744073709551617" })
-  @ApiOkResponse({ type: TokenMetadataDto, headers: CACHE_HEADERS })
+  @ApiOkResponse({
+    type: TokenMetadataDto,
+    headers: {
+      ...CACHE_HEADERS,
+      [METADATA_HASH_HEADER]: {
+        description: "metadata_hash: keccak-256 of the canonical off-chain metadata served, to compare with the registry's TicketsMetadataUpdated record.",
+        schema: { type: "string" },
+      },
+    },
+  })
   @ApiResponse({ status: 304, description: "Not modified: the If-None-Match ETag is still the answer's." })
   @ApiBadRequestResponse({ type: ErrorBodyDto, description: "invalid_field (field tokenId): not a decimal integer below 2^256." })
   @ApiNotFoundResponse({ type: ErrorBodyDto, description: "token_not_found: no such token was minted (yet)." })
@@ -131,9 +146,11 @@ export class TokensController {
     if (!this.facts.configured) return unavailable(response, "No chain is configured, so there are no tokens to describe.");
     let answer: TokenMetadataDto | null;
     try {
-      // The ledger is asked for the uri of a token the chain holds only: a made-up tokenId costs no query.
+      // The ledger is asked for the metadata of a token the chain holds only: a made-up tokenId costs no query.
       const facts = await this.facts.facts(tokenId);
-      answer = facts && tokenMetadata(facts, await this.uris.uriOf(tokenId), tokenPageUrl(this.publicBaseUrl(request), tokenId));
+      const metadata = facts && (await this.ledger.metadataOf(tokenId));
+      answer = facts &&
+        metadata && { ...tokenMetadata(facts, metadata, tokenPageUrl(this.publicBaseUrl(request), tokenId)), ...servedMetadata(metadata.ticket) };
     } catch (error) {
       this.logger.warn(`metadata of token ${tokenId} could not be read: ${(error as Error).message}`);
       return unavailable(response, "The chain or the ledger could not be read just now.");
@@ -142,6 +159,7 @@ export class TokensController {
       response.set("Cache-Control", NOT_FOUND_CACHE_CONTROL);
       return refuse(response, 404, errorDetail("token_not_found", `No token ${tokenId} was minted by this registry.`));
     }
+    response.set(METADATA_HASH_HEADER, answer.metadata_hash);
     sendCacheable(request, response, answer);
   }
 

@@ -9,13 +9,13 @@ import { CollectionService } from "./collection.service";
 import { LedgerExtentStore } from "./ledger-extent.store";
 import { MetadataRateLimit } from "./metadata-rate-limit";
 import { TokenFactsService } from "./token-facts.service";
-import { TokenUrisStore } from "./token-uris.store";
+import { LedgerMetadataStore } from "./ledger-metadata.store";
 import { TokensController } from "./tokens.controller";
 
 /** The tokens' public metadata, `GET /tokens/{tokenId}` and `GET /tokens/collection`: part of the API role; read from the chain. */
 @Module({
   imports: [ChainModule, LiveChangesModule],
   controllers: [TokensController],
-  providers: [RegistryHead, RegistryReads, RegistryExtent, LedgerExtentStore, TokenFactsService, TokenUrisStore, CollectionService, MetadataRateLimit],
+  providers: [RegistryHead, RegistryReads, RegistryExtent, LedgerExtentStore, TokenFactsService, LedgerMetadataStore, CollectionService, MetadataRateLimit],
 })
 export class TokensModule {}

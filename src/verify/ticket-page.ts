@@ -1,5 +1,6 @@
 import { registryPriceText } from "../registry";
 import { html, SafeHtml, styleHashSource, visibleId } from "./html";
+import type { MetadataCheck } from "./metadata-check.service";
 import type { ChainTx, EventDetailsOnChain, TicketVerification, VerifiedEvent, VerifiedSale } from "./ticket-verification.service";
 
 const STYLE = `
@@ -161,7 +162,10 @@ export function document(title: string, body: SafeHtml): string {
       <body>
         <main>
           ${body}
-          <footer>Ticket registry: every fact above comes from the chain's own records (the registry's views and logs).</footer>
+          <footer>
+            Ticket registry: every fact above comes from the chain's own records (the registry's views and logs), except the served metadata, which is checked
+            against them.
+          </footer>
         </main>
       </body>
     </html> `.value;
@@ -207,8 +211,47 @@ function salePart(sale: VerifiedSale, verification: TicketVerification, eventHre
         ${sale.invalidations.length > 0 ? sale.invalidations.map((entry) => html`<div>${time(entry.orderTime)}: ${txLine(entry, verification, "invalidation-tx")}</div>`) : html`<span class="none">${sale.invalidated ? "invalidated (record not found in the scanned logs)" : "not invalidated"}</span>`}
       </dd>
     </dl>
-    ${resalesPart(sale, verification, currency)} ${transfersPart(sale, verification)} ${eventPart(sale.event, verification, eventHref)}
+    ${sale.metadataCheck ? metadataPart(sale.metadataCheck, verification) : ""} ${resalesPart(sale, verification, currency)}
+    ${transfersPart(sale, verification)} ${eventPart(sale.event, verification, eventHref)}
   </section>`;
+}
+
+const METADATA_VERDICTS = {
+  matches: html`<p class="verdict ok" data-fact="metadata-verdict" data-value="matches">The served metadata matches the hash the registry records.</p>`,
+  differs: html`<p class="verdict bad" data-fact="metadata-verdict" data-value="differs">The served metadata DIFFERS from the hash the registry records.</p>`,
+  none: html`<p class="verdict warn" data-fact="metadata-verdict" data-value="none">No metadata hash of this token is recorded on chain.</p>`,
+};
+
+const EVENT_METADATA_VERDICTS = {
+  matches: "its description and ticket image as served match the hash in the event's details on chain",
+  differs: "its description and ticket image as served DIFFER from the hash in the event's details on chain",
+  none: "the event's details were not found on chain",
+};
+
+/**
+ * The token's served metadata against the chain's record. The served document is the ledger's (what
+ * the token's JSON shows); the record is the registry's own log, in the receipt of the transaction named.
+ */
+function metadataPart(check: MetadataCheck, verification: TicketVerification): SafeHtml {
+  const { recorded, served } = check;
+  const depth = recorded ? Math.max(0, verification.latestBlock - recorded.blockNumber + 1) : 0;
+  return html`<h3>Metadata</h3>
+    ${METADATA_VERDICTS[check.verdict]}
+    ${check.writeOnItsWay ? html`<p class="none" data-fact="metadata-on-its-way">A change of this token's metadata is on its way to the chain.</p>` : ""}
+    <dl>
+      <dt>Served hash</dt>
+      <dd><code data-fact="served-metadata-hash">${served.metadata_hash}</code> (keccak-256 of the JCS serialization of the token JSON's metadata_document)</dd>
+      <dt>Recorded hash</dt>
+      <dd>${recorded ? html`<code data-fact="recorded-metadata-hash">${recorded.hash}</code>` : html`<span class="none">none recorded</span>`}</dd>
+      ${
+        recorded
+          ? html`<dt>Recorded in</dt>
+              <dd>${txLine({ txHash: recorded.txHash, blockNumber: recorded.blockNumber, depth }, verification, "metadata-tx")}</dd>`
+          : ""
+      }
+      <dt>Event's metadata</dt>
+      <dd data-fact="event-metadata-verdict" data-value="${check.event.verdict}">${EVENT_METADATA_VERDICTS[check.event.verdict]}</dd>
+    </dl>`;
 }
 
 function flag(name: string, label: string, on: boolean, bad: boolean): SafeHtml {

@@ -6,6 +6,7 @@ import type { TicketSoldEvent } from "../../typechain-types/TicketRegistry";
 import { ChainClient } from "../chain/chain-client";
 import type { AppConfig } from "../config/app-config";
 import { InjectConfig } from "../config/config.module";
+import type { MetadataCheck } from "./metadata-check.service";
 import { eventKeyOf, type RegistryEventDetailsLog, splitTokenId, ticketHashOf } from "../registry";
 
 /** Where and when something happened on chain, and how deep it is now. */
@@ -60,6 +61,8 @@ export interface VerifiedSale {
   checkIns: (ChainTx & { orderTime: bigint })[];
   invalidations: (ChainTx & { orderTime: bigint })[];
   transfers: (ChainTx & { from: string; to: string; kind: TransferKind })[];
+  /** Whether the token's served metadata matches the chain's record; absent where not checked. */
+  metadataCheck?: MetadataCheck;
 }
 
 export interface TicketVerification {

@@ -22,14 +22,21 @@ import type { AppConfig } from "../config/app-config";
 import { InjectConfig } from "../config/config.module";
 import { EventActivityService } from "./event-activity.service";
 import { eventNotFoundPage, eventPage } from "./event-page";
+import { MetadataCheckService } from "./metadata-check.service";
 import { VERIFY_PATH } from "./public-paths";
 import { messagePage, notFoundPage, PAGE_HEADERS, ticketPage, tokenNotFoundPage, tokenPage } from "./ticket-page";
-import { type EventFilter, TicketVerificationService } from "./ticket-verification.service";
+import { type EventFilter, type TicketVerification, TicketVerificationService } from "./ticket-verification.service";
 import { VerifyRateLimit } from "./verify-rate-limit";
 
 /** An event index in the URL: decimal digits, no leading zero (the registry's indexes are uint64). */
 const EVENT_INDEX_PATTERN = /^[1-9][0-9]{0,19}$/;
 const UINT64_MAX = (1n << 64n) - 1n;
+
+const METADATA_CHECK_TEXT =
+  "Shows whether the metadata GET /tokens/{tokenId} serves matches the chain (matches, differs, or none recorded): its hash against the " +
+  "registry's latest TicketsMetadataUpdated record of the token, read from the receipts of the transactions the ledger names as its " +
+  "metadata writes; and the event's served description and ticket image against the metadataHash of its details on chain. The served " +
+  "metadata is the ledger's, the only part of the page not read from the chain.";
 
 const HTML = (description: string) => ({ description, content: { "text/html": { schema: { type: "string" } } } });
 
@@ -47,6 +54,7 @@ export class VerifyController {
     private readonly verification: TicketVerificationService,
     private readonly rateLimit: VerifyRateLimit,
     private readonly activity: EventActivityService,
+    private readonly metadata: MetadataCheckService,
     @InjectConfig() private readonly config: AppConfig,
   ) {}
 
@@ -57,7 +65,8 @@ export class VerifyController {
     summary: "Public page of one token (HTML, no API key): its ticket's sale, holder, flags, event and transaction hashes, read from the chain",
     description:
       "The page a token's metadata links to as external_url, addressed by tokenId: found by the tokenId the registry's TicketSold log indexes, " +
-      "then read as GET /verify/{ticketId} reads a ticket. Shows no raw ticketId or eventId, which the chain never holds. Limited per client IP as that page is.",
+      "then read as GET /verify/{ticketId} reads a ticket. Shows no raw ticketId or eventId, which the chain never holds. Limited per client IP as that page is. " +
+      METADATA_CHECK_TEXT,
   })
   @ApiProduces("text/html")
   @ApiParam({ name: "tokenId", description: "The tokenId in decimal", example: "18446744073709551617" })
@@ -83,7 +92,7 @@ export class VerifyController {
     const tokenId = BigInt(rawTokenId);
     try {
       const verification = isTicketTokenId(tokenId) ? await this.verification.verifyToken(tokenId) : null;
-      if (verification && verification.sales.length > 0) send(200, tokenPage(verification, tokenId));
+      if (verification && verification.sales.length > 0) send(200, tokenPage(await this.withMetadataChecks(verification), tokenId));
       else send(404, tokenNotFoundPage(verification ?? (await this.verification.whereRead()), tokenId));
     } catch (error) {
       this.logger.warn(`token page could not read the chain: ${(error as Error).message}`);
@@ -145,7 +154,9 @@ export class VerifyController {
     summary: "Public ticket page (HTML, no API key): the ticket's sale, holder, flags, event and transaction hashes, read from the chain",
     description:
       "Finds the sale by the indexed ticketHash (SHA-256 of the ticket id) of the registry's TicketSold logs, then reads the registry's ticket and " +
-      "eventRecord views and the token's and event's logs. Never reads the service's database. Ticket ids are unique per organization, so " +
+      "eventRecord views and the token's and event's logs. " +
+      METADATA_CHECK_TEXT +
+      " Ticket ids are unique per organization, so " +
       "one id may have several sales; eventId with ticketeerId picks the one of that event. Limited per client IP (VERIFY_RATE_LIMIT_REQUESTS per " +
       "VERIFY_RATE_LIMIT_WINDOW_SECONDS). Strict Content-Security-Policy: no scripts, no external assets.",
   })
@@ -194,10 +205,18 @@ export class VerifyController {
     try {
       const verification = await this.verification.verify(ticketId, filter);
       if (verification.sales.length === 0) send(404, notFoundPage(verification, filter?.eventId));
-      else send(200, ticketPage(verification));
+      else send(200, ticketPage(await this.withMetadataChecks(verification)));
     } catch (error) {
       this.logger.warn(`verify page could not read the chain: ${(error as Error).message}`);
       send(503, messagePage("Chain unavailable", "The chain could not be read just now. Try again in a moment."));
     }
+  }
+
+  /** Each sale with whether its token's served metadata matches the chain's record. */
+  private async withMetadataChecks(verification: TicketVerification): Promise<TicketVerification> {
+    const sales = await Promise.all(
+      verification.sales.map(async (sale) => ({ ...sale, metadataCheck: await this.metadata.check(sale.tokenId, sale.event.details?.metadataHash ?? null) })),
+    );
+    return { ...verification, sales };
   }
 }

@@ -61,7 +61,7 @@ describe("a mixed /stream in order", () => {
       ["sold", "waiting_broadcast"],
       ["scanned", "waiting_broadcast"],
       ["claimed", "waiting_broadcast"],
-      ["updateTicket", "no_broadcast_required"],
+      ["updateTicket", "waiting_broadcast"],
     ]);
   });
 });

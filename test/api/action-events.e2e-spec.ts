@@ -167,11 +167,11 @@ describe("what a stream follows", () => {
     await untilConfirmed(byPromises.received, [eventPromise, promises[2]]);
     expect(new Set(byTicket.received.map((entry) => entry.data.actionPromise))).toEqual(new Set([promises[1]]));
     expect(new Set(byPromises.received.map((entry) => entry.data.actionPromise))).toEqual(new Set([eventPromise, promises[2]]));
-    // A later change of the ticket (nothing on chain) reaches its stream too.
+    // A later change of the ticket reaches its stream too, as it goes on chain.
     const [update] = actionPromises(
       await chainApp.api.post("/stream", [{ action: "updateTicket", data: { ticketId: ticketIds[1], uri: "https://meta.example.com/1" } }]),
     );
-    await eventually(async () => (statusesOf(byTicket.received, update).includes("no_broadcast_required") ? true : undefined));
+    await eventually(async () => (statusesOf(byTicket.received, update).includes("confirmed") ? true : undefined));
     await eventually(async () => (stranger.source.readyState === EventSource.OPEN ? true : undefined));
     expect(stranger.received).toEqual([]);
     for (const stream of [byTicket, byPromises, stranger]) stream.source.close();

@@ -80,6 +80,8 @@ describe("POST /api/v1/events", () => {
       currency: "EUR",
       shopUrl: "https://shop.example.com/concert",
       imageUrl: "https://img.example.com/concert.png",
+      description: "Chamber music under the trees.",
+      ticketImageUrl: "ipfs://bafy/ticket.png",
       latitude: 52.3731,
       longitude: 4.8922,
       startTime: 1_900_000_000,
@@ -100,6 +102,8 @@ describe("POST /api/v1/events", () => {
       currency: "EUR",
       shopUrl: "https://shop.example.com/concert",
       imageUrl: "https://img.example.com/concert.png",
+      description: "Chamber music under the trees.",
+      ticketImageUrl: "ipfs://bafy/ticket.png",
       latitude: 52.3731,
       longitude: 4.8922,
       startTime: 1_900_000_000,
@@ -249,6 +253,10 @@ describe("per-action ticket endpoints", () => {
       resales: 1,
       price: "15.00",
       uri: "",
+      name: "",
+      description: "",
+      animationUrl: "",
+      attributes: [],
       orderTime: 1_750_000_100,
       chain: {
         tokenId: tokenId(eventIndex, 1),
@@ -359,7 +367,7 @@ describe.each(["/stream", "/api/v1/stream"])("POST %s", (path) => {
     });
     expect(ticket.body.actions).toEqual([
       waitingAction(promises[2], "sold", "soldTicket"),
-      waitingAction(promises[4], "updateTicket", "updateTicket", "no_broadcast_required"),
+      waitingAction(promises[4], "updateTicket", "updateTicket"),
       waitingAction(promises[5], "resold", "resoldTicket"),
       waitingAction(promises[6], "scanned", "scannedTicket"),
       waitingAction(promises[7], "scanned", "checkedInTicket"),
@@ -368,12 +376,12 @@ describe.each(["/stream", "/api/v1/stream"])("POST %s", (path) => {
     const second = await api.get(`/api/v1/tickets/${t2}`);
     expect(second.body).toMatchObject({ state: "invalidated", invalidated: true, chain: { tokenId: tokenId(event.body.chain.eventIndex, 2) } });
 
-    // GET /api/v1/actions/{actionPromise}: a broadcast action and a uri-only updateTicket.
+    // GET /api/v1/actions/{actionPromise}: a sale and an updateTicket, both on their way to the chain.
     const sold = await api.get(`/api/v1/actions/${promises[2]}`);
     expect(sold.body).toEqual({ ...waitingAction(promises[2], "sold", "soldTicket"), eventId, ticketId: t1 });
     const update = await api.get(`/api/v1/actions/${promises[4]}`);
     expect(update.status).toBe(200);
-    expect(update.body).toEqual({ ...waitingAction(promises[4], "updateTicket", "updateTicket", "no_broadcast_required"), eventId, ticketId: t1 });
+    expect(update.body).toEqual({ ...waitingAction(promises[4], "updateTicket", "updateTicket"), eventId, ticketId: t1 });
     const updateEvent = await api.get(`/api/v1/actions/${promises[1]}`);
     expect(updateEvent.body).toEqual({ ...waitingAction(promises[1], "updateEvent", "updateEvent"), eventId, ticketId: null });
   });
@@ -388,7 +396,7 @@ describe("GET /api/v1/actions/{promise}", () => {
     }
   });
 
-  it("answers no_broadcast_required for an updateEvent that changes only off-chain fields", async () => {
+  it("answers no_broadcast_required for an updateEvent that changes only its callbackUrl", async () => {
     const eventId = id("ev-offchain");
     await registerEvent(eventId);
     const answer = await api.post("/stream", [{ action: "updateEvent", data: { eventId, callbackUrl: "https://other.example.com/cb" } }]);

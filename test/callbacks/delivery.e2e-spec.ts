@@ -119,7 +119,7 @@ describe("retries", () => {
         action: "updateTicket",
         actionPromise: promise,
         status: "confirmed",
-        txHash: null,
+        txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
       });
   });
 

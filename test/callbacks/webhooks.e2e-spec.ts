@@ -324,7 +324,8 @@ describe("a receiver that keeps failing", () => {
     await eventually(async () => ((await api.get(`/api/v1/events/${eventId}`)).body.callbackFailingSince ? true : undefined));
 
     clock.advanceHours(121);
-    await updateTickets(api, ticketIds);
+    // Confirmed on chain, its callback is the third the disabled receiver keeps.
+    await settled(api, await updateTickets(api, ticketIds));
     const event = await eventually(async () => {
       const view = (await api.get(`/api/v1/events/${eventId}`)).body;
       return view.callbackDisabledAt ? view : undefined;

@@ -93,4 +93,24 @@ describe("the gas limit of a batch", () => {
       expect([flags.checkedIn, flags.invalidated]).toEqual(index < 20 ? [true, false] : [false, true]);
     }
   });
+  it("covers sales with their metadata, the first of many events, and metadata updates of tickets far apart", async () => {
+    // One ticket per event: every update reads a flag word of its own and signals alone (MetadataUpdate).
+    const eventIds = await registeredEvents(12);
+    const ticketIds = eventIds.map(() => uid("t"));
+    const sold = txPromises(
+      await chainApp.api.post(
+        "/api/v1/sold",
+        eventIds.map((eventId, index) => ({ eventId, ticketId: ticketIds[index], price: "1", uri: `https://img.example.com/${index}.png` })),
+      ),
+    );
+    await expectConfirmedInOneTransaction(sold);
+    const stream = await chainApp.api.post(
+      "/stream",
+      ticketIds.map((ticketId, index) => ({
+        action: "updateTicket",
+        data: { ticketId, uri: `https://img.example.com/${index}-b.png`, name: `Seat ${index}`, attributes: [{ traitType: "Seat", value: `${index}` }] },
+      })),
+    );
+    await expectConfirmedInOneTransaction(actionPromises(stream));
+  });
 });

@@ -1,7 +1,7 @@
 import { DataSource } from "typeorm";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 
-import { TokenUrisStore } from "../../src/tokens/token-uris.store";
+import { LedgerMetadataStore } from "../../src/tokens/ledger-metadata.store";
 import { stream } from "../support/callbacks-e2e";
 import { allSettled, tokenIds, uid } from "../support/chain-e2e";
 import { useChainApp } from "../support/chain-app";
@@ -68,14 +68,14 @@ describe("tokens that cannot exist", () => {
       ...Array.from({ length: 300 }, (_, i) => ((eventIndex + 1_000n + BigInt(i)) << 64n) | 1n),
       ...Array.from({ length: 300 }, (_, i) => (eventIndex << 64n) | (lastSerial + 64n * BigInt(i + 1))),
     ];
-    const uriReads = vi.spyOn(chainApp.testApp.app.get(TokenUrisStore), "uriOf");
+    const ledgerReads = vi.spyOn(chainApp.testApp.app.get(LedgerMetadataStore), "metadataOf");
     chainApp.productionNode.resetCounts();
 
     const statuses = await fetchAll(madeUp);
     expect(new Set(statuses)).toEqual(new Set([404]));
     expect(chainApp.productionNode.count("eth_call")).toBe(0);
     expect(chainApp.productionNode.count("eth_getLogs")).toBe(0);
-    expect(uriReads).not.toHaveBeenCalled();
+    expect(ledgerReads).not.toHaveBeenCalled();
 
     // The real tokens were not pushed out: served again without a call.
     for (const tokenId of realTokens) expect((await metadata(tokenId)).status).toBe(200);

@@ -34,6 +34,8 @@ const EVENT = {
   currency: "EUR",
   shopUrl: "",
   imageUrl: "",
+  description: "",
+  ticketImageUrl: "",
   latitude: 0,
   longitude: 0,
   startTime: 1750000000,

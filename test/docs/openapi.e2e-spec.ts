@@ -47,7 +47,8 @@ describe("API documentation", () => {
       const { get, options } = COMMITTED.paths[path];
       expect(get.security, path).toBeUndefined();
       expect(Object.keys(get.responses["200"].content), path).toEqual(["application/json"]);
-      expect(Object.keys(get.responses["200"].headers), path).toEqual(["ETag", "Cache-Control", "Access-Control-Allow-Origin"]);
+      const headers = ["ETag", "Cache-Control", "Access-Control-Allow-Origin", ...(path === "/tokens/{tokenId}" ? ["X-Metadata-Hash"] : [])];
+      expect(Object.keys(get.responses["200"].headers), path).toEqual(headers);
       expect(Object.keys(get.responses), path).toEqual(expect.arrayContaining(["200", "304", "429", "503"]));
       expect(Object.keys(options.responses), path).toEqual(["204"]);
     }

@@ -130,16 +130,38 @@ describe("ActionCancellationStore.cancel", () => {
       { ticket: null, item: registered },
       { ticket: null, item: update },
     ]);
-    await ledger.sql(`UPDATE events SET name = 'Renamed', image_url = 'https://img.example.com/2.png' WHERE id = $1`, [event.ref]);
+    // A description the payloads do not account for (their metadata hash unchanged) is not theirs to give back: it stays.
+    await ledger.sql(`UPDATE events SET name = 'Renamed', image_url = 'https://img.example.com/2.png', description = 'Kept' WHERE id = $1`, [event.ref]);
     await sut.cancel(organizationId, ids[1]);
-    const [row] = await ledger.sql<{ name: string; image_url: string; released: boolean }>(
-      `SELECT name, image_url, released_at IS NOT NULL AS released FROM events WHERE id = $1`,
+    const [row] = await ledger.sql<{ name: string; image_url: string; description: string; released: boolean }>(
+      `SELECT name, image_url, description, released_at IS NOT NULL AS released FROM events WHERE id = $1`,
       [event.ref],
     );
-    expect(row).toEqual({ name: "n", image_url: "", released: false });
+    expect(row).toEqual({ name: "n", image_url: "", description: "Kept", released: false });
     // The registration alone now: cancelled, it releases the event.
     expect(await sut.cancel(organizationId, ids[0])).toEqual({ outcome: "cancelled" });
     const [released] = await ledger.sql<{ released: boolean }>(`SELECT released_at IS NOT NULL AS released FROM events WHERE id = $1`, [event.ref]);
     expect(released.released).toBe(true);
+  });
+
+  it("refuses an event update that changed the event's off-chain metadata, whose earlier form the ledger no longer has", async () => {
+    const event = await ledger.ownShardEvent(0);
+    const registered = registration(event) as Extract<RegistryBatchItem, { action: "registerEvent" }>;
+    const update: RegistryBatchItem = {
+      action: "updateEvent",
+      eventIndex: event.eventIndex,
+      details: { ...registered.details, metadataHash: "0x" + "ab".repeat(32) },
+    };
+    const ids = await ledger.accept(event, [
+      { ticket: null, item: registered },
+      { ticket: null, item: update },
+    ]);
+    expect(await sut.cancel(organizationId, ids[1])).toEqual({ outcome: "blocked", blockedBy: null, reason: expect.stringContaining("off-chain metadata") });
+    expect((await ledger.actionRows([ids[1]]))[0].status).toBe("waiting_broadcast");
+  });
+
+  it("refuses an updateTicket: the ticket's earlier metadata is gone", async () => {
+    const { ids } = await ticketWith([sale, (t) => ({ action: "updateTicket", tokenId: t.tokenId, metadataHash: "0x" + "cd".repeat(32) })], {});
+    expect(await sut.cancel(organizationId, ids[1])).toEqual({ outcome: "blocked", blockedBy: null, reason: expect.stringContaining("updateTicket") });
   });
 });

@@ -38,6 +38,8 @@ async function newEvent(owner: string, eventId = id("event")): Promise<EventEnti
     currency: "EUR",
     shopUrl: "",
     imageUrl: "",
+    description: "",
+    ticketImageUrl: "",
     latitude: 52.37,
     longitude: 4.89,
     startTime: 1_900_000_000n,
@@ -61,6 +63,10 @@ function newTicket(event: EventEntity, serial: bigint, ticketId = id("ticket")):
     tokenId: tokenIdOf(event.eventIndex, serial),
     price: "49.95",
     uri: "",
+    name: "",
+    description: "",
+    animationUrl: "",
+    attributes: [],
     orderTime: 1_750_000_000n,
     checkedIn: false,
     invalidated: false,
@@ -79,10 +85,18 @@ describe("EventsStore", () => {
   });
 
   it("inserts new events with every field, the uint64 times exactly", async () => {
-    const event = await newEvent(organizationId);
+    const event = Object.assign(await newEvent(organizationId), { description: "Chamber\tmusic 𝄞", ticketImageUrl: "ipfs://bafy/ticket.png" });
     expect(await inTransaction((events) => events.insertNew([event]))).toBe(1);
     const stored = await new EventsStore(db.dataSource.manager).findByOrganizationAndEventId(organizationId, event.eventId);
-    expect(stored).toMatchObject({ id: event.id, eventIndex: event.eventIndex, latitude: 52.37, endTime: 18_446_744_073_709_551_615n, ticketsSold: 0n });
+    expect(stored).toMatchObject({
+      id: event.id,
+      eventIndex: event.eventIndex,
+      latitude: 52.37,
+      endTime: 18_446_744_073_709_551_615n,
+      ticketsSold: 0n,
+      description: "Chamber\tmusic 𝄞",
+      ticketImageUrl: "ipfs://bafy/ticket.png",
+    });
   });
 
   it("reports an eventId another acceptance created first as not inserted", async () => {
@@ -123,10 +137,20 @@ describe("EventsStore", () => {
     const event = await newEvent(organizationId);
     await inTransaction((events) => events.insertNew([event]));
     await inTransaction((events) =>
-      events.saveChanges([Object.assign(event, { imageUrl: "https://img.example.com/1.png", ticketsSold: 12n, lastSerial: 13n })]),
+      events.saveChanges([
+        Object.assign(event, {
+          imageUrl: "https://img.example.com/1.png",
+          ticketsSold: 12n,
+          lastSerial: 13n,
+          description: "New",
+          ticketImageUrl: "ar://tx/1.png",
+        }),
+      ]),
     );
     expect(await new EventsStore(db.dataSource.manager).findById(event.id)).toMatchObject({
       imageUrl: "https://img.example.com/1.png",
+      description: "New",
+      ticketImageUrl: "ar://tx/1.png",
       ticketsSold: 12n,
       lastSerial: 13n,
     });
@@ -216,7 +240,21 @@ describe("EventsStore", () => {
 describe("TicketsStore", () => {
   it("copies new tickets with every column and reads them back", async () => {
     const event = await newEvent(organizationId);
-    const ticket = Object.assign(newTicket(event, 1n), { checkedIn: true, claimed: true, claimedTo: "0x52908400098527886E0F7030069857D2E4169EE7" });
+    const metadata = {
+      name: 'Seat "12A"',
+      description: "Front row\nleft",
+      animationUrl: "ipfs://bafy/1.mp4",
+      attributes: [
+        { traitType: "Seat", value: '12A \\ "x"' },
+        { traitType: "Row", value: 1.5, displayType: "number" as const },
+      ],
+    };
+    const ticket = Object.assign(newTicket(event, 1n), {
+      checkedIn: true,
+      claimed: true,
+      claimedTo: "0x52908400098527886E0F7030069857D2E4169EE7",
+      ...metadata,
+    });
     await inTransaction(async (events, tickets) => {
       await events.insertNew([event]);
       await tickets.insertNew([ticket, newTicket(event, 2n)]);
@@ -230,6 +268,7 @@ describe("TicketsStore", () => {
       claimed: true,
       claimedTo: ticket.claimedTo,
       orderTime: 1_750_000_000n,
+      ...metadata,
     });
   });
 
@@ -254,9 +293,13 @@ describe("TicketsStore", () => {
     expect(await inTransaction((_events, tickets) => tickets.lockForAcceptance(otherOrganizationId, [ticket.ticketId]))).toEqual([]);
     await inTransaction(async (_events, tickets) => {
       const [locked] = await tickets.lockForAcceptance(organizationId, [ticket.ticketId]);
-      await tickets.saveChanges([Object.assign(locked, { price: "60.00", resales: 1, orderTime: 1_760_000_000n })]);
+      await tickets.saveChanges([
+        Object.assign(locked, { price: "60.00", resales: 1, orderTime: 1_760_000_000n, name: "N", attributes: [{ traitType: "Tier", value: "VIP" }] }),
+      ]);
     });
     expect(await new TicketsStore(db.dataSource.manager).findByOrganizationAndTicketId(organizationId, ticket.ticketId)).toMatchObject({
+      name: "N",
+      attributes: [{ traitType: "Tier", value: "VIP" }],
       price: "60.00",
       resales: 1,
       orderTime: 1_760_000_000n,

@@ -77,6 +77,7 @@ describe("ActionRecorder and ChainActionsStore", () => {
 
   it("marks a change with nothing on chain final at once and puts its callback in the outbox", async () => {
     const { eventRef, ticketRef, eventId, ticketId } = await eventWithTicket();
+    // An updateEvent of its callbackUrl only is the one such change; the store takes any kind so.
     const [update] = await record([{ kind: "updateTicket", requestedAs: "updateTicket", eventRef, eventIndex: 1n, ticketRef, onChain: null }]);
     const [action] = (await store.listForTickets([ticketRef])).get(ticketRef)!;
     expect(action).toMatchObject({ id: update, status: "no_broadcast_required", payload: null });

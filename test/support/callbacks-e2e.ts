@@ -74,7 +74,7 @@ export async function eventWithTickets(api: Api, callbackUrl: string, count: num
   return { eventId, ticketIds, promises };
 }
 
-/** updateTicket actions (nothing on chain: their callbacks are due at acceptance), in this order. */
+/** updateTicket actions, in this order: their callbacks are due once the chain confirms them. */
 export function updateTickets(api: Api, ticketIds: string[]): Promise<string[]> {
   return stream(
     api,

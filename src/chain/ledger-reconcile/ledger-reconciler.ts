@@ -1,6 +1,7 @@
 import type { JsonRpcProvider } from "ethers";
 import type { DataSource } from "typeorm";
 
+import { type ActionKind, KIND_OF_BATCH_ITEM } from "../../common/actions";
 import type { AppConfig } from "../../config/app-config";
 import { RegistryItemFailure } from "../../registry";
 import type { ChainClient } from "../chain-client";
@@ -8,6 +9,9 @@ import type { SignerReconcileReport } from "../writer/reconcile/signer-reconcile
 import { type AppliedAction, LedgerReconcileStore, type SerialMove } from "./ledger-reconcile.store";
 import { type LostBatchItem, readLostBatches } from "./lost-batches";
 import { readRegistryHistory, type RegisteredEvent, type SoldTicket } from "./registry-history";
+
+/** The kinds that move a token to a holder: the ledger takes the holders of the tokens they closed. */
+const MOVING_KINDS: ReadonlySet<ActionKind> = new Set(["sold", "resold", "claimed"]);
 
 /** How long the reconcile waits for the signers' transactions in the node's pool to be mined. */
 const POOL_WAIT_MS = 120_000;
@@ -167,19 +171,19 @@ export class LedgerReconciler {
     const lost = await readLostBatches(provider, this.chain.registry, chain.registryAddress, signers, transactions);
     const waiting = new Map<string, string[]>();
     for (const action of await this.store.waitingActions()) {
-      const key = `${action.action}:${action.subject}`;
+      const key = `${KIND_OF_BATCH_ITEM[action.action]}:${action.subject}`;
       waiting.set(key, [...(waiting.get(key) ?? []), action.id]);
     }
     const applied: AppliedAction[] = [];
     const unmatched: LostBatchItem[] = [];
     for (const item of lost.items) {
       const refusedForOrder = item.failure === RegistryItemFailure.EventUnknown || item.failure === RegistryItemFailure.TicketUnknown;
-      const actionId = refusedForOrder ? undefined : waiting.get(`${item.action}:${item.subject}`)?.shift();
+      const actionId = refusedForOrder ? undefined : waiting.get(`${KIND_OF_BATCH_ITEM[item.action]}:${item.subject}`)?.shift();
       if (actionId) applied.push({ actionId, item });
       else if (unknown.has(item.txHash.toLowerCase())) unmatched.push(item);
     }
     // Holders only of the tokens whose sale, resale or claim the ledger now has; the rest it does not know.
-    const moved = new Set(applied.filter(({ item }) => ["sold", "resold", "claimed"].includes(item.action)).map(({ item }) => item.subject));
+    const moved = new Set(applied.filter(({ item }) => MOVING_KINDS.has(KIND_OF_BATCH_ITEM[item.action])).map(({ item }) => item.subject));
     const closed = await this.store.closeApplied(
       applied,
       lost.holders.filter((change) => moved.has(change.tokenId)),

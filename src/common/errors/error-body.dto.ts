@@ -10,7 +10,10 @@ export class ErrorDetailDto {
   @ApiProperty({ example: "price is not a non-negative decimal number such as 12.50" })
   message: string;
 
-  @ApiPropertyOptional({ example: "price", description: "The field at fault, for field errors." })
+  @ApiPropertyOptional({
+    example: "price",
+    description: "The field at fault, for field errors; inside an array, the entry and its field (attributes[3].traitType).",
+  })
   field?: string;
 }
 

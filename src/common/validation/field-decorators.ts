@@ -3,7 +3,7 @@ import { registerDecorator, type ValidationArguments, type ValidationOptions } f
 import { callbackUrlProblem } from "./callback-target";
 import { clientIdProblem } from "./client-id";
 import { isCurrencyCode, isWalletAddress, isWebUrl } from "./field-rules";
-import { characterCount, MAX_TEXT_LENGTH } from "./text";
+import { characterCount, MAX_LONG_TEXT_LENGTH, MAX_TEXT_LENGTH } from "./text";
 import { tokenUriProblem } from "./token-uri";
 import { isUint64Input, uint64Problem } from "./uint64";
 
@@ -22,6 +22,29 @@ export function rule(
       options,
       validator: { validate: test, defaultMessage: message },
     });
+}
+
+/** A field problem found inside a value (an array's entry): the path it names and why. */
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
+/**
+ * A rule that names the field in error more closely than its property (`attributes[3].traitType`):
+ * the error's field is read from the rule's context (validate-item.ts).
+ */
+export function pathedRule(name: string, problem: (value: unknown) => FieldProblem | null, options?: ValidationOptions): PropertyDecorator {
+  const fieldOf = (value: unknown) => problem(value)?.field;
+  return rule(
+    name,
+    (value) => problem(value) === null,
+    (args) => {
+      const found = problem(args.value);
+      return found ? `${found.field} ${found.message}` : `${args.property} is invalid`;
+    },
+    { ...options, context: { fieldOf } },
+  );
 }
 
 export const IsUint64 = (options?: ValidationOptions) => rule("isUint64", isUint64Input, (args) => `${args.property} ${uint64Problem(args.value)}`, options);
@@ -87,3 +110,37 @@ export const MaxText = (options?: ValidationOptions) =>
     (args) => `${args.property} must be at most ${MAX_TEXT_LENGTH} characters (Unicode code points)`,
     options,
   );
+
+/** Properties of each DTO prototype that hold long text: validateItem stores up to MAX_LONG_TEXT_LENGTH characters of them. */
+const longTextFields = new WeakMap<object, Set<string>>();
+
+/** The long text properties of `dto` and the DTOs it extends (MaxLongText), gathered once per DTO: validateItem asks per item. */
+const longTextByDto = new WeakMap<object, ReadonlySet<string>>();
+
+export function longTextFieldsOf(dto: { prototype: unknown }): ReadonlySet<string> {
+  let fields = longTextByDto.get(dto);
+  if (!fields) {
+    const gathered = new Set<string>();
+    for (let prototype = dto.prototype as object | null; prototype; prototype = Object.getPrototypeOf(prototype) as object | null) {
+      for (const field of longTextFields.get(prototype) ?? []) gathered.add(field);
+    }
+    longTextByDto.set(dto, (fields = gathered));
+  }
+  return fields;
+}
+
+/** A long text field's limit (a description), in characters (code points), instead of MaxText's 255. */
+export const MaxLongText = (options?: ValidationOptions): PropertyDecorator => {
+  const limit = rule(
+    "maxLongText",
+    (value) => typeof value !== "string" || characterCount(value) <= MAX_LONG_TEXT_LENGTH,
+    (args) => `${args.property} must be at most ${MAX_LONG_TEXT_LENGTH} characters (Unicode code points)`,
+    options,
+  );
+  return (target, propertyName) => {
+    const fields = longTextFields.get(target) ?? new Set<string>();
+    fields.add(String(propertyName));
+    longTextFields.set(target, fields);
+    limit(target, propertyName);
+  };
+};

@@ -1,8 +1,9 @@
-import { validateSync } from "class-validator";
+import { type ValidationError, validateSync } from "class-validator";
 
 import { errorDetail, type ErrorDetail, invalidField } from "../errors/error-detail";
 import { compiledCheck } from "./compiled-check";
-import { textProblem } from "./text";
+import { longTextFieldsOf } from "./field-decorators";
+import { MAX_LONG_TEXT_UTF8_BYTES, textProblem } from "./text";
 
 /** A DTO class: what an item is validated against. */
 export type ClassConstructor<T> = new (...args: never[]) => T;
@@ -27,7 +28,7 @@ export function validateItem<T extends object>(dto: ClassConstructor<T>, raw: un
       const value = (raw as Record<string, unknown>)[key];
       if (value !== null && check.properties.has(key) && Object.prototype.hasOwnProperty.call(raw, key)) instance[key] = value;
     }
-    if (check.passes(instance as T)) return storable(instance as T);
+    if (check.passes(instance as T)) return storable(dto, instance as T);
   }
   return validateWithClassValidator(dto, raw);
 }
@@ -48,15 +49,25 @@ export function validateWithClassValidator<T extends object>(dto: ClassConstruct
     validationError: { target: false, value: false },
   });
   const first = errors[0];
-  if (!first) return storable(instance as T);
+  if (!first) return storable(dto, instance as T);
   const message = Object.values(first.constraints ?? {})[0] ?? `${first.property} is invalid`;
-  return { error: errorDetail("invalid_field", message, first.property) };
+  return { error: errorDetail("invalid_field", message, fieldOf(first, instance)) };
 }
 
-/** Every string the item keeps (unknown fields are gone by now) must be storable text. */
-function storable<T extends object>(instance: T): Validated<T> {
+/** The field an error names: the property, or the path inside it a pathed rule found (`attributes[3].traitType`). */
+function fieldOf(error: ValidationError, instance: Record<string, unknown>): string {
+  for (const context of Object.values(error.contexts ?? {})) {
+    const fieldOfValue = (context as { fieldOf?: unknown } | undefined)?.fieldOf;
+    if (typeof fieldOfValue === "function") return (fieldOfValue as (value: unknown) => string | undefined)(instance[error.property]) ?? error.property;
+  }
+  return error.property;
+}
+
+/** Every string the item keeps (unknown fields are gone by now) must be storable text; long text fields take more bytes. */
+function storable<T extends object>(dto: ClassConstructor<T>, instance: T): Validated<T> {
+  const longText = longTextFieldsOf(dto);
   for (const [field, value] of Object.entries(instance)) {
-    const problem = typeof value === "string" ? textProblem(value) : null;
+    const problem = typeof value === "string" ? textProblem(value, longText.has(field) ? MAX_LONG_TEXT_UTF8_BYTES : undefined) : null;
     if (problem) return { error: invalidField(field, problem) };
   }
   return { value: instance };

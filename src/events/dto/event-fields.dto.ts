@@ -1,8 +1,9 @@
 import { ApiPropertyOptional } from "@nestjs/swagger";
 import { IsNumber, IsOptional, IsString, Max, Min } from "class-validator";
 
-import { HTTPS_URL_PATTERN, WEB_URL_OR_BLANK_PATTERN } from "../../common/http/openapi-schemas";
-import { IsCallbackUrl, IsCurrencyCode, IsUint64, IsWebUrl, MaxText } from "../../common/validation/field-decorators";
+import { HTTPS_URL_PATTERN, TOKEN_URI_OR_BLANK_PATTERN, WEB_URL_OR_BLANK_PATTERN } from "../../common/http/openapi-schemas";
+import { IsCallbackUrl, IsCurrencyCode, IsTokenUri, IsUint64, IsWebUrl, MaxLongText, MaxText } from "../../common/validation/field-decorators";
+import { MAX_LONG_TEXT_LENGTH } from "../../common/validation/text";
 
 const UINT64 = {
   oneOf: [
@@ -52,6 +53,31 @@ export class EventFieldsDto {
   @IsOptional()
   @IsWebUrl(false, true)
   imageUrl?: string;
+
+  @ApiPropertyOptional({
+    maxLength: MAX_LONG_TEXT_LENGTH,
+    example: "An evening of chamber music under the trees.",
+    description:
+      `The event's description, at most ${MAX_LONG_TEXT_LENGTH} characters (Unicode code points); blank for none. Not on chain itself: ` +
+      "its hash is, in the event's details (the event's canonical metadata); a change of it goes on chain and tells wallets.",
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLongText()
+  description?: string;
+
+  @ApiPropertyOptional({
+    pattern: TOKEN_URI_OR_BLANK_PATTERN,
+    maxLength: 255,
+    example: "ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/ticket.png",
+    description:
+      "The image of every ticket of the event that has no uri of its own: its token's image in wallets, in place of imageUrl. https, " +
+      "ipfs://<CID>[/path] or ar://<transaction id>[/path], as a ticket's uri; blank for none (imageUrl then stands in). Not on chain itself: " +
+      "its hash is, in the event's details (the event's canonical metadata); a change of it goes on chain and tells wallets.",
+  })
+  @IsOptional()
+  @IsTokenUri()
+  ticketImageUrl?: string;
 
   @ApiPropertyOptional({ minimum: -90, maximum: 90, default: 0, example: 52.3731, description: "Degrees. On chain with 7 decimals." })
   @IsOptional()

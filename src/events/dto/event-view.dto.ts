@@ -26,6 +26,11 @@ export class EventViewDto {
   @ApiProperty() currency: string;
   @ApiProperty() shopUrl: string;
   @ApiProperty() imageUrl: string;
+  @ApiProperty({ description: "The event's description as accepted; blank when it has none. Not on chain." }) description: string;
+  @ApiProperty({
+    description: "The image of the event's tickets that have no uri of their own, as accepted; blank when it has none (imageUrl stands in). Not on chain.",
+  })
+  ticketImageUrl: string;
   @ApiProperty() latitude: number;
   @ApiProperty() longitude: number;
   @ApiProperty({ ...UINT64_ANSWER_SCHEMA, description: "Unix seconds; a decimal string when above 2^53 - 1." }) startTime: number | string;

@@ -33,6 +33,14 @@ export class EventEntity {
   @Column({ name: "image_url", type: "text" })
   imageUrl: string;
 
+  /** Not on chain: part of the event's canonical metadata; blank for none. */
+  @Column({ type: "text" })
+  description: string;
+
+  /** The image of the event's tickets that have no uri of their own; blank: imageUrl stands in. */
+  @Column({ name: "ticket_image_url", type: "text" })
+  ticketImageUrl: string;
+
   @Column({ type: "double precision" })
   latitude: number;
 

@@ -63,6 +63,11 @@ async function lockSubject(manager: EntityManager, action: CancelledAction): Pro
 
 /** The first later action that depends on this one, or why acceptances still on their way might. */
 async function blockerOf(manager: EntityManager, action: CancelledAction): Promise<{ blockedBy: string | null; reason: string } | null> {
+  // Its payload holds the new metadata's hash only: what the ticket showed before is gone.
+  if (action.kind === "updateTicket")
+    return { blockedBy: null, reason: "a ticket's metadata changes at acceptance: send another updateTicket to change it back" };
+  if (action.kind === "updateEvent" && (await changedEventMetadata(manager, action)))
+    return { blockedBy: null, reason: "the event's off-chain metadata changed at acceptance: send another updateEvent to change it back" };
   const later = await laterDependent(manager, action);
   if (later) return { blockedBy: later, reason: `the later action ${later} depends on it` };
   if (action.kind !== "newEvent") return null;
@@ -73,6 +78,24 @@ async function blockerOf(manager: EntityManager, action: CancelledAction): Promi
     [action.event_ref],
   );
   return row?.unused ? { blockedBy: null, reason: "sales of the event are being accepted" } : null;
+}
+
+/**
+ * Whether an event update changed the event's off-chain metadata (its hash differs from that of the
+ * registration or update before it): the payload holds that hash only, so nothing could give the
+ * metadata back, and the event's details on chain would no longer match what its tokens show.
+ */
+async function changedEventMetadata(manager: EntityManager, action: CancelledAction): Promise<boolean> {
+  const [row] = await manager.query<{ changed: boolean }[]>(
+    `SELECT (a.payload->'details'->>'metadataHash') IS DISTINCT FROM
+            (SELECT p.payload->'details'->>'metadataHash' FROM chain_actions p
+              WHERE p.event_ref = a.event_ref AND p.ticket_ref IS NULL AND p.kind IN ('newEvent', 'updateEvent') AND p.seq < a.seq
+                AND p.status NOT IN ${DEAD}
+              ORDER BY p.seq DESC LIMIT 1) AS changed
+       FROM chain_actions a WHERE a.id = $1`,
+    [action.id],
+  );
+  return row?.changed ?? false;
 }
 
 async function laterDependent(manager: EntityManager, action: CancelledAction): Promise<string | null> {
@@ -138,7 +161,9 @@ async function undo(manager: EntityManager, action: CancelledAction): Promise<vo
 /**
  * The event's details go back to those of its last registration or update that remains (what its
  * payload put on chain). Its organizer shows as before: the organization's own name when the event
- * gave none. A callbackUrl the cancelled update changed stays: it took effect at acceptance.
+ * gave none. A callbackUrl the cancelled update changed stays: it is not in the payload, and took
+ * effect at acceptance. An update that changed the description or ticketImageUrl is never cancelled
+ * (changedEventMetadata): the payload holds their hash only.
  */
 async function undoEventUpdate(manager: EntityManager, eventRef: string): Promise<void> {
   await manager.query(

@@ -47,7 +47,7 @@ export class ActionViewDto {
   @ApiProperty({
     enum: CHAIN_ACTION_STATUSES,
     description:
-      "waiting_broadcast: accepted, queued for the chain; waiting_funds: queued, but the signer that sends it cannot pay for a transaction now (short of funds, or fees above the operator's cap); it moves on by itself once funded or fees drop; pending: in a broadcast transaction (txHash known); confirmed: enough confirmations; error: failed on chain (see error); no_broadcast_required: nothing of it goes on chain; cancelled: withdrawn before it was signed (POST /api/v1/actions/{promise}/cancel), final, nothing of it on chain and no callback.",
+      "waiting_broadcast: accepted, queued for the chain; waiting_funds: queued, but the signer that sends it cannot pay for a transaction now (short of funds, or fees above the operator's cap); it moves on by itself once funded or fees drop; pending: in a broadcast transaction (txHash known); confirmed: enough confirmations; error: failed on chain (see error); no_broadcast_required: nothing of it goes on chain (an updateEvent that changes only its callbackUrl; every other action, updateTicket included, goes on chain); cancelled: withdrawn before it was signed (POST /api/v1/actions/{promise}/cancel), final, nothing of it on chain and no callback.",
   })
   status: ChainActionStatus;
 

@@ -1,7 +1,8 @@
 import { EventIdField, OrderTimeField, PriceField, TicketIdField, UriField } from "./ticket-fields";
+import { TicketMetadataFieldsDto } from "./ticket-metadata-fields.dto";
 
 /** A primary sale: POST /api/v1/sold items and `soldTicket` stream data. */
-export class SoldTicketDto {
+export class SoldTicketDto extends TicketMetadataFieldsDto {
   @EventIdField()
   eventId: string;
 
@@ -14,6 +15,6 @@ export class SoldTicketDto {
   @OrderTimeField()
   orderTime?: number | string;
 
-  @UriField(false)
+  @UriField("sale")
   uri?: string;
 }

@@ -56,18 +56,21 @@ export const OrderTimeField = () =>
     IsUint64(),
   );
 
-export const UriField = (required: boolean) =>
+/** How an action treats a ticket's uri: a sale defaults it to blank, an update keeps the stored one when it is left out. */
+export type UriUse = "sale" | "update";
+
+export const UriField = (use: UriUse) =>
   applyDecorators(
-    (required ? ApiProperty : ApiPropertyOptional)({
+    ApiPropertyOptional({
       maxLength: 255,
       pattern: TOKEN_URI_OR_BLANK_PATTERN,
       example: "ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/1.json",
       description:
         "The ticket's image, which wallets show as its token's image: an https URL, ipfs://<CID>[/path] or ar://<transaction id>[/path], " +
-        "or blank (the event's imageUrl then stands in). Every other scheme (javascript:, data:, http:, file: ...) is refused, and so are spaces " +
+        "or blank (the event's ticketImageUrl, else its imageUrl, then stands in). Every other scheme (javascript:, data:, http:, file: ...) is refused, and so are spaces " +
         'and the characters " < > \\ ^ ` { | }. Not on chain.' +
-        (required ? "" : " Defaults to blank."),
+        (use === "sale" ? " Defaults to blank." : " Left out, the ticket keeps its uri; blank clears it."),
     }),
-    required ? IsDefined() : IsOptional(),
+    IsOptional(),
     IsTokenUri(),
   );

@@ -2,6 +2,7 @@ import { ApiProperty } from "@nestjs/swagger";
 
 import { UINT64_ANSWER_SCHEMA } from "../../common/http/openapi-schemas";
 import { ActionViewDto } from "../../ledger/dto/action-view.dto";
+import { TicketAttributeDto } from "./ticket-metadata-fields.dto";
 
 export class TicketChainViewDto {
   @ApiProperty({ example: "18446744073709551617", description: "ERC-721 tokenId (eventIndex << 64 | serial), decimal. Known at acceptance." })
@@ -77,8 +78,25 @@ export class TicketViewDto {
   @ApiProperty({ example: "49.95", description: "Price of the latest sale or resale." })
   price: string;
 
-  @ApiProperty()
+  @ApiProperty({ description: "The ticket's image as accepted (soldTicket or updateTicket); blank when it has none." })
   uri: string;
+
+  @ApiProperty({
+    description: "The token's name as the integrator gave it; blank when it gave none (the token shows the event's name and the ticket's number).",
+  })
+  name: string;
+
+  @ApiProperty({ description: "The token's description as the integrator gave it; blank when it gave none." })
+  description: string;
+
+  @ApiProperty({ description: "The token's animation (OpenSea's animation_url) as the integrator gave it; blank when it gave none." })
+  animationUrl: string;
+
+  @ApiProperty({
+    type: [TicketAttributeDto],
+    description: "The integrator's attributes in its order, as accepted; empty when it gave none. The token shows them after the chain's traits.",
+  })
+  attributes: TicketAttributeDto[];
 
   @ApiProperty({ ...UINT64_ANSWER_SCHEMA, description: "orderTime of the latest sale or resale (Unix seconds); a decimal string when above 2^53 - 1." })
   orderTime: number | string;

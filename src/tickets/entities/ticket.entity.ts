@@ -1,6 +1,7 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from "typeorm";
 
 import { bigintColumn } from "../../database/columns";
+import type { TicketAttribute } from "../../registry";
 
 /** A ticket's accepted state. The chain catches up with it in acceptance order. */
 @Entity("tickets")
@@ -29,6 +30,21 @@ export class TicketEntity {
 
   @Column({ type: "text" })
   uri: string;
+
+  /** The integrator's name for the token; blank: the event's name and the ticket's number. */
+  @Column({ type: "text" })
+  name: string;
+
+  /** The integrator's description of the token; blank: one written from the chain's facts. */
+  @Column({ type: "text" })
+  description: string;
+
+  @Column({ name: "animation_url", type: "text" })
+  animationUrl: string;
+
+  /** The integrator's traits, in its order; the token shows them after the chain's. */
+  @Column({ type: "jsonb" })
+  attributes: TicketAttribute[];
 
   @Column({ name: "order_time", type: "numeric", precision: 20, scale: 0, transformer: bigintColumn })
   orderTime: bigint;

@@ -23,7 +23,7 @@ const COLD_READ_GAS = 2_100;
 
 /**
  * Storage the per-item figures leave out, because a run of consecutive tickets of one event shares
- * it: the first item of a batch that touches it pays. A sale may be the first to write its ticket's
+ * it: the first item of a batch that touches it pays. A sale (with its metadata or without) may be the first to write its ticket's
  * flag slot (64 consecutive tokenIds share one) and its event's sale counter (and reads the event's
  * key); a check-in or an invalidation rewrites its ticket's flag slot. Every ticket item reads
  * whether its event is cancelled, from the slot of the sale counter: a sale's write of it pays for
@@ -34,7 +34,7 @@ export function storageGas(item: RegistryBatchItem, touched: ReadonlySet<string>
   const charges: [slot: string, gas: number][] = [];
   if (!("tokenId" in item)) return { gas: 0, slots: [] };
   const event = item.tokenId >> 64n;
-  if (item.action === "sold") {
+  if (item.action === "sold" || item.action === "soldWithMetadata") {
     // The write pays for the read of the same slot; a read before it in the batch does not pay for the write.
     charges.push([`flags:${item.tokenId >> 6n}`, FRESH_SLOT_GAS], [`event:${event}`, FRESH_SLOT_GAS + COLD_READ_GAS], [`event-read:${event}`, 0]);
   } else {
