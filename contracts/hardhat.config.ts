@@ -20,7 +20,7 @@ const COMPILER = {
   version: SOLC_VERSION,
   path: SOLC_PATH,
   settings: {
-    optimizer: { enabled: true, runs: 10_000 },
+    optimizer: { enabled: true, runs: 100_000 },
     evmVersion: "cancun",
     viaIR: true,
     // The storage layout too, for its snapshot (test/storage-layout.test.ts).

@@ -494,21 +494,26 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
     {
         (bytes memory records, uint256 recordsEnd) =
             _allocateRecords(batch.length - offset, BatchReader.SOLD_WITH_METADATA_SIZE, BatchReader.METADATA_RECORD_SIZE);
-        uint256 length;
+        uint256 cursor;
+        // solhint-disable-next-line no-inline-assembly
+        assembly ("memory-safe") {
+            cursor := add(records, 0x20)
+        }
         SaleEvent memory sale;
         do {
             batch.ensure(offset, BatchReader.SOLD_WITH_METADATA_SIZE);
             uint256 tokenId = batch.word(offset + 1, 16);
+            // Assembly: the record written at the cursor before the sale is known to stand, kept only if it does:
+            // a branch and a call per sale cost more than the budget of its hash allows.
+            // solhint-disable-next-line no-inline-assembly
+            assembly ("memory-safe") {
+                mstore(cursor, shl(128, tokenId))
+                mstore(add(cursor, 16), calldataload(add(batch.offset, add(offset, 73))))
+            }
             ItemFailure failure = _sold(batch, offset, tokenId, sale, flags);
             if (failure == ItemFailure.None) {
-                // Assembly: the record into the buffer as _writeMetadataRecord writes it, the hash straight from
-                // calldata: a call per sale cost it more than the budget of its hash allows.
-                // solhint-disable-next-line no-inline-assembly
-                assembly ("memory-safe") {
-                    let at := add(add(records, 0x20), length)
-                    mstore(at, shl(128, tokenId))
-                    mstore(add(at, 16), calldataload(add(batch.offset, add(offset, 73))))
-                    length := add(length, 48)
+                unchecked {
+                    cursor += BatchReader.METADATA_RECORD_SIZE;
                 }
             } else {
                 emit ItemFailed(index, tokenId, failure);
@@ -518,6 +523,11 @@ contract TicketRegistry is ITicketRegistry, CustodialERC721, IERC4906, AccessCon
                 ++index;
             }
         } while (offset < batch.length && batch.word(offset, 1) == BatchReader.SOLD_WITH_METADATA);
+        uint256 length;
+        // solhint-disable-next-line no-inline-assembly
+        assembly ("memory-safe") {
+            length := sub(cursor, add(records, 0x20))
+        }
         _countSold(sale);
         _emitRecords(records, recordsEnd, length, BatchReader.SOLD_WITH_METADATA);
         return (offset, index);

@@ -107,7 +107,7 @@ describe("scripts/deploy.ts and the registry tasks against a Hardhat node", func
       expect(record.buildInfoId).to.equal(buildInfo?.id);
       expect(fs.existsSync(path.join(hre.config.paths.artifacts, "build-info", `${record.buildInfoId as string}.json`))).to.be.true;
       expect(record.contract).to.equal(CONTRACT);
-      expect(record.compilerSettings).to.deep.include({ evmVersion: "cancun", viaIR: true, optimizer: { enabled: true, runs: 10_000 } });
+      expect(record.compilerSettings).to.deep.include({ evmVersion: "cancun", viaIR: true, optimizer: { enabled: true, runs: 100_000 } });
       expect(record.compilerSettings).to.not.have.property("outputSelection");
       const git = record.git as { commit: string; dirty: boolean };
       expect(git.commit).to.match(/^[0-9a-f]{40}$/);

@@ -85,7 +85,7 @@ describe("registry:verify against stand-ins of Sourcify's and Etherscan's APIs",
     const [{ version: solcVersion }] = hre.config.solidity.profiles.default.compilers;
     expect(build.info.solcLongVersion).to.match(new RegExp(`^${solcVersion.replaceAll(".", "\\.")}\\+commit\\.[0-9a-f]{8}$`));
     const { outputSelection: _written, remappings: _importNames, ...bytecodeSettings } = build.info.input.settings as Record<string, unknown>;
-    expect(bytecodeSettings).to.deep.include({ optimizer: { enabled: true, runs: 10_000 }, viaIR: true, evmVersion: "cancun" });
+    expect(bytecodeSettings).to.deep.include({ optimizer: { enabled: true, runs: 100_000 }, viaIR: true, evmVersion: "cancun" });
     expected = {
       chainId: String(CHAIN_ID),
       address: record.address,
