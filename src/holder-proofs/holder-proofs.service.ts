@@ -6,7 +6,7 @@ import { getAddress, hexlify, verifyTypedData } from "ethers";
 import { ApiError } from "../common/errors/api-error";
 import { errorDetail } from "../common/errors/error-detail";
 import { type Clock, InjectClock } from "../common/clock";
-import { validateItem } from "../common/validation/validate-item";
+import { validatedBody } from "../common/validation/validated-body";
 import type { HolderProofChallengeDto, HolderProofVerdictDto } from "./dto/holder-proof-answer.dto";
 import { HolderProofChallengeRequestDto, HolderProofVerifyRequestDto } from "./dto/holder-proof-request.dto";
 import { HolderProofsStore, type LedgerSubject, type StoredChallenge } from "./holder-proofs.store";
@@ -38,7 +38,7 @@ export class HolderProofsService {
   ) {}
 
   async challenge(organizationId: string, body: unknown): Promise<HolderProofChallengeDto> {
-    const input = validated(HolderProofChallengeRequestDto, body);
+    const input = validatedBody(HolderProofChallengeRequestDto, body);
     const subject = await this.ledgerSubject(organizationId, input);
     const where = await this.fromChain(() => this.reads.whereProofsPoint());
     const now = this.nowSeconds();
@@ -48,7 +48,7 @@ export class HolderProofsService {
   }
 
   async verify(organizationId: string, body: unknown): Promise<HolderProofVerdictDto> {
-    const input = validated(HolderProofVerifyRequestDto, body);
+    const input = validatedBody(HolderProofVerifyRequestDto, body);
     const parsed = parseTypedData(input.message);
     if (parsed.error) throw new ApiError(400, parsed.error);
     const proof = parsed.value;
@@ -135,13 +135,4 @@ export function recoveredSigner(proof: ProofMessage, signature: string): string 
   } catch {
     return null;
   }
-}
-
-function validated<T extends object>(dto: new () => T, body: unknown): T {
-  if (body === null || typeof body !== "object" || Array.isArray(body)) {
-    throw new ApiError(400, errorDetail("invalid_body", "The body must be a JSON object."));
-  }
-  const result = validateItem(dto, body);
-  if (result.error) throw new ApiError(400, result.error);
-  return result.value;
 }

@@ -1,6 +1,6 @@
 import { ApiError } from "../../common/errors/api-error";
 import { errorDetail } from "../../common/errors/error-detail";
-import { validateItem } from "../../common/validation/validate-item";
+import { validatedBody } from "../../common/validation/validated-body";
 import { CreateWebhookDto, UpdateWebhookDto } from "./dto/webhook-body.dto";
 
 /** A new endpoint as the store takes it. */
@@ -23,13 +23,13 @@ const CHANGEABLE = ["url", "actions", "description", "enabled"] as const;
 
 /** POST /api/v1/webhooks's body, validated: 400 naming the field otherwise. Unknown fields are ignored, as everywhere. */
 export function newWebhookOf(body: unknown): NewWebhook {
-  const input = validated(CreateWebhookDto, body);
+  const input = validatedBody(CreateWebhookDto, body);
   return { url: input.url, actions: input.actions ?? null, description: input.description ?? "" };
 }
 
 /** PATCH /api/v1/webhooks/{webhookId}'s body, validated; `actions: null` is kept (every action), unlike other nulls. */
 export function webhookChangesOf(body: unknown): WebhookChanges {
-  const input = validated(UpdateWebhookDto, body);
+  const input = validatedBody(UpdateWebhookDto, body);
   const changes: WebhookChanges = {};
   for (const field of CHANGEABLE) if (input[field] !== undefined) Object.assign(changes, { [field]: input[field] });
   if ((body as Record<string, unknown>).actions === null) changes.actions = null;
@@ -37,13 +37,4 @@ export function webhookChangesOf(body: unknown): WebhookChanges {
     throw new ApiError(400, errorDetail("invalid_body", `Nothing to change: send at least one of ${CHANGEABLE.join(", ")}.`));
   }
   return changes;
-}
-
-function validated<T extends object>(dto: new () => T, body: unknown): T {
-  if (body === null || typeof body !== "object" || Array.isArray(body)) {
-    throw new ApiError(400, errorDetail("invalid_body", "The body must be a JSON object."));
-  }
-  const result = validateItem(dto, body);
-  if (result.error) throw new ApiError(400, result.error);
-  return result.value;
 }
