@@ -16,3 +16,11 @@ describe("servedMetadata", () => {
     expect(servedMetadata({ uri: null })).toEqual({ metadata_document: {}, metadata_hash: keccak256(toUtf8Bytes("{}")) });
   });
 });
+
+describe("servedMetadata of a URI the token never shows", () => {
+  it("leaves it out of the document and the hash, as the JSON leaves it out", () => {
+    const served = servedMetadata({ uri: "javascript:alert(1)", animationUrl: "http://video.example/a.mp4", name: "Seat 1" });
+    expect(served).toEqual(servedMetadata({ name: "Seat 1" }));
+    expect(JSON.stringify(served)).not.toContain("javascript:");
+  });
+});

@@ -1,3 +1,4 @@
+import { isTokenUri } from "../common/validation/token-uri";
 import { canonicalTicketDocument, ticketMetadataHash, type TicketMetadata } from "../registry";
 
 /** What `/tokens/{tokenId}` states of the off-chain metadata it serves, for a holder to check against the chain. */
@@ -8,6 +9,16 @@ export interface ServedMetadata {
   metadata_document: Record<string, unknown>;
 }
 
+/**
+ * The document and hash of what the token JSON shows: a URI it never shows (one the ledger took before
+ * it took only https, ipfs and ar) is left out of the document too, so the JSON never carries it and
+ * the hash states what is served; such a ticket then reads as differing from the chain.
+ */
 export function servedMetadata(metadata: TicketMetadata): ServedMetadata {
-  return { metadata_hash: ticketMetadataHash(metadata), metadata_document: canonicalTicketDocument(metadata) };
+  const shown = { ...metadata, uri: shownUri(metadata.uri), animationUrl: shownUri(metadata.animationUrl) };
+  return { metadata_hash: ticketMetadataHash(shown), metadata_document: canonicalTicketDocument(shown) };
+}
+
+function shownUri(uri: string | null | undefined): string | null {
+  return uri && isTokenUri(uri) ? uri : null;
 }

@@ -148,7 +148,7 @@ describe("event_cancelled", () => {
     expect((await api.get(`/api/v1/tickets/${valid}`)).body).toMatchObject({ state: "event_cancelled", checkedIn: false, invalidated: false, resales: 0 });
   });
 
-  it("in /stream: a claim, a check-in and a second cancellation are refused, an updateTicket and an updateEvent still taken", async () => {
+  it("in /stream: a claim, a check-in, a metadata update and a second cancellation are refused, an updateEvent still taken", async () => {
     const { cancelled, valid, checkedIn } = await cancelledEvent();
     const answer = await api.post("/stream", [
       { action: "claimedTicket", data: { ticketId: checkedIn, to: WALLET } },
@@ -161,7 +161,8 @@ describe("event_cancelled", () => {
       streamRefused("claimedTicket", { ticketId: checkedIn }, "event_cancelled", "ticketId"),
       streamRefused("scannedTicket", { ticketId: valid }, "event_cancelled", "ticketId"),
       streamRefused("cancelledEvent", { eventId: cancelled }, "event_cancelled", "eventId"),
-      streamSuccess("updateTicket", { ticketId: valid }),
+      // The registry refuses a cancelled event's metadata updates: so does acceptance.
+      streamRefused("updateTicket", { ticketId: valid }, "event_cancelled", "ticketId"),
       streamSuccess("updateEvent", { eventId: cancelled }),
     ]);
   });

@@ -158,7 +158,8 @@ afterAll(async () => {
 });
 
 /**
- * An event, 100 sold tickets, 10 of them checked in, and one callback (an updateTicket's, final at acceptance);
+ * An event, 100 sold tickets, 10 of them checked in, and one callback (an updateEvent's of its callbackUrl, final at
+ * acceptance: nothing of it goes on chain);
  * and events to cancel, a ticket sold in each.
  */
 async function prepareSubjects(api: ApiClient, ticketeerId: string): Promise<Subjects> {
@@ -179,10 +180,7 @@ async function prepareSubjects(api: ApiClient, ticketeerId: string): Promise<Sub
       )
     ).body.every((item: any) => item.status === "success"),
   ).toBe(true);
-  const updated = sales.shift()!.ticketId;
-  const update = await api.post("/stream", [
-    { action: "updateTicket", data: { ticketId: updated, uri: "ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi" } },
-  ]);
+  const update = await api.post("/stream", [{ action: "updateEvent", data: { eventId, callbackUrl: "https://localhost:1/callbacks" } }]);
   expect(update.body.data[0].status).toBe("success");
   const callbacks = await api.get("/api/v1/callbacks");
   expect(callbacks.body).toHaveLength(1);

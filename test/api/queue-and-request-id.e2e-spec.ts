@@ -80,7 +80,8 @@ describe("the chain writer's queue", () => {
       { action: "soldTicket", data: { eventId, ticketId, price: "1" } },
     ]);
     await deleteBullKeys();
-    const update = await api.post("/stream", [{ action: "updateTicket", data: { ticketId, uri: "ipfs://meta" } }]);
+    // A new callbackUrl is the ledger's alone: nothing of it goes on chain.
+    const update = await api.post("/stream", [{ action: "updateEvent", data: { eventId, callbackUrl: "https://cb.example.com/other" } }]);
     expect(update.body.data[0].status).toBe("success");
     expect(await queue.getWaiting()).toEqual([]);
 

@@ -163,7 +163,7 @@ describe("GET /metrics while actions wait for a chain (no chain configured: noth
       { action: "newEvent", data: { eventId, currency: "EUR", callbackUrl: "https://integrator.example.com/callbacks" } },
       ...tickets.map((ticketId) => ({ action: "soldTicket", data: { eventId, ticketId, price: "1" } })),
     ]);
-    await stream(api, [{ action: "updateTicket", data: { ticketId: tickets[0], uri: "https://meta.example.com/1" } }]);
+    await stream(api, [{ action: "updateEvent", data: { eventId, callbackUrl: "https://integrator.example.com/other" } }]);
     const { samples } = await scrapeMetrics(testApp.opsUrl);
     expect(total(samples, M("ledger_actions"), { status: "waiting_broadcast" })).toBe(4);
     expect(total(samples, M("ledger_actions"), { status: "pending" })).toBe(0);
@@ -171,7 +171,7 @@ describe("GET /metrics while actions wait for a chain (no chain configured: noth
     expect(has(samples, M("ledger_oldest_waiting_seconds"))).toBe(true);
     // One flush job per acceptance that put something on the way to the chain; no worker takes it.
     expect(total(samples, M("queue_jobs"), { queue: "chain-writer", state: "waiting" })).toBe(1);
-    // The updateTicket has nothing on chain: its callback is due at once (delivery is off here).
+    // The updateEvent of the callbackUrl alone has nothing on chain: its callback is due at once (delivery is off here).
     expect(total(samples, M("outbox_callbacks"), { state: "due" })).toBe(1);
     expect(has(samples, M("signer_balance_wei"))).toBe(false);
   });
