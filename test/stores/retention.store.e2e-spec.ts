@@ -6,6 +6,7 @@ import { CallbacksStore } from "../../src/callbacks/callbacks.store";
 import { ReceiptsStore } from "../../src/chain/writer/receipts/receipts.store";
 import type { AppConfig } from "../../src/config/app-config";
 import { uuidv7 } from "../../src/common/uuid-v7";
+import { ActionChangesStore, CHANGE_RETENTION_DAYS } from "../../src/ledger/live/action-changes.store";
 import { METRICS } from "../../src/metrics/metric-definitions";
 import { createMetric } from "../../src/metrics/metrics.registry";
 import { RETENTION_BATCH, RetentionService } from "../../src/retention/retention.service";
@@ -199,5 +200,26 @@ describe("RetentionService.runOnce", () => {
     const metric = await registry.getSingleMetricAsString(METRICS.retentionPruned.name);
     expect(metric).toContain(`kind="callback_bodies"} ${due}`);
     expect(metric).toContain(`kind="raw_transactions"} 1`);
+  });
+});
+
+describe("ActionChangesStore.prune", () => {
+  it("deletes the change log's entries older than CHANGE_RETENTION_DAYS, a batch at a time, and keeps the younger", async () => {
+    await db.dataSource.query(`DELETE FROM chain_action_changes`);
+    const write = (count: number, daysAgo: number) =>
+      db.dataSource.query(
+        `INSERT INTO chain_action_changes (action_id, organization_id, event_ref, status, changed_at)
+         SELECT gen_random_uuid(), $1, $2, 'confirmed', now() - make_interval(days => $3) FROM generate_series(1, $4)`,
+        [organizationId, eventRef, daysAgo, count],
+      );
+    await write(7, CHANGE_RETENTION_DAYS + 1);
+    await write(3, CHANGE_RETENTION_DAYS - 1);
+
+    expect(await new ActionChangesStore(db.dataSource).prune(2)).toBe(7);
+    const [{ left, young }] = await db.dataSource.query<{ left: number; young: number }[]>(
+      `SELECT count(*)::int AS left, count(*) FILTER (WHERE changed_at > now() - make_interval(days => $1))::int AS young FROM chain_action_changes`,
+      [CHANGE_RETENTION_DAYS],
+    );
+    expect({ left, young }).toEqual({ left: 3, young: 3 });
   });
 });
