@@ -146,6 +146,37 @@ describe("RetentionStore.pruneCallbacks", () => {
   });
 });
 
+describe("RetentionStore and the rows others hold", () => {
+  it("skips a callback or a transaction another transaction holds, without waiting for it, and takes it on the next run", async () => {
+    const held = await callback({ status: "delivered", daysAgo: DAYS + 2 });
+    const free = await callback({ status: "delivered", daysAgo: DAYS + 1 });
+    const heldTx = await transaction("confirmed", HOURS + 2);
+    const freeTx = await transaction("confirmed", HOURS + 1);
+    // A redelivery (or a lease, a finalization) under way: its row locks until it commits.
+    const other = db.dataSource.createQueryRunner();
+    await other.startTransaction();
+    try {
+      await other.query(`SELECT 1 FROM callbacks WHERE id = $1 FOR UPDATE`, [held]);
+      await other.query(`SELECT 1 FROM chain_transactions WHERE id = $1 FOR UPDATE`, [heldTx]);
+
+      // Were either statement to wait for those locks, it would never return while they are held.
+      expect(await store.pruneCallbacks(DAYS, 1_000)).toEqual({ callbacks: 1, attempts: 2 });
+      expect(await store.clearRawTransactions(HOURS, 1_000)).toBe(1);
+      expect((await rowOf(free)).body_pruned_at).not.toBeNull();
+      expect((await rowOf(held)).body_pruned_at).toBeNull();
+      const raws = await db.dataSource.query<{ id: string; raw_tx: string | null }[]>(`SELECT id, raw_tx FROM chain_transactions WHERE id = ANY($1::uuid[])`, [
+        [heldTx, freeTx],
+      ]);
+      expect(Object.fromEntries(raws.map((row) => [row.id, row.raw_tx]))).toEqual({ [heldTx]: "0x02f8aa", [freeTx]: null });
+    } finally {
+      await other.commitTransaction();
+      await other.release();
+    }
+    expect(await store.pruneCallbacks(DAYS, 1_000)).toEqual({ callbacks: 1, attempts: 2 });
+    expect(await store.clearRawTransactions(HOURS, 1_000)).toBe(1);
+  });
+});
+
 describe("RetentionStore.clearRawTransactions", () => {
   it("clears the bytes of transactions final for longer than the period, keeps every other column and every open attempt's bytes", async () => {
     const confirmed = await transaction("confirmed", HOURS + 1);
