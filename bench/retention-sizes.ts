@@ -20,7 +20,7 @@ const CALLBACKS = Number(process.env.CALLBACKS ?? 100_000);
 const TICKETS_PER_TRANSACTION = 1_500;
 /** One final transaction per 1,500 of the callbacks' sales, as a full batch carries. */
 const TRANSACTIONS = Math.round(CALLBACKS / TICKETS_PER_TRANSACTION);
-/** Bytes of a signed batch per sale (the issue's measurement: 73 bytes of calldata and the signature's share). */
+/** Bytes of a signed batch per sale (73 bytes of calldata each, measured on the writer's batches). */
 const BYTES_PER_SALE = 73;
 const ROUNDS = Number(process.env.ROUNDS ?? 4);
 const TABLES = ["callbacks", "callback_attempts", "chain_transactions"] as const;
