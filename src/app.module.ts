@@ -22,6 +22,7 @@ import { IdempotencyModule } from "./idempotency/idempotency.module";
 import { LoggingModule } from "./logging";
 import { MetricsModule } from "./metrics/metrics.module";
 import { RedisModule } from "./redis/redis.module";
+import { RetentionModule } from "./retention/retention.module";
 import { StreamModule } from "./stream/stream.module";
 import { TicketsModule } from "./tickets/tickets.module";
 import { TokensModule } from "./tokens/tokens.module";
@@ -67,6 +68,7 @@ export class AppModule {
         ...api,
         ...requestChecks,
         CallbacksModule.forRole({ servesApi, runsWorker }),
+        ...(runsWorker ? [RetentionModule] : []),
         HealthModule.forRoot({ shutdownGraceMs: config.app.shutdownGraceMs, writesToChain: writer.length > 0 }),
       ],
     };

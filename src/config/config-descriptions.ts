@@ -375,6 +375,23 @@ export const CONFIG_SECTIONS: readonly ConfigSection[] = [
     },
   },
   {
+    title: "Retention",
+    readBy: "service",
+    variables: {
+      CALLBACK_RETENTION_DAYS: {
+        meaning:
+          "Days a delivered callback keeps its body and its attempt log after its (last) delivery: within them it can be read in full and redelivered. " +
+          "After them its row stays, with its status, ids and delivery summary, and a redelivery answers `410 callback_pruned`. Failed and pending " +
+          "callbacks are never pruned. See [Retention](operations.md#retention).",
+      },
+      RAW_TX_RETENTION_HOURS: {
+        meaning:
+          "Hours a final transaction (confirmed, reverted or replaced) keeps its signed bytes: they are sent again only if a node loses blocks the " +
+          "ledger had confirmed, which these hours cover. Its hash, nonce, status, block and gas are kept forever. See [Retention](operations.md#retention).",
+      },
+    },
+  },
+  {
     title: "Development",
     readBy: "service",
     variables: {

@@ -104,6 +104,11 @@ export function readConfig(parse: VariableParser): AppConfig {
     },
     chain: readChain(parse),
     callbacks: readCallbacks(parse),
+    // What the service needs forever is kept whatever these say (docs/operators/operations.md#retention).
+    retention: {
+      callbackDays: parse.integer("CALLBACK_RETENTION_DAYS", 30, 1, 3_650),
+      rawTransactionHours: parse.integer("RAW_TX_RETENTION_HOURS", 24, 1, 87_600),
+    },
     dev: {
       webhookSecret: parse.optional("DEV_WEBHOOK_SECRET"),
       ticketeerId: parse.optional("DEV_TICKETEER_ID"),

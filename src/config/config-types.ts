@@ -106,6 +106,12 @@ export interface AppConfig {
     /** AES-256 key (base64 of 32 bytes) that encrypts the webhook signing secrets at rest; required in production. */
     secretsKey: string | null;
   };
+  /**
+   * How long what is needed only for a while is kept (src/retention): the body and attempt log of a
+   * delivered callback, days after its delivery; the signed bytes of a final transaction, hours
+   * after it became final.
+   */
+  retention: { callbackDays: number; rawTransactionHours: number };
   dev: { ticketeerId: string | null; apiKey: string | null; organizationName: string; webhookSecret: string | null };
   /** The queue dashboard's credential; no password, no dashboard. */
   admin: {

@@ -25,6 +25,7 @@ import { WebhookEndpoints1763892000000 } from "./migrations/1763892000000-Webhoo
 import { CancelledEvents1763893000000 } from "./migrations/1763893000000-CancelledEvents";
 import { RichMetadata1763894000000 } from "./migrations/1763894000000-RichMetadata";
 import { HolderProofChallenges1763895000000 } from "./migrations/1763895000000-HolderProofChallenges";
+import { Retention1763897000000 } from "./migrations/1763897000000-Retention";
 
 export const MIGRATIONS = [
   InitialSchema1763740000000,
@@ -52,6 +53,7 @@ export const MIGRATIONS = [
   CancelledEvents1763893000000,
   RichMetadata1763894000000,
   HolderProofChallenges1763895000000,
+  Retention1763897000000,
 ];
 
 /**

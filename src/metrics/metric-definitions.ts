@@ -166,6 +166,12 @@ export const METRICS = {
     "Callback receivers disabled for failing every attempt for WEBHOOK_DISABLE_AFTER_HOURS: webhook (an organization's endpoint) or callback_url (an event's)",
     ["receiver"],
   ),
+  retentionPruned: metric(
+    "counter",
+    "retention_pruned_total",
+    "Rows retention pruned: callback_bodies (delivered callbacks past CALLBACK_RETENTION_DAYS), callback_attempts (their attempt log rows), raw_transactions (final transactions' signed bytes past RAW_TX_RETENTION_HOURS)",
+    ["kind"],
+  ),
   callbackDelivery: metric(
     "histogram",
     "callback_delivery_seconds",

@@ -29,3 +29,6 @@ export interface OpenTransaction extends SignedTransaction {
   broadcastAt: Date | null;
   createdAt: Date;
 }
+
+/** A final attempt as the ledger keeps it: its bytes are gone (null) once RAW_TX_RETENTION_HOURS have passed. */
+export type FinalAttempt = Omit<OpenTransaction, "raw"> & { raw: string | null };

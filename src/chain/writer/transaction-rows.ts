@@ -1,6 +1,6 @@
 import type { EntityManager } from "typeorm";
 
-import type { OpenTransaction, SignedTransaction, TransactionStatus } from "./signed-transaction";
+import type { FinalAttempt, OpenTransaction, SignedTransaction, TransactionStatus } from "./signed-transaction";
 
 /** A chain_transactions row as `SELECT *` reads it. */
 export interface TransactionRow {
@@ -10,7 +10,8 @@ export interface TransactionRow {
   nonce: string;
   attempt: number;
   tx_hash: string;
-  raw_tx: string;
+  /** Null once the transaction is final and RAW_TX_RETENTION_HOURS old (src/retention): an open attempt always has its bytes. */
+  raw_tx: string | null;
   gas_limit: string;
   max_fee_per_gas: string;
   max_priority_fee_per_gas: string;
@@ -20,7 +21,18 @@ export interface TransactionRow {
   created_at: Date;
 }
 
+/** An attempt that is open (signed, broadcast or mined): retention never clears its bytes. */
 export function toOpenTransaction(row: TransactionRow): OpenTransaction {
+  if (row.raw_tx === null) throw new Error(`transaction ${row.tx_hash} has no bytes kept: it is final, not open`);
+  return { ...withoutBytes(row), raw: row.raw_tx };
+}
+
+/** A final attempt (confirmed or reverted), with its bytes while retention keeps them. */
+export function toFinalAttempt(row: TransactionRow): FinalAttempt {
+  return { ...withoutBytes(row), raw: row.raw_tx };
+}
+
+function withoutBytes(row: TransactionRow): Omit<OpenTransaction, "raw"> {
   return {
     id: row.id,
     signer: row.signer,
@@ -28,7 +40,6 @@ export function toOpenTransaction(row: TransactionRow): OpenTransaction {
     nonce: BigInt(row.nonce),
     attempt: row.attempt,
     hash: row.tx_hash,
-    raw: row.raw_tx,
     gasLimit: BigInt(row.gas_limit),
     maxFeePerGas: BigInt(row.max_fee_per_gas),
     maxPriorityFeePerGas: BigInt(row.max_priority_fee_per_gas),

@@ -37,6 +37,8 @@ interface ChangeRow {
 
 /** How long the change log keeps an entry: a client away longer resumes with what is left. */
 export const CHANGE_RETENTION_DAYS = 7;
+/** Entries deleted per statement by prune(). */
+const PRUNE_BATCH = 5_000;
 
 /**
  * Reads of the ordered change log of the ledger (chain_action_changes, written by triggers on
@@ -91,13 +93,22 @@ export class ActionChangesStore {
     return rows.map(toChange);
   }
 
-  /** Deletes entries older than the retention period; how many. */
-  async prune(): Promise<number> {
-    const [, deleted] = await this.dataSource.query<[unknown, number]>(
-      `DELETE FROM chain_action_changes WHERE changed_at < now() - make_interval(days => $1)`,
-      [CHANGE_RETENTION_DAYS],
-    );
-    return deleted;
+  /**
+   * Deletes entries older than the retention period, PRUNE_BATCH at a time (oldest first, along the
+   * primary key, which follows the time they were written); how many. One statement for an hour of
+   * a busy ledger's changes would hold its locks and write its WAL in one burst.
+   */
+  async prune(batch = PRUNE_BATCH): Promise<number> {
+    let deleted = 0;
+    for (;;) {
+      const [, count] = await this.dataSource.query<[unknown, number]>(
+        `DELETE FROM chain_action_changes WHERE id IN (
+           SELECT id FROM chain_action_changes WHERE changed_at < now() - make_interval(days => $1) ORDER BY id LIMIT $2)`,
+        [CHANGE_RETENTION_DAYS, batch],
+      );
+      deleted += count;
+      if (count < batch) return deleted;
+    }
   }
 }
 

@@ -2,6 +2,7 @@ import { Injectable, Logger } from "@nestjs/common";
 import type { JsonRpcProvider } from "ethers";
 
 import type { ChainSigner } from "../../signers";
+import type { FinalAttempt, SignedTransaction } from "../signed-transaction";
 import { TransactionSender } from "../broadcast/transaction-sender";
 import { ReceiptsStore } from "./receipts.store";
 
@@ -31,10 +32,31 @@ export class LostTransactions {
       else this.lostOnce.delete(wallet.address);
       return;
     }
+    const kept = keptUntilGone(lost);
     this.logger.warn(
       { signer: wallet.address, from: chainCount.toString(), to: (oldestOpen - 1n).toString() },
-      `the node counts ${chainCount} transactions of ${wallet.address}, the ledger had confirmed up to nonce ${oldestOpen - 1n}: sending ${lost.length} of them again`,
+      `the node counts ${chainCount} transactions of ${wallet.address}, the ledger had confirmed up to nonce ${oldestOpen - 1n}: sending ${kept.length} of them again`,
     );
-    for (const tx of lost) if (!(await this.transactions.send(provider, tx)).accepted) return;
+    if (kept.length < lost.length) {
+      const gone = lost[kept.length].nonce.toString();
+      this.logger.error(
+        { signer: wallet.address, from: gone },
+        `${lost.length - kept.length} of them are not sent: the bytes of nonce ${gone}, final for longer than RAW_TX_RETENTION_HOURS, are no longer kept; point the service at a node that has those blocks`,
+      );
+    }
+    for (const tx of kept) if (!(await this.transactions.send(provider, tx)).accepted) return;
   }
+}
+
+/**
+ * The attempts, in nonce order, up to the first whose bytes are gone: one sent after it would only
+ * wait in the node's pool behind that nonce.
+ */
+function keptUntilGone(attempts: readonly FinalAttempt[]): SignedTransaction[] {
+  const kept: SignedTransaction[] = [];
+  for (const attempt of attempts) {
+    if (attempt.raw === null) break;
+    kept.push({ ...attempt, raw: attempt.raw });
+  }
+  return kept;
 }

@@ -2,8 +2,8 @@ import { Injectable } from "@nestjs/common";
 import { InjectDataSource } from "@nestjs/typeorm";
 import { DataSource } from "typeorm";
 
-import type { OpenTransaction } from "../signed-transaction";
-import { toOpenTransaction, type TransactionRow } from "../transaction-rows";
+import type { FinalAttempt } from "../signed-transaction";
+import { toFinalAttempt, type TransactionRow } from "../transaction-rows";
 
 /**
  * What the receipt watcher reads and writes in the ledger while a nonce is open: where its attempts
@@ -15,12 +15,12 @@ export class ReceiptsStore {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /** The attempt each of these nonces ended with (confirmed or reverted), by nonce: what was mined at that nonce. */
-  async finalAttempts(signer: string, fromNonce: bigint, toNonce: bigint): Promise<OpenTransaction[]> {
+  async finalAttempts(signer: string, fromNonce: bigint, toNonce: bigint): Promise<FinalAttempt[]> {
     const rows = await this.dataSource.query<TransactionRow[]>(
       `SELECT * FROM chain_transactions WHERE signer = $1 AND nonce >= $2 AND nonce < $3 AND status IN ('confirmed', 'reverted') ORDER BY nonce`,
       [signer, fromNonce.toString(), toNonce.toString()],
     );
-    return rows.map(toOpenTransaction);
+    return rows.map(toFinalAttempt);
   }
 
   async markMined(id: string, blockNumber: number, blockHash: string): Promise<void> {
