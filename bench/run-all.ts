@@ -6,6 +6,7 @@ import { runCallbacksBench } from "./callbacks-bench";
 import { runDrainBench } from "./drain-bench";
 import { runE2eBench } from "./e2e-bench";
 import { runFairnessBench } from "./fairness-bench";
+import { runFinalityBench } from "./finality-bench";
 import { type Figure, meetsRatioGoal, meetsTarget } from "./figures";
 import { measureGasFigures } from "./gas-figures";
 import { machineInfo } from "./machine";
@@ -23,6 +24,7 @@ const BENCHMARKS: { name: string; command: string; run: () => Promise<Figure[]> 
   { name: "Token metadata", command: "npm run bench:metadata", run: runMetadataBench },
   { name: "End to end to chain", command: "npm run bench:e2e", run: runE2eBench },
   { name: "Fairness between organizations", command: "npm run bench:fairness", run: runFairnessBench },
+  { name: "Time to finality", command: "npm run bench:finality", run: () => runFinalityBench() },
   { name: "Callbacks", command: "npm run bench:callbacks", run: runCallbacksBench },
   { name: "API while the worker drains", command: "npm run bench:drain -- --layout split", run: () => runDrainBench(["split"]) },
   { name: "On-sale", command: "npm run bench:onsale", run: () => runOnsaleBench() },

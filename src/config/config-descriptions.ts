@@ -317,7 +317,10 @@ export const CONFIG_SECTIONS: readonly ConfigSection[] = [
       },
       BLOCK_GAS_SHARE_PERCENT: { meaning: "Share of the block's gas limit one batch may take." },
       MAX_IN_FLIGHT_PER_SIGNER: {
-        meaning: "Transactions a signer has sent and not yet finalized; keep it below the node's limit of pending transactions per sender (commonly 16 to 64).",
+        meaning:
+          "Transactions a signer has signed or sent and not yet seen mined: the writer signs no further batch while this many wait for a block. " +
+          "A mined transaction holds no slot while it waits for its `CONFIRMATIONS` (one a reorg takes back holds one again). " +
+          "Keep it below the node's limit of pending transactions per sender (commonly 16 to 64).",
       },
       STUCK_TX_AFTER_MS: { meaning: "After this long unmined, a transaction is replaced with both fees raised by `FEE_BUMP_PERCENT`." },
       SIGNER_STUCK_AFTER_MS: {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
+import { ReceiptsStore } from "../../src/chain/writer/receipts/receipts.store";
 import { ActionsChangedWhileSigning, SendingStore } from "../../src/chain/writer/sending/sending.store";
 import { CHAIN, chainHolds, checkIn, fakeSignature, newSigner, sale, SHARD_COUNT, WriterLedger } from "../support/writer-ledger";
 
@@ -177,6 +178,25 @@ describe("SendingStore.countNoncesInFlight", () => {
 
     expect(await sut.countNoncesInFlight(signer)).toBe(2);
     expect(await sut.countNoncesInFlight(newSigner())).toBe(0);
+  });
+
+  it("counts no nonce seen mined, however far from final, and counts one again once a reorg takes its block back", async () => {
+    const signer = await signerAt(0n);
+    const receipts = new ReceiptsStore(ledger.dataSource);
+    const sent = [];
+    for (let batch = 0; batch < 4; batch++) {
+      const { waiting } = await waitingSales(1);
+      sent.push(await sut.commitNewTransaction(signer, waiting, async (nonce) => fakeSignature(signer, nonce, 1)));
+    }
+    // Nonce 1 was bumped, and its first attempt is the one mined: the replacement stays open, unmined.
+    await sut.commitReplacement(sent[1], fakeSignature(signer, sent[1].nonce, 1));
+    await receipts.markMined(sent[0].id, 10, `0x${"a".repeat(64)}`);
+    await receipts.markMined(sent[1].id, 10, `0x${"a".repeat(64)}`);
+    expect(await sut.countNoncesInFlight(signer)).toBe(2);
+
+    await receipts.markUnmined(sent[0].id);
+
+    expect(await sut.countNoncesInFlight(signer)).toBe(3);
   });
 });
 

@@ -12,13 +12,15 @@ import { BlockHashes } from "./block-hashes";
 import { fetchReceipt, type MinedReceipt } from "./mined-receipt";
 import { UnminedNonces } from "./unmined-nonces";
 
-type NonceState = "finalized" | "mined" | "unmined" | "taken";
+/** `newlyMined`: seen in a block for the first time this pass, not yet deep enough. */
+type NonceState = "finalized" | "newlyMined" | "mined" | "unmined" | "taken";
 
 /**
  * One pass over a signer's open nonces, oldest first: bytes a node lost are sent again (see
  * LostTransactions), each mined nonce goes on towards final (see Confirmations), each unmined one is
  * seen to (see UnminedNonces). The signer's oldest unmined nonce goes to SignerProgress, and a nonce
- * finalized makes room for the writer's next batch.
+ * first seen mined (or finalized) makes room for the writer's next batch: only unmined nonces hold
+ * MAX_IN_FLIGHT_PER_SIGNER's slots (see SendingStore.countNoncesInFlight).
  */
 @Injectable()
 export class SignerWatch {
@@ -50,27 +52,29 @@ export class SignerWatch {
     // The signer's transactions counted at the confirmed depth: a nonce below it is used, by us or another.
     let confirmedCount: Promise<number> | undefined;
     const countConfirmed = () => (confirmedCount ??= provider.getTransactionCount(signer, confirmedThrough));
-    let finalized = false;
+    let roomMade = false;
     let oldestUnmined: OpenTransaction[] | undefined;
     for (const attempts of groupByNonce(open)) {
       const state = await this.watchNonce(provider, slot, attempts, { confirmedThrough, countConfirmed, receipts, blocks });
       // Given up as taken, with the later nonces the node did not hold: what this pass read of them is stale.
       if (state === "taken") break;
-      finalized = state === "finalized" || finalized;
+      roomMade = state === "finalized" || state === "newlyMined" || roomMade;
       if (state === "unmined") oldestUnmined ??= attempts;
     }
     this.progress.oldestUnmined(signer, oldestUnmined ? { nonce: oldestUnmined[0].nonce, signedAt: oldestUnmined[0].createdAt } : null);
-    if (finalized) await this.queue.requestFlush("capacity", slot.shard);
+    if (roomMade) await this.queue.requestFlush("capacity", slot.shard);
   }
 
-  /** Where the nonce stands after this look: finalized now, mined (not yet deep enough), unmined, or given up as taken by another transaction. */
+  /** Where the nonce stands after this look: finalized now, mined (not yet deep enough; first seen so now, or before), unmined, or given up as taken by another transaction. */
   private async watchNonce(provider: JsonRpcProvider, slot: SignerSlot, attempts: OpenTransaction[], pass: PassReads): Promise<NonceState> {
     const receipts = await Promise.all(attempts.map((attempt) => pass.receipts.get(attempt.hash) ?? fetchReceipt(provider, attempt.hash)));
     const minedAt = receipts.findIndex((receipt) => receipt !== null);
     if (minedAt < 0) return this.unmined.look(provider, slot, attempts, pass.countConfirmed);
     this.unmined.forget(attempts);
     const receipt = receipts[minedAt];
-    return receipt && (await this.confirmations.onMined(provider, attempts[minedAt], receipt, pass.confirmedThrough, pass.blocks)) ? "finalized" : "mined";
+    const seenMinedBefore = attempts.some((attempt) => attempt.status === "mined");
+    if (receipt && (await this.confirmations.onMined(provider, attempts[minedAt], receipt, pass.confirmedThrough, pass.blocks))) return "finalized";
+    return seenMinedBefore ? "mined" : "newlyMined";
   }
 }
 

@@ -100,7 +100,8 @@ export class BatchSender implements BeforeApplicationShutdown {
 
   /**
    * Whether another batch may be signed, once the last one signed has room in the node's pool: nothing
-   * was refused, and fewer than MAX_IN_FLIGHT_PER_SIGNER nonces are in flight. A batch is planned only
+   * was refused, and fewer than MAX_IN_FLIGHT_PER_SIGNER nonces are signed or sent and not yet mined
+   * (a mined one, however far from final, holds no slot: see SendingStore.countNoncesInFlight). A batch is planned only
    * when the one before it can go out, never while it is held: what a batch carries is chosen as late
    * as it can be, so an action accepted meanwhile (another organization's, say) goes in the next
    * batch to be mined rather than behind batches signed ahead (see fairOrder).

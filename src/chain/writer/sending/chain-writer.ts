@@ -18,7 +18,7 @@ import { ActionsChangedWhileSigning } from "./sending.store";
  * belongs to one signer (its registry index modulo the number of signers), so a sale is never mined
  * before its event. One flush of a signer at a time: once its gates say go (see FlushGates), it
  * signs batch after batch (see BatchReader, BatchSender) while fewer than MAX_IN_FLIGHT_PER_SIGNER
- * nonces are in flight.
+ * nonces are signed or sent and not yet mined.
  */
 @Injectable()
 export class ChainWriter {

@@ -105,10 +105,18 @@ export class SendingStore {
     return (await this.readWaiting(shardCount, shardIndex, limit)).actions;
   }
 
-  /** Nonces of this signer sent and not yet final. */
+  /**
+   * Nonces of this signer signed or sent and not yet seen mined: what the node holds, or will, in its
+   * pool for the signer. A nonce one of whose attempts was seen in a block (`mined`, however deep)
+   * holds none: counted until final, at CONFIRMATIONS=12 eight of them stopped the writer for 20 s
+   * of every 24 while the chain had room. One a reorg takes back is `broadcast` again
+   * (ReceiptsStore.markUnmined) and counts again, so no batch is signed while it waits.
+   */
   async countNoncesInFlight(signer: string): Promise<number> {
     const [row] = await this.dataSource.query<{ count: number }[]>(
-      `SELECT count(DISTINCT nonce)::int AS count FROM chain_transactions WHERE signer = $1 AND status IN ('signed', 'broadcast', 'mined')`,
+      `SELECT count(*)::int AS count FROM (
+         SELECT nonce FROM chain_transactions WHERE signer = $1 AND status IN ('signed', 'broadcast', 'mined')
+          GROUP BY nonce HAVING bool_and(status <> 'mined')) unmined`,
       [signer],
     );
     return row.count;
