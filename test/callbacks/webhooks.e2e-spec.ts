@@ -341,6 +341,13 @@ describe("a receiver that keeps failing", () => {
     });
     const metrics = await scrapeMetrics(chainApp.testApp.opsUrl);
     expect(total(metrics.samples, "ticket_registry_callback_receivers_disabled_total", { receiver: "callback_url" })).toBe(1);
+    // The update's callback is kept as failed a moment after its action confirms: redelivery counts the three once they all are.
+    await eventually(async () => {
+      const own = (await api.get(`/api/v1/callbacks?eventId=${encodeURIComponent(eventId)}&limit=500`)).body.filter(
+        (view: { webhookId: string | null }) => view.webhookId === null,
+      );
+      return own.length === 3 && own.every((view: { status: string }) => view.status === "failed") ? true : undefined;
+    });
     expect((await redeliver({ eventId, status: "failed" })).body).toEqual({ queued: 0, inFlight: 0, receiverDisabled: 3 });
 
     // Other updates leave it disabled; one that carries the callbackUrl (the same here) enables it again.
