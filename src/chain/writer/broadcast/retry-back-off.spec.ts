@@ -2,24 +2,11 @@ import { describe, expect, it } from "vitest";
 
 import { loadConfig } from "../../../config/app-config";
 import type { SignedTransaction } from "../signed-transaction";
+import { signedTransaction, TEST_SIGNER as SIGNER } from "../../../../test/support/signed-transactions";
 import { backOffMs, MAX_BACK_OFF_MS, RetryBackOff } from "./retry-back-off";
 
-const SIGNER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
-
 function signed(nonce: bigint): SignedTransaction {
-  return {
-    id: `tx-${nonce}`,
-    signer: SIGNER,
-    chainId: 31337n,
-    nonce,
-    attempt: 1,
-    hash: `0x${nonce.toString(16).padStart(64, "0")}`,
-    raw: "0x02",
-    gasLimit: 1_000_000n,
-    maxFeePerGas: 2_000_000_000n,
-    maxPriorityFeePerGas: 1_000_000_000n,
-    itemCount: 1,
-  };
+  return signedTransaction(nonce, { gasLimit: 1_000_000n, maxFeePerGas: 2_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n });
 }
 
 describe("RetryBackOff", () => {

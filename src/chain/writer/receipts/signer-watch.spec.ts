@@ -8,28 +8,12 @@ import type { SignerProgress } from "../progress/signer-progress";
 import type { OpenTransaction, TransactionStatus } from "../signed-transaction";
 import type { Confirmations } from "./confirmations";
 import type { LostTransactions } from "./lost-transactions";
+import { signedTransaction, TEST_SIGNER as SIGNER } from "../../../../test/support/signed-transactions";
 import { SignerWatch } from "./signer-watch";
 import type { UnminedNonces } from "./unmined-nonces";
 
-const SIGNER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
-
 function attempt(nonce: bigint, status: TransactionStatus): OpenTransaction {
-  return {
-    id: `tx-${nonce}`,
-    signer: SIGNER,
-    chainId: 31337n,
-    nonce,
-    attempt: 1,
-    hash: `0x${nonce.toString(16).padStart(64, "0")}`,
-    raw: "0x02",
-    gasLimit: 100_000n,
-    maxFeePerGas: 10n,
-    maxPriorityFeePerGas: 1n,
-    itemCount: 1,
-    status,
-    broadcastAt: new Date(),
-    createdAt: new Date(),
-  };
+  return { ...signedTransaction(nonce), status, broadcastAt: new Date(), createdAt: new Date() };
 }
 
 /**

@@ -7,30 +7,17 @@ import type { ChainSigner } from "../../signers";
 import { RetryBackOff } from "../broadcast/retry-back-off";
 import type { TransactionSender } from "../broadcast/transaction-sender";
 import type { SignedTransaction } from "../signed-transaction";
+import { signedTransaction, TEST_SIGNER as SIGNER } from "../../../../test/support/signed-transactions";
 import { BatchSender } from "./batch-sender";
 import { CrashPoints } from "./crash-points";
 import type { SendingStore } from "./sending.store";
 
-const SIGNER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 const FEES = { maxFeePerGas: 10n, maxPriorityFeePerGas: 1n };
-const PLAN = { actions: [], plannedGas: [], gasLimit: 100_000, full: false };
-
 function committed(nonce: bigint): SignedTransaction {
-  const hash = `0x${nonce.toString(16).padStart(64, "0")}`;
-  return {
-    id: `tx-${nonce}`,
-    signer: SIGNER,
-    chainId: 31337n,
-    nonce,
-    attempt: 1,
-    hash,
-    raw: "0x02",
-    gasLimit: 100_000n,
-    maxFeePerGas: 10n,
-    maxPriorityFeePerGas: 1n,
-    itemCount: 0,
-  };
+  return signedTransaction(nonce, { itemCount: 0 });
 }
+
+const PLAN = { actions: [], plannedGas: [], gasLimit: 100_000, full: false };
 
 /** A sender whose order check fails as a destroyed provider's request does; `sent` records what reached the node. */
 function failingOrderCheck() {
