@@ -38,7 +38,7 @@ describe("BroadcastStore.openTransactions", () => {
     ]);
     const { carried, ...signed } = second;
     expect(carried).toHaveLength(1);
-    expect(open[2]).toEqual({ ...signed, status: "signed", broadcastAt: null, createdAt: expect.any(Date) });
+    expect(open[2]).toEqual({ ...signed, status: "signed", broadcastAt: null, createdAt: expect.any(Date), minedIn: null });
     expect(open[1]).toMatchObject({
       hash: replacement.hash,
       raw: replacement.raw,

@@ -24,10 +24,18 @@ export interface CarriedAction {
 
 export type TransactionStatus = "signed" | "broadcast" | "mined" | "confirmed" | "reverted" | "replaced";
 
+/** The block a transaction was last seen mined in. */
+export interface MinedBlock {
+  blockNumber: number;
+  blockHash: string;
+}
+
 export interface OpenTransaction extends SignedTransaction {
   status: TransactionStatus;
   broadcastAt: Date | null;
   createdAt: Date;
+  /** Where the ledger last saw it mined (status `mined`); null before. */
+  minedIn: MinedBlock | null;
 }
 
 /** A final attempt as the ledger keeps it: its bytes are gone (null) once RAW_TX_RETENTION_HOURS have passed. */

@@ -19,6 +19,8 @@ export interface TransactionRow {
   status: TransactionStatus;
   broadcast_at: Date | null;
   created_at: Date;
+  block_number: string | null;
+  block_hash: string | null;
 }
 
 /** An attempt that is open (signed, broadcast or mined): retention never clears its bytes. */
@@ -47,6 +49,7 @@ function withoutBytes(row: TransactionRow): Omit<OpenTransaction, "raw"> {
     status: row.status,
     broadcastAt: row.broadcast_at,
     createdAt: row.created_at,
+    minedIn: row.block_number !== null && row.block_hash !== null ? { blockNumber: Number(row.block_number), blockHash: row.block_hash } : null,
   };
 }
 

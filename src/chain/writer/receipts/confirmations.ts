@@ -44,7 +44,10 @@ export class Confirmations {
     blocks: BlockHashes = new BlockHashes(provider),
   ): Promise<boolean> {
     if (receipt.blockNumber > confirmedThrough) {
-      if (attempt.status !== "mined") await this.store.markMined(attempt.id, receipt.blockNumber, receipt.blockHash);
+      // Seen mined again in another block after a reorg: the ledger follows, so that later passes check that block.
+      if (attempt.status !== "mined" || attempt.minedIn?.blockHash !== receipt.blockHash) {
+        await this.store.markMined(attempt.id, receipt.blockNumber, receipt.blockHash);
+      }
       return false;
     }
     // Deep enough (or finalized): finalize only if the block is still the canonical one at that height.

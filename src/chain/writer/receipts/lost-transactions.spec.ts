@@ -25,6 +25,7 @@ function attempt(nonce: bigint, raw: string | null): FinalAttempt {
     status: "confirmed",
     broadcastAt: null,
     createdAt: new Date(0),
+    minedIn: null,
   };
 }
 

@@ -44,8 +44,11 @@ export class SignerWatch {
     const confirmedThrough = await this.confirmations.confirmedThrough(provider);
     // Every open attempt's receipt is asked for at once: the node answers the later ones while the
     // earlier nonces are finalized in the database, in nonce order. A pass that stops early leaves
-    // some unread; their failures must not end the process.
-    const receipts = new Map(open.map((attempt) => [attempt.hash, fetchReceipt(provider, attempt.hash)]));
+    // some unread; their failures must not end the process. A receipt the ledger already holds as
+    // mined, in a block not yet deep enough, is not read: a batch's receipt carries thousands of logs,
+    // and at CONFIRMATIONS=12 reading each one every pass took most of the worker's time.
+    const unread = open.filter((attempt) => !awaitsDepth(attempt, confirmedThrough));
+    const receipts = new Map(unread.map((attempt) => [attempt.hash, fetchReceipt(provider, attempt.hash)]));
     for (const receipt of receipts.values()) receipt.catch(() => undefined);
     // Several batches are mined in one block: its hash is read once a pass.
     const blocks = new BlockHashes(provider);
@@ -67,6 +70,7 @@ export class SignerWatch {
 
   /** Where the nonce stands after this look: finalized now, mined (not yet deep enough; first seen so now, or before), unmined, or given up as taken by another transaction. */
   private async watchNonce(provider: JsonRpcProvider, slot: SignerSlot, attempts: OpenTransaction[], pass: PassReads): Promise<NonceState> {
+    if (await stillInItsBlock(attempts, pass)) return "mined";
     const receipts = await Promise.all(attempts.map((attempt) => pass.receipts.get(attempt.hash) ?? fetchReceipt(provider, attempt.hash)));
     const minedAt = receipts.findIndex((receipt) => receipt !== null);
     if (minedAt < 0) return this.unmined.look(provider, slot, attempts, pass.countConfirmed);
@@ -86,6 +90,21 @@ interface PassReads {
   /** Each open attempt's receipt (null: not mined), asked for when the pass began. */
   receipts: Map<string, Promise<MinedReceipt | null>>;
   blocks: BlockHashes;
+}
+
+/** Mined, as the ledger last saw it, in a block above the confirmed depth. */
+function awaitsDepth(attempt: OpenTransaction, confirmedThrough: number): boolean {
+  return attempt.status === "mined" && attempt.minedIn !== null && attempt.minedIn.blockNumber > confirmedThrough;
+}
+
+/**
+ * Whether a nonce waits for depth in the block the ledger saw it mined in, that block still the
+ * canonical one at its height: then its receipt says nothing new. A reorged block sends the nonce
+ * to its receipt again.
+ */
+async function stillInItsBlock(attempts: OpenTransaction[], pass: PassReads): Promise<boolean> {
+  const mined = attempts.find((attempt) => awaitsDepth(attempt, pass.confirmedThrough));
+  return mined?.minedIn ? (await pass.blocks.at(mined.minedIn.blockNumber)) === mined.minedIn.blockHash : false;
 }
 
 function groupByNonce(transactions: OpenTransaction[]): OpenTransaction[][] {
