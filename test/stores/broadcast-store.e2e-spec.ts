@@ -47,6 +47,21 @@ describe("BroadcastStore.openTransactions", () => {
       broadcastAt: expect.any(Date),
     });
   });
+
+  it("reads each open attempt's bytes once: later reads take them from the first, and read only new attempts'", async () => {
+    const signer = await ledger.signerAt(20n);
+    const first = await ledger.committedSale(signer);
+    const [read] = await sut.openTransactions(signer);
+    // No path of the service rewrites an attempt's bytes: a read that fetched them again would show this.
+    await ledger.sql(`UPDATE chain_transactions SET raw_tx = '0x00' WHERE id = $1`, [first.id]);
+    const second = await ledger.committedSale(signer);
+
+    const open = await sut.openTransactions(signer);
+
+    expect(open.map((tx) => tx.raw)).toEqual([read.raw, second.raw]);
+    expect(read.raw).toBe(first.raw);
+    expect(await new BroadcastStore(ledger.dataSource).openTransactions(signer)).toMatchObject([{ raw: "0x00" }, { raw: second.raw }]);
+  });
 });
 
 describe("BroadcastStore.unsentTransactions and stillUnsent", () => {

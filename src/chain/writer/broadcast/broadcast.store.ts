@@ -11,15 +11,27 @@ import { toOpenTransaction, type TransactionRow } from "../transaction-rows";
  */
 @Injectable()
 export class BroadcastStore {
+  /**
+   * Each signer's open attempts' bytes, by id, as last read. An attempt's bytes never change, and a
+   * batch's are about 220 kB of hex: the watcher and every broadcast read all open attempts, which at
+   * CONFIRMATIONS=12 meant megabytes a pass, so each attempt's bytes are read once.
+   */
+  private readonly bytesRead = new Map<string, Map<string, string>>();
+
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /** Attempts not yet final, by nonce then attempt. */
   async openTransactions(signer: string): Promise<OpenTransaction[]> {
+    const known = this.bytesRead.get(signer) ?? new Map<string, string>();
     const rows = await this.dataSource.query<TransactionRow[]>(
-      `SELECT * FROM chain_transactions WHERE signer = $1 AND status IN ('signed', 'broadcast', 'mined') ORDER BY nonce, attempt`,
-      [signer],
+      `SELECT id, signer, chain_id, nonce, attempt, tx_hash, gas_limit, max_fee_per_gas, max_priority_fee_per_gas, item_count, status,
+              broadcast_at, created_at, block_number, block_hash, CASE WHEN id = ANY($2::uuid[]) THEN NULL ELSE raw_tx END AS raw_tx
+         FROM chain_transactions WHERE signer = $1 AND status IN ('signed', 'broadcast', 'mined') ORDER BY nonce, attempt`,
+      [signer, [...known.keys()]],
     );
-    return rows.map(toOpenTransaction);
+    const open = rows.map((row) => toOpenTransaction({ ...row, raw_tx: row.raw_tx ?? known.get(row.id) ?? null }));
+    this.bytesRead.set(signer, new Map(open.map((tx) => [tx.id, tx.raw])));
+    return open;
   }
 
   /** The latest attempt of each open nonce that was never broadcast (refused, or its worker died first), oldest nonce first. */
