@@ -21,6 +21,11 @@ export interface ChainCapacity {
   resent: number;
   seconds: number;
   ticketsPerSecond: number;
+  /**
+   * This process's CPU (user and system) to build the batches' items, encode them and sign each
+   * transaction, with nothing else: the floor of a writer's work per ticket, in microseconds.
+   */
+  encodeAndSignMicrosPerTicket: number;
 }
 
 /** Development account #0 (the registry's admin) and the account the capacity run signs with (#9: the service uses #1 to #N). */
@@ -82,6 +87,7 @@ export async function measureChainCapacity(chain: BenchChain, batches: readonly 
   const firstNonce = await chain.provider.getTransactionCount(sender.address, "latest");
   const raw: string[] = [];
   let serial = 0n;
+  const cpuBefore = process.cpuUsage();
   for (const [index, batch] of batches.entries()) {
     const items = Array.from({ length: batch.itemCount }, (): RegistryBatchItem => {
       serial += 1n;
@@ -97,6 +103,8 @@ export async function measureChainCapacity(chain: BenchChain, batches: readonly 
     raw.push(await signBatch(sender, chain, data, firstNonce + index, batch.gasLimit, maxFeePerGas, maxPriorityFeePerGas));
   }
   const tickets = Number(serial);
+  const cpu = process.cpuUsage(cpuBefore);
+  const encodeAndSignMicrosPerTicket = (cpu.user + cpu.system) / tickets;
 
   const started = performance.now();
   const hashes: string[] = [];
@@ -129,7 +137,7 @@ export async function measureChainCapacity(chain: BenchChain, batches: readonly 
   }
   const onChain = await chain.registry.eventRecord(CAPACITY_EVENT_INDEX);
   if (onChain.ticketsSold !== BigInt(tickets)) throw new Error(`capacity run: the registry counts ${onChain.ticketsSold} tickets sold, not ${tickets}`);
-  return { tickets, batches: raw.length, resent, seconds, ticketsPerSecond: tickets / seconds };
+  return { tickets, batches: raw.length, resent, seconds, ticketsPerSecond: tickets / seconds, encodeAndSignMicrosPerTicket };
 }
 
 async function signBatch(

@@ -10,9 +10,12 @@ import { generateTestTls, writeTestTls } from "../scripts/stack/local-tls";
 import { startBenchServer } from "./bench-server";
 import { startCallbackSink } from "./callback-sink";
 import { measureChainCapacity, serviceSaleBatches } from "./chain-capacity";
-import { describeLimit, type Figure, meetsRatioGoal, meetsTarget, ratioOf } from "./figures";
+import { describeLimit, type Figure, meetsRatioGoal, meetsTarget, ratioOf, writeFigures } from "./figures";
 import { poster } from "./poster";
 import { CHAIN_NODE_LABELS, startBenchChain } from "./stack/bench-chain";
+import { CpuSampler } from "./stack/cpu-usage";
+import { tableWrites, writesPerTicket } from "./stack/table-writes";
+import { SERVICE_GROUP, writerCpuFigures } from "./writer-cpu";
 import { runDirectory } from "./stack/run-directory";
 import { Teardown } from "./stack/teardown";
 
@@ -22,15 +25,22 @@ import { Teardown } from "./stack/teardown";
  * local HTTPS receiver, on each node in turn: Hardhat's automining node (a block per transaction,
  * at once) and Anvil as a production-like chain (chain id 80002, a block every 2 s, 45M gas limit,
  * 30 gwei base fee). Prints tickets per second beside the target, and the batches the writer
- * actually sent with their gas per ticket. `npm run bench:e2e -- --node hardhat|anvil` runs one node only.
+ * actually sent with their gas per ticket, and the CPU the service and PostgreSQL used per confirmed
+ * ticket beside encoding and signing the same batches alone. `npm run bench:e2e -- --node hardhat|anvil`
+ * runs one node only.
  */
 const TICKETS = 20_000;
 const PER_REQUEST = 5_000;
 const TARGET_TICKETS_PER_SECOND = 1_000;
-/** The goal: end to end at least 0.8 of the node's own capacity for the same batches. */
-const CAPACITY_RATIO_GOAL = 0.8;
+/** The goal on Anvil's 2-second blocks: end to end at least 0.9 of the node's own capacity for the same batches. */
+const CAPACITY_RATIO_GOAL = 0.9;
+/**
+ * The goal on Hardhat's automining node: end to end at least half the api's own acceptance rate in
+ * the same run. Its instant mining makes the node alone far faster than any service's acceptance.
+ */
+const ACCEPTANCE_RATIO_GOAL = 0.5;
 /** The goal of the writer's share of each block's gas while a backlog waits (Anvil): this much of the configured block share. */
-const BLOCK_FILL_GOAL = 0.8;
+const BLOCK_FILL_GOAL = 0.9;
 /** Far beyond any healthy run: a stalled pipeline fails the benchmark instead of hanging it. */
 const DEADLINE_MS = 600_000;
 
@@ -45,12 +55,12 @@ export function e2eFigureName(node: ChainNodeKind): string {
  */
 export async function runE2eBench(nodes: readonly ChainNodeKind[] = CHAIN_NODE_KINDS): Promise<Figure[]> {
   const figures: Figure[] = [];
-  const blockFills: Figure[] = [];
+  const others: Figure[] = [];
   for (const node of nodes) {
     console.log(`\n-- on ${CHAIN_NODE_LABELS[node]}`);
-    const { endToEnd, blockFill } = await runOnNode(node);
+    const { endToEnd, blockFill, cpu } = await runOnNode(node);
     figures.push(endToEnd);
-    if (blockFill) blockFills.push(blockFill);
+    others.push(...(blockFill ? [blockFill] : []), ...cpu);
   }
   if (figures.length > 1) {
     console.log("\nEnd to end, by node:");
@@ -60,14 +70,14 @@ export async function runE2eBench(nodes: readonly ChainNodeKind[] = CHAIN_NODE_K
         "tickets/s": figure.value,
         target: `≥ ${figure.target}`,
         met: meetsTarget(figure) ? "yes" : "NO",
-        "limit: node alone": describeLimit(figure),
+        limit: describeLimit(figure),
       })),
     );
   }
-  return [...figures, ...blockFills];
+  return [...figures, ...others];
 }
 
-async function runOnNode(node: ChainNodeKind): Promise<{ endToEnd: Figure; blockFill?: Figure }> {
+async function runOnNode(node: ChainNodeKind): Promise<{ endToEnd: Figure; blockFill?: Figure; cpu: Figure[] }> {
   const teardown = new Teardown();
   const logs = runDirectory(`bench-e2e-${node}`);
   let passed = false;
@@ -100,12 +110,20 @@ async function runOnNode(node: ChainNodeKind): Promise<{ endToEnd: Figure; block
     await post("/api/v1/events", { eventId, ticketeerId: server.ticketeerId, currency: "EUR", callbackUrl: `https://localhost:${receiver.port}/callbacks` });
     await waitForConfirmed(db, 1);
 
+    const writesAtStart = await tableWrites(db);
     const started = performance.now();
     for (let offset = 0; offset < TICKETS; offset += PER_REQUEST) await post("/stream", soldActions(eventId, offset, PER_REQUEST));
     const accepted = performance.now();
+    const cpu = new CpuSampler(() => [{ name: SERVICE_GROUP, pid: server.pid }]);
+    cpu.start();
+    const confirmedAtAccepted = await confirmedCount(db);
     const blockAtAccepted = await chain.provider.getBlockNumber();
     await waitForConfirmed(db, TICKETS + 1);
     const confirmed = performance.now();
+    const cpuWhileConfirming = cpu.stop();
+    // Backends report their statistics at most once a second: wait for the last second's.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const writesAtConfirmed = await tableWrites(db);
     await waitForDelivered(db, TICKETS + 1);
     const delivered = performance.now();
 
@@ -131,16 +149,21 @@ async function runOnNode(node: ChainNodeKind): Promise<{ endToEnd: Figure; block
 
     // The limit: the same node's own capacity for the same batches, without the service.
     const capacity = await measureChainCapacity(chain, await serviceSaleBatches(db));
+    const acceptedPerSecond = TICKETS / ((accepted - started) / 1000);
+    const limit = node === "anvil" ? capacity.ticketsPerSecond : acceptedPerSecond;
     const figure: Figure = {
       name: e2eFigureName(node),
       value: Math.round(ticketsPerSecond),
       unit: "tickets/s",
       target: TARGET_TICKETS_PER_SECOND,
       better: "higher",
-      limit: Math.round(capacity.ticketsPerSecond),
-      limitName: "the node alone: the same batches pre-signed and sent straight to it",
-      ratio: ratioOf(ticketsPerSecond, capacity.ticketsPerSecond),
-      ratioGoal: CAPACITY_RATIO_GOAL,
+      limit: Math.round(limit),
+      limitName:
+        node === "anvil"
+          ? "the node alone: the same batches pre-signed and sent straight to it"
+          : "the api's own acceptance of the same sales (/stream), in the same run",
+      ratio: ratioOf(ticketsPerSecond, limit),
+      ratioGoal: node === "anvil" ? CAPACITY_RATIO_GOAL : ACCEPTANCE_RATIO_GOAL,
     };
     console.log("The node's own capacity for the same batches (pre-signed, sent straight to it, no service):");
     console.table([
@@ -149,14 +172,20 @@ async function runOnNode(node: ChainNodeKind): Promise<{ endToEnd: Figure; block
         batches: capacity.batches,
         "sent again": capacity.resent,
         "all mined in s": capacity.seconds.toFixed(2),
-        "tickets/s, node alone": figure.limit,
-        "end to end / node alone": figure.ratio,
-        goal: `≥ ${CAPACITY_RATIO_GOAL}`,
+        "tickets/s, node alone": Math.round(capacity.ticketsPerSecond),
+        "the api's acceptance, tickets/s": Math.round(acceptedPerSecond),
+        "end to end / limit": figure.ratio,
+        limit: node === "anvil" ? "the node alone" : "the api's acceptance",
+        goal: `≥ ${figure.ratioGoal}`,
         met: meetsRatioGoal(figure) ? "yes" : "NO",
       },
     ]);
+    const confirmedMeanwhile = TICKETS + 1 - confirmedAtAccepted;
+    const cpuFigures = writerCpuFigures(node, cpuWhileConfirming, confirmedMeanwhile, capacity.encodeAndSignMicrosPerTicket);
+    console.log("Rows PostgreSQL wrote per ticket, from the first request until every sale was confirmed (and a second after), by table:");
+    console.table(writesPerTicket(writesAtStart, writesAtConfirmed, TICKETS));
     passed = true;
-    return { endToEnd: figure, blockFill };
+    return { endToEnd: figure, blockFill, cpu: cpuFigures };
   } finally {
     await teardown.run();
   }
@@ -168,6 +197,11 @@ export function soldActions(eventId: string, offset: number, count: number) {
     action: "soldTicket",
     data: { eventId, ticketId: `ticket-${offset + i}`, price: "49.95", orderTime: 1_750_000_000 },
   }));
+}
+
+async function confirmedCount(db: Client): Promise<number> {
+  const { rows } = await db.query<{ confirmed: number }>(`SELECT count(*)::int AS confirmed FROM chain_actions WHERE status = 'confirmed'`);
+  return rows[0].confirmed;
 }
 
 /** Until `count` chain actions are confirmed (throws once one failed, or after DEADLINE_MS). */
@@ -290,8 +324,11 @@ export function parseE2eOptions(argv: string[]): ChainNodeKind[] {
 }
 
 if (require.main === module) {
+  const nodes = parseE2eOptions(process.argv.slice(2));
   Promise.resolve()
-    .then(() => runE2eBench(parseE2eOptions(process.argv.slice(2))))
+    .then(() => runE2eBench(nodes))
+    // Only a run on both nodes writes bench/results.json: a figure beside its limit from one run.
+    .then((figures) => (nodes.length === CHAIN_NODE_KINDS.length ? writeFigures(figures) : undefined))
     .catch((error: unknown) => {
       console.error(error);
       process.exitCode = 1;
