@@ -52,11 +52,16 @@ export class ChainActionsStore {
       .getMany();
   }
 
-  /** Which of these events have their cancellation confirmed on chain. */
+  /**
+   * Which of these events have their cancellation confirmed on chain. A cancellation is an event's
+   * own action (no ticket): saying so lets the event's partial index serve the statement, which
+   * would otherwise scan every action of the ledger.
+   */
   async confirmedCancellations(eventRefs: readonly string[]): Promise<Set<string>> {
     if (eventRefs.length === 0) return new Set();
     const rows = await this.dataSource.query<{ event_ref: string }[]>(
-      `SELECT DISTINCT event_ref FROM chain_actions WHERE event_ref = ANY($1::uuid[]) AND kind = 'cancelledEvent' AND status = 'confirmed'`,
+      `SELECT DISTINCT event_ref FROM chain_actions
+        WHERE event_ref = ANY($1::uuid[]) AND ticket_ref IS NULL AND kind = 'cancelledEvent' AND status = 'confirmed'`,
       [eventRefs],
     );
     return new Set(rows.map((row) => row.event_ref));

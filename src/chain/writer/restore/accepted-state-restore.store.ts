@@ -49,7 +49,7 @@ async function restoreFailedCancellations(manager: EntityManager, actionIds: rea
        FROM chain_actions a
       WHERE a.id = ANY($1::uuid[]) AND a.status = 'error' AND a.kind = 'cancelledEvent' AND a.error_code IS DISTINCT FROM 'onchain_event_cancelled'
         AND e.id = a.event_ref AND e.cancelled_at IS NOT NULL
-        AND NOT EXISTS (SELECT 1 FROM chain_actions b WHERE b.event_ref = e.id AND b.kind = 'cancelledEvent' AND b.status NOT IN ('error', 'cancelled'))`,
+        AND NOT EXISTS (SELECT 1 FROM chain_actions b WHERE b.event_ref = e.id AND b.ticket_ref IS NULL AND b.kind = 'cancelledEvent' AND b.status NOT IN ('error', 'cancelled'))`,
     [actionIds],
   );
 }

@@ -1,0 +1,110 @@
+import { DataSource, type Logger } from "typeorm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+import { uuidv7 } from "../../src/common/uuid-v7";
+import { dataSourceOptions } from "../../src/database/data-source-options";
+import { ENTITIES } from "../../src/entities";
+import { EventsStore } from "../../src/events/events.store";
+import { ChainActionsStore } from "../../src/ledger/chain-actions.store";
+import { TicketsStore } from "../../src/tickets/tickets.store";
+import { LedgerMetadataStore } from "../../src/tokens/ledger-metadata.store";
+import { createTestDatabase, type TestDatabase } from "../support/test-database";
+
+/**
+ * The statements behind the read routes (`GET /api/v1/tickets/{id}`, `GET /api/v1/actions/{promise}`, `/tokens/{id}`)
+ * reach their rows through an index, so they cost the same on a ledger of a thousand tickets and of
+ * a billion: with sequential scans disabled, PostgreSQL still plans one only where no index can
+ * serve the statement. A partial index the statement's condition does not imply is such a case.
+ */
+const LEDGER_TABLES = ["tickets", "chain_actions", "events"];
+
+interface Statement {
+  sql: string;
+  parameters: unknown[];
+}
+
+let database: TestDatabase;
+let dataSource: DataSource;
+const statements: Statement[] = [];
+
+const recorder: Logger = {
+  logQuery: (sql, parameters) => void statements.push({ sql, parameters: Array.isArray(parameters) ? parameters : [] }),
+  logQueryError: () => undefined,
+  logQuerySlow: () => undefined,
+  logSchemaBuild: () => undefined,
+  logMigration: () => undefined,
+  log: () => undefined,
+};
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  dataSource = await new DataSource({ ...dataSourceOptions(database.url, ENTITIES), logging: ["query"], logger: recorder }).initialize();
+});
+
+afterAll(async () => {
+  await dataSource?.destroy();
+  await database?.drop();
+});
+
+/** The statements `read` sends. */
+async function statementsOf(read: () => Promise<unknown>): Promise<Statement[]> {
+  statements.length = 0;
+  await read();
+  return statements.filter((statement) => /^\s*SELECT/i.test(statement.sql));
+}
+
+/** The ledger tables a statement's plan reads by a sequential scan while they are disabled. */
+async function scannedTables({ sql, parameters }: Statement): Promise<string[]> {
+  const runner = dataSource.createQueryRunner();
+  try {
+    await runner.query(`SET enable_seqscan = off`);
+    const [{ "QUERY PLAN": plan }] = await runner.query(`EXPLAIN (FORMAT JSON) ${sql}`, parameters);
+    const scanned: string[] = [];
+    const walk = (node: { "Node Type": string; "Relation Name"?: string; Plans?: unknown[] }) => {
+      if (node["Node Type"] === "Seq Scan" && LEDGER_TABLES.includes(node["Relation Name"] ?? "")) scanned.push(node["Relation Name"] as string);
+      for (const child of node.Plans ?? []) walk(child as typeof node);
+    };
+    walk(plan[0].Plan);
+    return scanned;
+  } finally {
+    await runner.release();
+  }
+}
+
+describe("the read routes' statements", () => {
+  it("find tickets, events and actions through indexes", async () => {
+    const [{ id: organizationId }] = await dataSource.query(`INSERT INTO organizations (ticketeer_id, name) VALUES ('plans', 'plans') RETURNING id`);
+    const eventRef = uuidv7();
+    const ticketRef = uuidv7();
+    const actionId = uuidv7();
+    await dataSource.query(
+      `INSERT INTO events (id, organization_id, event_id, currency, callback_url) VALUES ($1, $2, 'event-p', 'EUR', 'https://p.example.com')`,
+      [eventRef, organizationId],
+    );
+    await dataSource.query(
+      `INSERT INTO tickets (id, organization_id, event_ref, ticket_id, serial, token_id, price, order_time) VALUES ($1, $2, $3, 'ticket-p', 1, 18446744073709551617, '10.00', 0)`,
+      [ticketRef, organizationId, eventRef],
+    );
+    await dataSource.query(
+      `INSERT INTO chain_actions (id, organization_id, kind, requested_as, event_ref, ticket_ref, status) VALUES ($1, $2, 'sold', 'soldTicket', $3, $4, 'confirmed')`,
+      [actionId, organizationId, eventRef, ticketRef],
+    );
+    const actions = new ChainActionsStore(dataSource);
+    const reads: Record<string, () => Promise<unknown>> = {
+      "ticket by id": () => new TicketsStore(dataSource.manager).findByOrganizationAndTicketId(organizationId, "ticket-p"),
+      "events of tickets": () => new EventsStore(dataSource.manager).findByIds([eventRef]),
+      "actions of tickets": () => actions.listForTickets([ticketRef]),
+      "cancellations confirmed": () => actions.confirmedCancellations([eventRef]),
+      "action by promise": () => actions.findByOrganizationAndId(organizationId, actionId),
+      "ids of an action's subject": () => actions.subjectIdsOf({ eventRef, ticketRef }),
+      "a token's ledger metadata": () => new LedgerMetadataStore(dataSource).metadataOf(18446744073709551617n),
+    };
+    const scanned: Record<string, string[]> = {};
+    for (const [name, read] of Object.entries(reads)) {
+      const sent = await statementsOf(read);
+      expect(sent.length, name).toBeGreaterThan(0);
+      scanned[name] = (await Promise.all(sent.map(scannedTables))).flat();
+    }
+    expect(scanned).toEqual(Object.fromEntries(Object.keys(reads).map((name) => [name, []])));
+  });
+});
