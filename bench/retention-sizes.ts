@@ -62,7 +62,7 @@ async function fill(dataSource: DataSource, organizationId: string, eventRef: st
 }
 
 async function pruneAll(store: RetentionStore): Promise<void> {
-  while ((await store.pruneCallbacks(30, RETENTION_BATCH)).callbacks === RETENTION_BATCH);
+  while ((await store.deleteDeliveredCallbacks(30, RETENTION_BATCH)).callbacks === RETENTION_BATCH);
   while ((await store.clearRawTransactions(24, RETENTION_BATCH)) === RETENTION_BATCH);
 }
 

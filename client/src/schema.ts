@@ -546,7 +546,7 @@ export interface paths {
         put?: never;
         /**
          * Send again every callback a filter takes (after your receiver was down)
-         * @description Your callbacks of an event (eventId), with a delivery status (status: by default failed and pending, those not delivered yet), created since a time (since), of one webhook endpoint (webhookId): each is made due now with a fresh retry schedule, as POST /api/v1/callbacks/{callbackId}/redeliver does one, and keeps its webhook-id. A callback a worker is delivering at that moment is left to finish (counted as inFlight). Calling again with the same filter queues nothing twice: what the first call queued is pending, or already on its way. A callback whose receiver is disabled is left as it is (counted as receiverDisabled): enable the receiver first. A callback whose body is pruned (bodyPrunedAt, CALLBACK_RETENTION_DAYS after its delivery) is never taken.
+         * @description Your callbacks of an event (eventId), with a delivery status (status: by default failed and pending, those not delivered yet), created since a time (since), of one webhook endpoint (webhookId): each is made due now with a fresh retry schedule, as POST /api/v1/callbacks/{callbackId}/redeliver does one, and keeps its webhook-id. A callback a worker is delivering at that moment is left to finish (counted as inFlight). Calling again with the same filter queues nothing twice: what the first call queued is pending, or already on its way. A callback whose receiver is disabled is left as it is (counted as receiverDisabled): enable the receiver first. A delivered callback is kept CALLBACK_RETENTION_DAYS after its delivery, then deleted: older ones are not taken.
          *
          *     Key scope: full (a full key may call it).
          */
@@ -588,7 +588,7 @@ export interface paths {
         put?: never;
         /**
          * Send a callback again
-         * @description Now, with a fresh retry schedule, to its receiver's URL as it is now; the webhook-id stays the same so receivers can drop duplicates. Refused while its receiver (the webhook endpoint, or the event's callbackUrl) is disabled: enable it first. Refused too once its body is pruned (bodyPrunedAt), CALLBACK_RETENTION_DAYS after its delivery.
+         * @description Now, with a fresh retry schedule, to its receiver's URL as it is now; the webhook-id stays the same so receivers can drop duplicates. Refused while its receiver (the webhook endpoint, or the event's callbackUrl) is disabled: enable it first. A delivered callback is kept CALLBACK_RETENTION_DAYS after its delivery, then deleted (404 callback_not_found); the action's outcome stays at GET /api/v1/actions/{promise}.
          *
          *     Key scope: full (a full key may call it).
          */
@@ -833,7 +833,7 @@ export interface components {
              * @example invalid_field
              * @enum {string}
              */
-            code: "invalid_json" | "invalid_body" | "too_many_items" | "payload_too_large" | "nesting_too_deep" | "invalid_item" | "invalid_field" | "unknown_action" | "ticketeer_mismatch" | "event_exists" | "event_not_found" | "event_cancelled" | "ticket_exists" | "ticket_not_found" | "ticket_checked_in" | "ticket_invalidated" | "ticket_claimed" | "ticket_not_checked_in" | "action_not_found" | "action_not_cancellable" | "callback_not_found" | "receiver_disabled" | "callback_pruned" | "webhook_not_found" | "webhook_limit_reached" | "token_not_found" | "not_found" | "rate_limited" | "queue_full" | "idempotency_key_reused" | "idempotency_key_in_use" | "idempotency_answer_not_kept" | "idempotency_keys_exhausted" | "https_required" | "service_unavailable" | "internal_error";
+            code: "invalid_json" | "invalid_body" | "too_many_items" | "payload_too_large" | "nesting_too_deep" | "invalid_item" | "invalid_field" | "unknown_action" | "ticketeer_mismatch" | "event_exists" | "event_not_found" | "event_cancelled" | "ticket_exists" | "ticket_not_found" | "ticket_checked_in" | "ticket_invalidated" | "ticket_claimed" | "ticket_not_checked_in" | "action_not_found" | "action_not_cancellable" | "callback_not_found" | "receiver_disabled" | "webhook_not_found" | "webhook_limit_reached" | "token_not_found" | "not_found" | "rate_limited" | "queue_full" | "idempotency_key_reused" | "idempotency_key_in_use" | "idempotency_answer_not_kept" | "idempotency_keys_exhausted" | "https_required" | "service_unavailable" | "internal_error";
             /** @example price is not a non-negative decimal number such as 12.50 */
             message: string;
             /**
@@ -1932,17 +1932,12 @@ export interface components {
             lastError: string | null;
             /** Format: date-time */
             createdAt: string;
-            /** @description The body that is POSTed; null once pruned (bodyPrunedAt), CALLBACK_RETENTION_DAYS after its delivery. */
+            /** @description The body that is POSTed. */
             body: {
                 [key: string]: unknown;
-            } | null;
-            /** @description Every attempt, oldest first; empty once the callback is pruned (its attempts count and last answer stay). */
+            };
+            /** @description Every attempt, oldest first. */
             attemptLog: components["schemas"]["CallbackAttemptDto"][];
-            /**
-             * Format: date-time
-             * @description When its body and attempt log were pruned (a delivered callback, CALLBACK_RETENTION_DAYS after its delivery); null while they are kept. A pruned callback can no longer be redelivered.
-             */
-            bodyPrunedAt: string | null;
         };
         RedeliverCallbacksDto: {
             /** @description Only this event's callbacks (its own and its tickets'). */
@@ -5241,7 +5236,7 @@ export interface operations {
                     "application/json": components["schemas"]["ForbiddenBodyDto"];
                 };
             };
-            /** @description callback_not_found (also for another organization's callback). */
+            /** @description callback_not_found (also for another organization's callback, and for one delivered more than CALLBACK_RETENTION_DAYS ago). */
             404: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
@@ -5260,17 +5255,6 @@ export interface operations {
              *     idempotency_answer_not_kept: the first request with this Idempotency-Key was applied, but its answer was over IDEMPOTENCY_MAX_ANSWER_BYTES and was not kept; nothing applied again.
              */
             409: {
-                headers: {
-                    /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
-                    "Idempotent-Replayed"?: "true";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBodyDto"];
-                };
-            };
-            /** @description callback_pruned: delivered more than CALLBACK_RETENTION_DAYS (30 by default) ago, its body is no longer kept (see bodyPrunedAt). */
-            410: {
                 headers: {
                     /** @description Present on an answer sent again for a retried Idempotency-Key: the first request's status and body, nothing applied again. */
                     "Idempotent-Replayed"?: "true";

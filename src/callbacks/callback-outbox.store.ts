@@ -181,21 +181,21 @@ export class CallbackOutboxStore implements BeforeApplicationShutdown {
   /**
    * Makes the organization's callback due now with a fresh retry schedule: `queued`; `not_found` when
    * it has no such callback; `receiver_disabled` when its receiver is disabled (nothing changes:
-   * enable the receiver first); `pruned` when retention has taken its body (nothing left to send).
+   * enable the receiver first).
    */
-  async scheduleRedelivery(organizationId: string, callbackId: string): Promise<"queued" | "not_found" | "receiver_disabled" | "pruned"> {
+  async scheduleRedelivery(organizationId: string, callbackId: string): Promise<"queued" | "not_found" | "receiver_disabled"> {
     if (!isCallbackId(callbackId)) return "not_found";
-    // The update checks body_pruned_at itself: retention pruning the row in between (it holds the row
-    // lock until it commits) is seen after the wait, and answered as pruned.
-    const [row] = await this.dataSource.query<{ held: boolean; pruned: boolean; queued: boolean }[]>(
-      `WITH target AS (SELECT c.id, ${RECEIVER_DISABLED} AS held, c.body_pruned_at IS NOT NULL AS pruned FROM callbacks c WHERE c.id = $1 AND c.organization_id = $2),
-            queued AS (UPDATE callbacks c SET ${REDELIVERY} FROM target t WHERE c.id = t.id AND NOT t.held AND NOT t.pruned AND c.body_pruned_at IS NULL RETURNING c.id)
-       SELECT t.held, t.pruned, EXISTS (SELECT 1 FROM queued) AS queued FROM target t`,
+    // Retention deleting the row in between (it holds the row lock until it commits) leaves the
+    // update nothing to change once it has waited: the callback is gone, as if never found.
+    const [row] = await this.dataSource.query<{ held: boolean; queued: boolean }[]>(
+      `WITH target AS (SELECT c.id, ${RECEIVER_DISABLED} AS held FROM callbacks c WHERE c.id = $1 AND c.organization_id = $2),
+            queued AS (UPDATE callbacks c SET ${REDELIVERY} FROM target t WHERE c.id = t.id AND NOT t.held RETURNING c.id)
+       SELECT t.held, EXISTS (SELECT 1 FROM queued) AS queued FROM target t`,
       [callbackId, organizationId],
     );
     if (!row) return "not_found";
     if (row.queued) return "queued";
-    return row.held && !row.pruned ? "receiver_disabled" : "pruned";
+    return row.held ? "receiver_disabled" : "not_found";
   }
 
   /**
@@ -203,19 +203,18 @@ export class CallbackOutboxStore implements BeforeApplicationShutdown {
    * schedule, as scheduleRedelivery does one, except those leased to a worker at this moment: those
    * are being delivered and are left alone, so a callback is never sent twice at once. Row locks
    * make a concurrent call with the same filter wait and then skip what this one queued (its status
-   * changed, or a worker leased it). Callbacks retention has pruned have nothing left to send: the
-   * filter never takes them.
+   * changed, or a worker leased it).
    */
   async scheduleRedeliveries(organizationId: string, filter: RedeliveryFilter): Promise<{ queued: number; inFlight: number; receiverDisabled: number }> {
     const [row] = await this.dataSource.query<{ queued: number; in_flight: number; receiver_disabled: number }[]>(
       `WITH matching AS (
          SELECT c.id, c.leased_until >= now() AS leased, ${RECEIVER_DISABLED} AS held FROM callbacks c LEFT JOIN events e ON e.id = c.event_ref
-          WHERE c.organization_id = $1 AND c.status = ANY($2::text[]) AND c.body_pruned_at IS NULL
+          WHERE c.organization_id = $1 AND c.status = ANY($2::text[])
             AND ($3::text IS NULL OR e.event_id = $3) AND ($4::timestamptz IS NULL OR c.created_at >= $4)
             AND ($5::uuid IS NULL OR c.webhook_ref = $5)),
        queued AS (
          UPDATE callbacks c SET ${REDELIVERY} FROM matching m
-          WHERE c.id = m.id AND NOT m.held AND c.status = ANY($2::text[]) AND c.body_pruned_at IS NULL AND (c.leased_until IS NULL OR c.leased_until < now())
+          WHERE c.id = m.id AND NOT m.held AND c.status = ANY($2::text[]) AND (c.leased_until IS NULL OR c.leased_until < now())
          RETURNING c.id)
        SELECT (SELECT count(*) FROM queued)::int AS queued, (SELECT count(*) FROM matching WHERE leased AND NOT held)::int AS in_flight,
               (SELECT count(*) FROM matching WHERE held)::int AS receiver_disabled`,

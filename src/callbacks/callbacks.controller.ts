@@ -1,15 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, ParseIntPipe, Post, Query, DefaultValuePipe } from "@nestjs/common";
-import {
-  ApiBadRequestResponse,
-  ApiBody,
-  ApiConflictResponse,
-  ApiGoneResponse,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiQuery,
-  ApiTags,
-} from "@nestjs/swagger";
+import { ApiBadRequestResponse, ApiBody, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from "@nestjs/swagger";
 
 import { type AuthenticatedOrganization, CurrentOrganization } from "../auth/authenticated-organization";
 import { ApiError } from "../common/errors/api-error";
@@ -65,8 +55,8 @@ export class CallbacksController {
       "created since a time (since), of one webhook endpoint (webhookId): each is made due now with a fresh retry schedule, as POST /api/v1/callbacks/{callbackId}/redeliver does " +
       "one, and keeps its webhook-id. A callback a worker is delivering at that moment is left to finish (counted as inFlight). Calling " +
       "again with the same filter queues nothing twice: what the first call queued is pending, or already on its way. A callback whose " +
-      "receiver is disabled is left as it is (counted as receiverDisabled): enable the receiver first. A callback whose body is pruned " +
-      "(bodyPrunedAt, CALLBACK_RETENTION_DAYS after its delivery) is never taken.",
+      "receiver is disabled is left as it is (counted as receiverDisabled): enable the receiver first. A delivered callback is kept " +
+      "CALLBACK_RETENTION_DAYS after its delivery, then deleted: older ones are not taken.",
   })
   @ApiBody({ type: RedeliverCallbacksDto, required: false })
   @ApiOkResponse({ type: RedeliveryResultDto })
@@ -96,18 +86,17 @@ export class CallbacksController {
     description:
       "Now, with a fresh retry schedule, to its receiver's URL as it is now; the webhook-id stays the same so receivers can drop duplicates. " +
       "Refused while its receiver (the webhook endpoint, or the event's callbackUrl) is disabled: enable it first. " +
-      "Refused too once its body is pruned (bodyPrunedAt), CALLBACK_RETENTION_DAYS after its delivery.",
+      "A delivered callback is kept CALLBACK_RETENTION_DAYS after its delivery, then deleted (404 callback_not_found); the action's outcome stays at GET /api/v1/actions/{promise}.",
   })
   @ApiOkResponse({ type: CallbackViewDto })
-  @ApiNotFoundResponse({ type: ErrorBodyDto, description: "callback_not_found (also for another organization's callback)." })
+  @ApiNotFoundResponse({
+    type: ErrorBodyDto,
+    description: "callback_not_found (also for another organization's callback, and for one delivered more than CALLBACK_RETENTION_DAYS ago).",
+  })
   @ApiConflictResponse({
     type: ErrorBodyDto,
     description:
       "receiver_disabled: the callback's receiver is disabled (PATCH /api/v1/webhooks/{webhookId} with enabled: true, or an updateEvent with a callbackUrl, enables it).",
-  })
-  @ApiGoneResponse({
-    type: ErrorBodyDto,
-    description: "callback_pruned: delivered more than CALLBACK_RETENTION_DAYS (30 by default) ago, its body is no longer kept (see bodyPrunedAt).",
   })
   @ApiCommonReadResponses()
   redeliver(@CurrentOrganization() organization: AuthenticatedOrganization, @Param("callbackId") callbackId: string): Promise<CallbackViewDto> {

@@ -32,7 +32,6 @@ export class CallbacksService {
     const outcome = await this.outbox.scheduleRedelivery(organizationId, callbackId);
     if (outcome === "not_found") throw notFound(callbackId);
     if (outcome === "receiver_disabled") throw receiverDisabled(callbackId);
-    if (outcome === "pruned") throw pruned(callbackId);
     return this.find(organizationId, callbackId);
   }
 
@@ -48,16 +47,6 @@ function receiverDisabled(callbackId: string): ApiError {
     errorDetail(
       "receiver_disabled",
       `The receiver of callback ${callbackId} is disabled: enable it again (PATCH /api/v1/webhooks/{webhookId} with enabled: true, or an updateEvent with a callbackUrl), then redeliver.`,
-    ),
-  );
-}
-
-function pruned(callbackId: string): ApiError {
-  return new ApiError(
-    410,
-    errorDetail(
-      "callback_pruned",
-      `Callback ${callbackId} was delivered more than the retention period ago: its body is no longer kept, so it cannot be sent again. Its status stays readable.`,
     ),
   );
 }

@@ -27,7 +27,6 @@ interface CallbackRow {
   last_status_code: number | null;
   last_error: string | null;
   created_at: Date;
-  body_pruned_at: Date | null;
   attempt_log: { startedAt: string; durationMs: number; url: string; statusCode: number | null; error: string | null }[];
 }
 
@@ -58,7 +57,7 @@ export class CallbacksStore {
 
 const SELECT_CALLBACKS = `
   SELECT c.id, c.action_id, e.event_id, c.webhook_ref, t.ticket_id, c.payload, c.status, c.attempts, c.next_attempt_at, c.delivered_at,
-         c.last_status_code, c.last_error, c.created_at, c.body_pruned_at,
+         c.last_status_code, c.last_error, c.created_at,
          COALESCE((SELECT jsonb_agg(jsonb_build_object('startedAt', a.started_at, 'durationMs', a.duration_ms, 'url', a.url,
                                                        'statusCode', a.status_code, 'error', a.error) ORDER BY a.started_at)
                      FROM callback_attempts a WHERE a.callback_id = c.id), '[]'::jsonb) AS attempt_log
@@ -81,8 +80,7 @@ function toView(row: CallbackRow): CallbackViewDto {
     lastStatusCode: row.last_status_code,
     lastError: row.last_error,
     createdAt: row.created_at.toISOString(),
-    body: row.body_pruned_at === null ? row.payload : null,
-    bodyPrunedAt: row.body_pruned_at?.toISOString() ?? null,
+    body: row.payload,
     attemptLog: row.attempt_log.map((attempt) => ({ ...attempt, startedAt: new Date(attempt.startedAt).toISOString() })),
   };
 }

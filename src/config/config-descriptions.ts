@@ -383,9 +383,9 @@ export const CONFIG_SECTIONS: readonly ConfigSection[] = [
     variables: {
       CALLBACK_RETENTION_DAYS: {
         meaning:
-          "Days a delivered callback keeps its body and its attempt log after its (last) delivery: within them it can be read in full and redelivered. " +
-          "After them its row stays, with its status, ids and delivery summary, and a redelivery answers `410 callback_pruned`. Failed and pending " +
-          "callbacks are never pruned. See [Retention](operations.md#retention).",
+          "Days a delivered callback is kept after its (last) delivery: within them it is listed, read in full and redelivered. After them it is " +
+          "deleted with its attempt log; what it reported stays in its action (`GET /api/v1/actions/{promise}`: status, txHash, block, error). " +
+          "Failed and pending callbacks are never deleted. See [Retention](operations.md#retention).",
       },
       RAW_TX_RETENTION_HOURS: {
         meaning:

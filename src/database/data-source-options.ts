@@ -26,6 +26,7 @@ import { CancelledEvents1763893000000 } from "./migrations/1763893000000-Cancell
 import { RichMetadata1763894000000 } from "./migrations/1763894000000-RichMetadata";
 import { HolderProofChallenges1763895000000 } from "./migrations/1763895000000-HolderProofChallenges";
 import { Retention1763897000000 } from "./migrations/1763897000000-Retention";
+import { DeliveredCallbacksDeleted1763898000000 } from "./migrations/1763898000000-DeliveredCallbacksDeleted";
 
 export const MIGRATIONS = [
   InitialSchema1763740000000,
@@ -54,6 +55,7 @@ export const MIGRATIONS = [
   RichMetadata1763894000000,
   HolderProofChallenges1763895000000,
   Retention1763897000000,
+  DeliveredCallbacksDeleted1763898000000,
 ];
 
 /**

@@ -169,7 +169,7 @@ export const METRICS = {
   retentionPruned: metric(
     "counter",
     "retention_pruned_total",
-    "Rows retention pruned: callback_bodies (delivered callbacks past CALLBACK_RETENTION_DAYS), callback_attempts (their attempt log rows), raw_transactions (final transactions' signed bytes past RAW_TX_RETENTION_HOURS)",
+    "Rows retention pruned: callbacks (delivered callbacks past CALLBACK_RETENTION_DAYS, deleted), callback_attempts (their attempt log rows), raw_transactions (final transactions' signed bytes past RAW_TX_RETENTION_HOURS)",
     ["kind"],
   ),
   callbackDelivery: metric(

@@ -18,7 +18,7 @@ const PAUSE_BETWEEN_BATCHES_MS = 100;
 
 /** What one run pruned. */
 export interface RetentionRun {
-  callbackBodies: number;
+  callbacks: number;
   callbackAttempts: number;
   rawTransactions: number;
 }
@@ -28,7 +28,7 @@ export interface RetentionRun {
  * every 10 minutes on each worker, in batches of RETENTION_BATCH rows with a pause between them:
  * never a long lock, never a table rewrite. Workers running it at once skip each other's rows. What
  * is needed forever is never touched: the actions, their transactions' hashes and receipts, the
- * tickets and events, the usage entries, and every callback's row.
+ * tickets and events, the usage entries, and every callback not yet delivered.
  */
 @Injectable()
 export class RetentionService implements OnModuleInit, OnModuleDestroy {
@@ -61,12 +61,12 @@ export class RetentionService implements OnModuleInit, OnModuleDestroy {
 
   private async run(): Promise<RetentionRun> {
     const { callbackDays, rawTransactionHours } = this.config.retention;
-    const done: RetentionRun = { callbackBodies: 0, callbackAttempts: 0, rawTransactions: 0 };
+    const done: RetentionRun = { callbacks: 0, callbackAttempts: 0, rawTransactions: 0 };
     await this.inBatches(async () => {
-      const batch = await this.store.pruneCallbacks(callbackDays, RETENTION_BATCH);
-      done.callbackBodies += batch.callbacks;
+      const batch = await this.store.deleteDeliveredCallbacks(callbackDays, RETENTION_BATCH);
+      done.callbacks += batch.callbacks;
       done.callbackAttempts += batch.attempts;
-      this.pruned.inc({ kind: "callback_bodies" }, batch.callbacks);
+      this.pruned.inc({ kind: "callbacks" }, batch.callbacks);
       this.pruned.inc({ kind: "callback_attempts" }, batch.attempts);
       return batch.callbacks;
     });
@@ -76,10 +76,10 @@ export class RetentionService implements OnModuleInit, OnModuleDestroy {
       this.pruned.inc({ kind: "raw_transactions" }, cleared);
       return cleared;
     });
-    if (done.callbackBodies + done.rawTransactions > 0) {
+    if (done.callbacks + done.rawTransactions > 0) {
       this.logger.log(
         done,
-        `pruned ${done.callbackBodies} callback bodies (${done.callbackAttempts} attempts) and the bytes of ${done.rawTransactions} final transactions`,
+        `deleted ${done.callbacks} delivered callbacks (${done.callbackAttempts} attempts) and cleared the bytes of ${done.rawTransactions} final transactions`,
       );
     }
     return done;

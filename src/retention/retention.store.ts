@@ -2,8 +2,8 @@ import { Injectable } from "@nestjs/common";
 import { InjectDataSource } from "@nestjs/typeorm";
 import { DataSource } from "typeorm";
 
-/** What one batch of callback pruning took. */
-export interface PrunedCallbacks {
+/** What one batch of callback retention deleted. */
+export interface DeletedCallbacks {
   callbacks: number;
   attempts: number;
 }
@@ -19,22 +19,20 @@ export class RetentionStore {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /**
-   * Callbacks delivered more than `days` ago lose their body and their attempt log; the row stays
-   * with its status, ids, attempt count and last answer, and the body keeps only its `action` (the
-   * callbacks API lists it). Failed and pending callbacks are not touched.
+   * Callbacks delivered more than `days` ago are deleted with their attempt log: what they told the
+   * receiver stays in the action (status, txHash, block, error), and nothing reads a delivered
+   * callback but the callbacks API and a redelivery. Failed and pending callbacks are not touched.
    */
-  async pruneCallbacks(days: number, limit: number): Promise<PrunedCallbacks> {
+  async deleteDeliveredCallbacks(days: number, limit: number): Promise<DeletedCallbacks> {
     const [row] = await this.dataSource.query<{ callbacks: number; attempts: number }[]>(
       `WITH batch AS (
          SELECT id FROM callbacks
-          WHERE status = 'delivered' AND body_pruned_at IS NULL AND delivered_at < now() - make_interval(days => $1)
+          WHERE status = 'delivered' AND delivered_at < now() - make_interval(days => $1)
           ORDER BY delivered_at LIMIT $2
           FOR UPDATE SKIP LOCKED),
        attempts AS (DELETE FROM callback_attempts a USING batch b WHERE a.callback_id = b.id RETURNING 1),
-       pruned AS (
-         UPDATE callbacks c SET payload = jsonb_build_object('action', c.payload -> 'action'), body_pruned_at = now()
-           FROM batch b WHERE c.id = b.id RETURNING 1)
-       SELECT (SELECT count(*) FROM pruned)::int AS callbacks, (SELECT count(*) FROM attempts)::int AS attempts`,
+       deleted AS (DELETE FROM callbacks c USING batch b WHERE c.id = b.id RETURNING 1)
+       SELECT (SELECT count(*) FROM deleted)::int AS callbacks, (SELECT count(*) FROM attempts)::int AS attempts`,
       [days, limit],
     );
     return row;

@@ -36,7 +36,7 @@ async function neverLost(promises: string[], tokenId: bigint, ticketId: string, 
 }
 
 describe("retention", () => {
-  it("prunes old callbacks' bodies and final transactions' bytes, and everything never lost still answers", async () => {
+  it("deletes old delivered callbacks and final transactions' bytes, and everything never lost still answers", async () => {
     const { api, testApp, receiver } = chainApp;
     const sql = sqlOf(testApp);
     const from = new Date(Date.now() - 60_000).toISOString();
@@ -60,7 +60,7 @@ describe("retention", () => {
     expect(final).toBeGreaterThan(0);
 
     const run = await testApp.app.get(RetentionService).runOnce();
-    expect(run).toEqual({ callbackBodies: 2, callbackAttempts: oldEvent.attempts + oldSale.attempts, rawTransactions: final });
+    expect(run).toEqual({ callbacks: 2, callbackAttempts: oldEvent.attempts + oldSale.attempts, rawTransactions: final });
     expect(await sql(`SELECT id FROM chain_transactions WHERE raw_tx IS NOT NULL AND status IN ('confirmed', 'reverted', 'replaced')`)).toEqual([]);
     expect(await sql(`SELECT id FROM callback_attempts WHERE callback_id = ANY($1::uuid[])`, [[oldEvent.callbackId, oldSale.callbackId]])).toEqual([]);
 
@@ -70,23 +70,14 @@ describe("retention", () => {
     expect(after.usage).toEqual(before.usage);
     expect(after.page).toContain(before.actions[1].txHash);
 
-    // A pruned callback: still listed with its status and delivery summary, no body, not redeliverable.
-    const pruned = await api.get(`/api/v1/callbacks/${oldSale.callbackId}`);
-    expect(pruned.status).toBe(200);
-    expect(pruned.body).toMatchObject({
-      callbackId: oldSale.callbackId,
-      actionPromise: promises[1],
-      status: "delivered",
-      action: "sold",
-      body: null,
-      attemptLog: [],
-    });
-    expect(pruned.body.attempts).toBe(oldSale.attempts);
-    expect(pruned.body.lastStatusCode).toBe(oldSale.lastStatusCode);
-    expect(pruned.body.bodyPrunedAt).toEqual(expect.any(String));
+    // A deleted callback: unknown to reads, the listing and redelivery; its action still says what it reported.
+    expect((await api.get(`/api/v1/callbacks/${oldSale.callbackId}`)).status).toBe(404);
+    const listed = await api.get(`/api/v1/callbacks?eventId=${encodeURIComponent(eventId)}`);
+    expect(listed.body.map((view: { callbackId: string }) => view.callbackId)).toEqual([young.callbackId]);
     const refused = await api.post(`/api/v1/callbacks/${oldSale.callbackId}/redeliver`, {});
-    expect(refused.status).toBe(410);
-    expect(refused.body.error.code).toBe("callback_pruned");
+    expect(refused.status).toBe(404);
+    expect(refused.body.error.code).toBe("callback_not_found");
+    expect(after.actions[1]).toMatchObject({ status: oldSale.body.status, txHash: oldSale.body.txHash, blockHash: oldSale.body.blockHash });
 
     // The callback within the period: whole, and sent again with the same webhook-id.
     const sentBefore = requestsFor(receiver.requests(PATH), promises[2]);

@@ -66,12 +66,18 @@ async function callback({ status, daysAgo }: CallbackSpec): Promise<string> {
   return id;
 }
 
-async function rowOf(id: string): Promise<{ payload: Record<string, unknown>; status: string; body_pruned_at: Date | null; attempts: number; logged: number }> {
+/** The callback's row with its attempts logged; undefined once deleted. */
+async function rowOf(id: string): Promise<{ payload: Record<string, unknown>; status: string; attempts: number; logged: number } | undefined> {
   const [row] = await db.dataSource.query(
-    `SELECT payload, status, body_pruned_at, attempts, (SELECT count(*)::int FROM callback_attempts WHERE callback_id = c.id) AS logged FROM callbacks c WHERE id = $1`,
+    `SELECT payload, status, attempts, (SELECT count(*)::int FROM callback_attempts WHERE callback_id = c.id) AS logged FROM callbacks c WHERE id = $1`,
     [id],
   );
   return row;
+}
+
+async function attemptsLeftOf(id: string): Promise<number> {
+  const [{ left }] = await db.dataSource.query<{ left: number }[]>(`SELECT count(*)::int AS left FROM callback_attempts WHERE callback_id = $1`, [id]);
+  return left;
 }
 
 let nonce = 0;
@@ -90,23 +96,22 @@ async function transaction(status: string, hoursAgo: number): Promise<string> {
   return id;
 }
 
-describe("RetentionStore.pruneCallbacks", () => {
-  it("takes the body and attempt log of callbacks delivered more than the period ago, and nothing else", async () => {
+describe("RetentionStore.deleteDeliveredCallbacks", () => {
+  it("deletes callbacks delivered more than the period ago with their attempt log, and nothing else", async () => {
     const old = await callback({ status: "delivered", daysAgo: DAYS + 1 });
     const young = await callback({ status: "delivered", daysAgo: DAYS - 1 });
     const oldFailed = await callback({ status: "failed", daysAgo: DAYS + 10 });
     const oldPending = await callback({ status: "pending", daysAgo: DAYS + 10 });
 
-    expect(await store.pruneCallbacks(DAYS, 1_000)).toEqual({ callbacks: 1, attempts: 2 });
+    expect(await store.deleteDeliveredCallbacks(DAYS, 1_000)).toEqual({ callbacks: 1, attempts: 2 });
 
-    const pruned = await rowOf(old);
-    expect(pruned).toMatchObject({ payload: { action: "sold" }, status: "delivered", attempts: 2, logged: 0 });
-    expect(pruned.body_pruned_at).toBeInstanceOf(Date);
+    expect(await rowOf(old)).toBeUndefined();
+    expect(await attemptsLeftOf(old)).toBe(0);
     for (const kept of [young, oldFailed, oldPending]) {
-      expect(await rowOf(kept)).toMatchObject({ payload: { action: "sold", ticketId: "t-1", holder: "0xabc" }, body_pruned_at: null, logged: 2 });
+      expect(await rowOf(kept)).toMatchObject({ payload: { action: "sold", ticketId: "t-1", holder: "0xabc" }, attempts: 2, logged: 2 });
     }
     // Run again: nothing left to take.
-    expect(await store.pruneCallbacks(DAYS, 1_000)).toEqual({ callbacks: 0, attempts: 0 });
+    expect(await store.deleteDeliveredCallbacks(DAYS, 1_000)).toEqual({ callbacks: 0, attempts: 0 });
   });
 
   it("takes at most the batch, oldest delivery first", async () => {
@@ -114,35 +119,46 @@ describe("RetentionStore.pruneCallbacks", () => {
     const older = await callback({ status: "delivered", daysAgo: DAYS + 2 });
     const old = await callback({ status: "delivered", daysAgo: DAYS + 1 });
 
-    expect(await store.pruneCallbacks(DAYS, 2)).toEqual({ callbacks: 2, attempts: 4 });
-    expect((await rowOf(oldest)).body_pruned_at).not.toBeNull();
-    expect((await rowOf(older)).body_pruned_at).not.toBeNull();
-    expect((await rowOf(old)).body_pruned_at).toBeNull();
-    expect(await store.pruneCallbacks(DAYS, 2)).toEqual({ callbacks: 1, attempts: 2 });
+    expect(await store.deleteDeliveredCallbacks(DAYS, 2)).toEqual({ callbacks: 2, attempts: 4 });
+    expect(await rowOf(oldest)).toBeUndefined();
+    expect(await rowOf(older)).toBeUndefined();
+    expect(await rowOf(old)).toBeDefined();
+    expect(await store.deleteDeliveredCallbacks(DAYS, 2)).toEqual({ callbacks: 1, attempts: 2 });
   });
 
-  it("leaves a pruned callback readable, and refuses to redeliver it; one within the period is redelivered", async () => {
+  it("leaves a deleted callback unknown to reads and redelivery; one within the period is read whole and redelivered", async () => {
     const old = await callback({ status: "delivered", daysAgo: DAYS + 1 });
     const young = await callback({ status: "delivered", daysAgo: DAYS - 1 });
-    await store.pruneCallbacks(DAYS, 1_000);
+    await store.deleteDeliveredCallbacks(DAYS, 1_000);
 
     const callbacks = new CallbacksStore(db.dataSource);
-    const view = await callbacks.findForOrganization(organizationId, old);
-    expect(view).toMatchObject({ callbackId: old, action: "sold", status: "delivered", attempts: 2, lastStatusCode: 204, body: null, attemptLog: [] });
-    expect(view?.bodyPrunedAt).toEqual(expect.any(String));
+    expect(await callbacks.findForOrganization(organizationId, old)).toBeNull();
     const youngView = await callbacks.findForOrganization(organizationId, young);
-    expect(youngView).toMatchObject({ body: { action: "sold", ticketId: "t-1", holder: "0xabc" }, bodyPrunedAt: null });
+    expect(youngView).toMatchObject({ callbackId: young, status: "delivered", body: { action: "sold", ticketId: "t-1", holder: "0xabc" } });
     expect(youngView?.attemptLog).toHaveLength(2);
-    expect((await callbacks.listForOrganization(organizationId, { limit: 10 })).map((listed) => listed.callbackId).sort()).toEqual([old, young].sort());
+    expect((await callbacks.listForOrganization(organizationId, { limit: 10 })).map((listed) => listed.callbackId)).toEqual([young]);
 
     const outbox = new CallbackOutboxStore(db.dataSource);
-    expect(await outbox.scheduleRedelivery(organizationId, old)).toBe("pruned");
-    expect((await rowOf(old)).status).toBe("delivered");
+    expect(await outbox.scheduleRedelivery(organizationId, old)).toBe("not_found");
     const bulk = await outbox.scheduleRedeliveries(organizationId, { eventId: null, webhookId: null, statuses: ["delivered"], since: null });
     expect(bulk).toEqual({ queued: 1, inFlight: 0, receiverDisabled: 0 });
-    expect((await rowOf(young)).status).toBe("pending");
-    expect((await rowOf(old)).status).toBe("delivered");
-    expect(await outbox.scheduleRedelivery(organizationId, young)).toBe("queued");
+    expect((await rowOf(young))?.status).toBe("pending");
+  });
+
+  it("answers a redelivery waiting on retention's lock as not found once the callback is gone", async () => {
+    const old = await callback({ status: "delivered", daysAgo: DAYS + 1 });
+    const retention = db.dataSource.createQueryRunner();
+    await retention.startTransaction();
+    try {
+      // Retention's statement, held open: it has deleted the row and keeps its lock.
+      await retention.query(`DELETE FROM callbacks WHERE id = $1`, [old]);
+      const redelivery = new CallbackOutboxStore(db.dataSource).scheduleRedelivery(organizationId, old);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await retention.commitTransaction();
+      expect(await redelivery).toBe("not_found");
+    } finally {
+      await retention.release();
+    }
   });
 });
 
@@ -160,10 +176,10 @@ describe("RetentionStore and the rows others hold", () => {
       await other.query(`SELECT 1 FROM chain_transactions WHERE id = $1 FOR UPDATE`, [heldTx]);
 
       // Were either statement to wait for those locks, it would never return while they are held.
-      expect(await store.pruneCallbacks(DAYS, 1_000)).toEqual({ callbacks: 1, attempts: 2 });
+      expect(await store.deleteDeliveredCallbacks(DAYS, 1_000)).toEqual({ callbacks: 1, attempts: 2 });
       expect(await store.clearRawTransactions(HOURS, 1_000)).toBe(1);
-      expect((await rowOf(free)).body_pruned_at).not.toBeNull();
-      expect((await rowOf(held)).body_pruned_at).toBeNull();
+      expect(await rowOf(free)).toBeUndefined();
+      expect(await rowOf(held)).toBeDefined();
       const raws = await db.dataSource.query<{ id: string; raw_tx: string | null }[]>(`SELECT id, raw_tx FROM chain_transactions WHERE id = ANY($1::uuid[])`, [
         [heldTx, freeTx],
       ]);
@@ -172,7 +188,7 @@ describe("RetentionStore and the rows others hold", () => {
       await other.commitTransaction();
       await other.release();
     }
-    expect(await store.pruneCallbacks(DAYS, 1_000)).toEqual({ callbacks: 1, attempts: 2 });
+    expect(await store.deleteDeliveredCallbacks(DAYS, 1_000)).toEqual({ callbacks: 1, attempts: 2 });
     expect(await store.clearRawTransactions(HOURS, 1_000)).toBe(1);
   });
 });
@@ -208,7 +224,7 @@ describe("RetentionStore.clearRawTransactions", () => {
 });
 
 describe("RetentionService.runOnce", () => {
-  it("prunes everything due in batches of RETENTION_BATCH and counts it", async () => {
+  it("deletes and clears everything due in batches of RETENTION_BATCH and counts it", async () => {
     const due = RETENTION_BATCH + 5;
     await db.dataSource.query(
       `INSERT INTO callbacks (id, action_id, organization_id, event_ref, payload, status, receiver, order_key, delivered_at)
@@ -224,12 +240,11 @@ describe("RetentionService.runOnce", () => {
     const config = { retention: { callbackDays: DAYS, rawTransactionHours: HOURS } } as AppConfig;
     const service = new RetentionService(store, config, counter);
 
-    expect(await service.runOnce()).toEqual({ callbackBodies: due, callbackAttempts: 0, rawTransactions: 1 });
-    expect((await rowOf(young)).body_pruned_at).toBeNull();
-    const [{ left }] = await db.dataSource.query<{ left: number }[]>(`SELECT count(*)::int AS left FROM callbacks WHERE body_pruned_at IS NULL`);
-    expect(left).toBe(1);
+    expect(await service.runOnce()).toEqual({ callbacks: due, callbackAttempts: 0, rawTransactions: 1 });
+    const left = await db.dataSource.query<{ id: string }[]>(`SELECT id FROM callbacks`);
+    expect(left).toEqual([{ id: young }]);
     const metric = await registry.getSingleMetricAsString(METRICS.retentionPruned.name);
-    expect(metric).toContain(`kind="callback_bodies"} ${due}`);
+    expect(metric).toContain(`kind="callbacks"} ${due}`);
     expect(metric).toContain(`kind="raw_transactions"} 1`);
   });
 });

@@ -35,24 +35,11 @@ export class CallbackViewDto {
   @ApiProperty({ type: Number, nullable: true }) lastStatusCode: number | null;
   @ApiProperty({ type: String, nullable: true }) lastError: string | null;
   @ApiProperty({ format: "date-time" }) createdAt: string;
-  @ApiProperty({
-    type: "object",
-    additionalProperties: true,
-    nullable: true,
-    description: "The body that is POSTed; null once pruned (bodyPrunedAt), CALLBACK_RETENTION_DAYS after its delivery.",
-  })
-  body: Record<string, unknown> | null;
+  @ApiProperty({ type: "object", additionalProperties: true, description: "The body that is POSTed." })
+  body: Record<string, unknown>;
   @ApiProperty({
     type: [CallbackAttemptDto],
-    description: "Every attempt, oldest first; empty once the callback is pruned (its attempts count and last answer stay).",
+    description: "Every attempt, oldest first.",
   })
   attemptLog: CallbackAttemptDto[];
-  @ApiProperty({
-    type: String,
-    format: "date-time",
-    nullable: true,
-    description:
-      "When its body and attempt log were pruned (a delivered callback, CALLBACK_RETENTION_DAYS after its delivery); null while they are kept. A pruned callback can no longer be redelivered.",
-  })
-  bodyPrunedAt: string | null;
 }

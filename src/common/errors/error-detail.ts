@@ -25,7 +25,6 @@ export const ERROR_CODES = [
   "action_not_cancellable",
   "callback_not_found",
   "receiver_disabled",
-  "callback_pruned",
   "webhook_not_found",
   "webhook_limit_reached",
   "token_not_found",
