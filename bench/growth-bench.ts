@@ -1,0 +1,254 @@
+import { randomBytes } from "node:crypto";
+import { parseArgs } from "node:util";
+
+import type { Client } from "pg";
+
+import { type Figure, ratioOf, writeFigures } from "./figures";
+import { ageLedger, cloneHistory } from "./growth/ledger-history";
+import { load, seller, WARMUP_SECONDS } from "./onsale-bench";
+import { soldActions } from "./e2e-bench";
+import { type NpmStartStack, startNpmStartStack } from "./stack/npm-start-stack";
+import { runDirectory } from "./stack/run-directory";
+import { Teardown } from "./stack/teardown";
+import { median, quantile } from "./stats";
+
+/**
+ * `npm run bench:growth`: what the service costs as its ledger grows. One `npm start` (split: api
+ * and worker; its playground chain, Anvil's 2-second blocks) is measured through its API on an empty
+ * ledger, then at each size of `--sizes` (default 1 M and 10 M tickets), the ledger filled between
+ * them with copies of the rows the service wrote itself, aged past every retention period
+ * (bench/growth/ledger-history.ts). At each size:
+ *
+ * - the on-sale (10 shop servers POSTing /api/v1/sold with 100 new tickets each, the next when
+ *   answered) for ONSALE_SECONDS: p99;
+ * - STREAM_REQUESTS `/stream` requests of 5,000 sales one after the other: median;
+ * - once those are confirmed and called back, LOOKUPS reads each of `GET /api/v1/tickets/{id}`,
+ *   `GET /api/v1/actions/{promise}` and `/tokens/{id}` of tickets just sold, CONCURRENCY at a time: p99;
+ * - bytes per ticket by table (pg_total_relation_size: table, TOAST, indexes) once the sizes' own
+ *   sales are aged and retention ran, as a ledger holds them after a year.
+ *
+ * Goals: every latency at the largest size ≤ 1.2× the empty ledger's; ≤ 1,500 bytes per ticket.
+ */
+const ONSALE_SECONDS = 10;
+const STREAM_REQUESTS = 6;
+const PER_STREAM = 5_000;
+const LOOKUPS = 400;
+const CONCURRENCY = 8;
+const LATENCY_RATIO_GOAL = 1.2;
+const BYTES_PER_TICKET_GOAL = 1_500;
+const TABLES = ["tickets", "chain_actions", "chain_action_changes", "callbacks", "callback_attempts", "chain_transactions", "events"] as const;
+/** Far beyond a healthy run: a stalled writer fails the benchmark instead of hanging it. */
+const SETTLE_DEADLINE_MS = 900_000;
+/** The size from which a run writes its figures. */
+const RESULTS_SIZE = 10_000_000;
+
+type Latency = "onsale p99" | "stream 5000 median" | "ticket read p99" | "action read p99" | "token metadata p99";
+
+interface Point {
+  tickets: number;
+  latencies: Record<Latency, number>;
+  bytesPerTicket: Record<(typeof TABLES)[number] | "total", number>;
+  fillSeconds?: number;
+}
+
+async function main(sizes: number[]): Promise<void> {
+  const teardown = new Teardown();
+  const logs = runDirectory("bench-growth");
+  let passed = false;
+  teardown.add("process logs", async () => logs.finish(passed));
+  try {
+    const stack = await startNpmStartStack("split", logs, teardown, "growth");
+    const run = randomBytes(3).toString("hex");
+    // Every event is registered on chain first: copies then take registry indexes after them.
+    const eventIds = [0, ...sizes].map((_, point) => ({ onsale: `growth-${run}-${point}-onsale`, stream: `growth-${run}-${point}-stream` }));
+    for (const { onsale, stream } of eventIds) for (const eventId of [onsale, stream]) await registerEvent(stack, eventId);
+    await settle(stack.db);
+
+    const points: Point[] = [];
+    for (const [index, size] of [0, ...sizes].entries()) {
+      let fillSeconds: number | undefined;
+      if (size > 0) {
+        const clone = await cloneHistory(stack.databaseUrl, size);
+        fillSeconds = clone.milliseconds / 1000;
+        console.log(`filled to ${clone.tickets.toLocaleString("en-US")} tickets (${clone.copies} copies) in ${fillSeconds.toFixed(0)} s`);
+      }
+      const latencies = await measureLatencies(stack, eventIds[index], `${run}-${index}`, index * STREAM_REQUESTS * PER_STREAM);
+      const aged = await ageLedger(stack.databaseUrl);
+      console.log(`aged: ${aged.callbacks} callbacks, ${aged.rawTransactions} transactions' bytes, ${aged.changes} change-log entries pruned`);
+      const point: Point = { tickets: await ticketCount(stack.db), latencies, bytesPerTicket: await bytesPerTicket(stack.db), fillSeconds };
+      points.push(point);
+      console.table([{ tickets: point.tickets, ...point.latencies, "bytes/ticket": point.bytesPerTicket.total }]);
+    }
+    report(points);
+    // Only the issue's sizes go into bench/results.json: a quicker run is a look, not a figure.
+    if (sizes.at(-1)! >= RESULTS_SIZE) writeFigures(figuresOf(points));
+    passed = true;
+  } finally {
+    await teardown.run();
+  }
+}
+
+async function registerEvent(stack: NpmStartStack, eventId: string): Promise<void> {
+  const body = { eventId, ticketeerId: stack.ticketeerId, currency: "EUR", callbackUrl: `https://localhost:${stack.receiverPort}/callbacks` };
+  await send(stack, "POST", "/api/v1/events", body);
+}
+
+/** The latencies on the ledger as it is; `firstTicket` numbers the /stream sales' ticket ids (unique in the organization). */
+async function measureLatencies(
+  stack: NpmStartStack,
+  events: { onsale: string; stream: string },
+  run: string,
+  firstTicket: number,
+): Promise<Record<Latency, number>> {
+  const sell = seller([stack], [events.onsale], run);
+  await load(sell, WARMUP_SECONDS * 1000);
+  const onsale = await load(sell, ONSALE_SECONDS * 1000);
+  const streamed: number[] = [];
+  const promises: string[] = [];
+  for (let request = 0; request < STREAM_REQUESTS; request++) {
+    const started = performance.now();
+    const answer = (await send(stack, "POST", "/stream", soldActions(events.stream, firstTicket + request * PER_STREAM, PER_STREAM))) as {
+      data: { status: string; actionPromise: string }[];
+    };
+    streamed.push(performance.now() - started);
+    const refused = answer.data.find((item) => item.status !== "success");
+    if (refused) throw new Error(`a /stream sale was refused: ${JSON.stringify(refused)}`);
+    promises.push(...answer.data.map((item) => item.actionPromise));
+  }
+  await settle(stack.db);
+  const sample = Array.from({ length: LOOKUPS }, (_, i) => Math.floor((i * promises.length) / LOOKUPS));
+  const { rows } = await stack.db.query<{ ticket_id: string; token_id: string }>(
+    `SELECT t.ticket_id, t.token_id::text FROM chain_actions a JOIN tickets t ON t.id = a.ticket_ref WHERE a.id = ANY($1::uuid[])`,
+    [sample.map((i) => promises[i])],
+  );
+  return {
+    "onsale p99": quantile(onsale.latencies, 0.99),
+    "stream 5000 median": median(streamed),
+    "ticket read p99": await readP99(
+      stack,
+      rows.map((row) => `/api/v1/tickets/${encodeURIComponent(row.ticket_id)}`),
+    ),
+    "action read p99": await readP99(
+      stack,
+      sample.map((i) => `/api/v1/actions/${promises[i]}`),
+    ),
+    "token metadata p99": await readP99(
+      stack,
+      rows.map((row) => `/tokens/${row.token_id}`),
+    ),
+  };
+}
+
+/** GETs `paths`, CONCURRENCY at a time, after one warm-up pass over the first few; the p99 in ms. */
+async function readP99(stack: NpmStartStack, paths: string[]): Promise<number> {
+  for (const path of paths.slice(0, CONCURRENCY)) await send(stack, "GET", path);
+  const latencies: number[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < paths.length) {
+        const path = paths[next++];
+        const started = performance.now();
+        await send(stack, "GET", path);
+        latencies.push(performance.now() - started);
+      }
+    }),
+  );
+  return quantile(latencies, 0.99);
+}
+
+async function send(stack: NpmStartStack, method: "GET" | "POST", path: string, body?: unknown): Promise<unknown> {
+  const response = await fetch(stack.baseUrl + path, {
+    method,
+    headers: { "content-type": "application/json", "x-api-key": stack.apiKey },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+  return response.json();
+}
+
+/** Until every action is final and every callback delivered. */
+async function settle(db: Client): Promise<void> {
+  const deadline = Date.now() + SETTLE_DEADLINE_MS;
+  for (;;) {
+    const { rows } = await db.query<{ open: number; failed: number; undelivered: number }>(
+      `SELECT (SELECT count(*) FROM chain_actions WHERE status IN ('waiting_broadcast', 'waiting_funds', 'pending'))::int AS open,
+              (SELECT count(*) FROM chain_actions WHERE status = 'error')::int AS failed,
+              (SELECT count(*) FROM callbacks WHERE status <> 'delivered')::int AS undelivered`,
+    );
+    const [{ open, failed, undelivered }] = rows;
+    if (failed > 0) throw new Error(`${failed} actions failed`);
+    if (open === 0 && undelivered === 0) return;
+    if (Date.now() > deadline) throw new Error(`${open} actions open and ${undelivered} callbacks undelivered after ${SETTLE_DEADLINE_MS / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+async function ticketCount(db: Client): Promise<number> {
+  return (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM tickets`)).rows[0].n;
+}
+
+async function bytesPerTicket(db: Client): Promise<Point["bytesPerTicket"]> {
+  const tickets = await ticketCount(db);
+  const { rows } = await db.query<Record<string, number>>(
+    `SELECT ${TABLES.map((table) => `pg_total_relation_size('${table}')::float8 AS ${table}`).join(", ")}`,
+  );
+  const perTable = Object.fromEntries(TABLES.map((table) => [table, Math.round(rows[0][table] / tickets)])) as Record<(typeof TABLES)[number], number>;
+  return { ...perTable, total: Object.values(perTable).reduce((sum, bytes) => sum + bytes, 0) };
+}
+
+function report(points: Point[]): void {
+  const [empty] = points;
+  console.log("\nLatency (ms) by ledger size, and its ratio to the empty ledger's:");
+  console.table(
+    points.map((point) => ({
+      tickets: point.tickets,
+      ...Object.fromEntries(
+        Object.entries(point.latencies).map(([name, ms]) => [name, `${ms.toFixed(0)} (${ratioOf(ms, empty.latencies[name as Latency])}×)`]),
+      ),
+    })),
+  );
+  console.log(`Bytes per ticket by table (goal ≤ ${BYTES_PER_TICKET_GOAL} in all):`);
+  console.table(points.map((point) => ({ "ledger tickets": point.tickets, ...point.bytesPerTicket })));
+}
+
+function figuresOf(points: Point[]): Figure[] {
+  const [empty] = points;
+  const largest = points[points.length - 1];
+  const size = `${(largest.tickets / 1e6).toFixed(0)} M`;
+  const latencies = (Object.keys(largest.latencies) as Latency[]).map((name): Figure => ({
+    name: `growth: ${name} at ${size} tickets`,
+    value: Math.round(largest.latencies[name]),
+    unit: "ms",
+    target: Math.round(empty.latencies[name] * LATENCY_RATIO_GOAL),
+    better: "lower",
+    limit: Math.round(empty.latencies[name]),
+    limitName: "the same on the empty ledger, in the same run",
+    ratio: ratioOf(largest.latencies[name], empty.latencies[name]),
+    ratioGoal: LATENCY_RATIO_GOAL,
+  }));
+  return [
+    ...latencies,
+    {
+      name: `growth: PostgreSQL bytes per ticket at ${size} tickets`,
+      value: largest.bytesPerTicket.total,
+      unit: "bytes",
+      target: BYTES_PER_TICKET_GOAL,
+      better: "lower",
+    },
+  ];
+}
+
+function parseSizes(argv: string[]): number[] {
+  const { values } = parseArgs({ args: argv, options: { sizes: { type: "string", default: "1000000,10000000" } } });
+  const sizes = values.sizes.split(",").map(Number);
+  if (sizes.some((size) => !Number.isInteger(size) || size <= 0)) throw new Error(`--sizes takes ticket counts, such as 1000000,10000000`);
+  return sizes.sort((a, b) => a - b);
+}
+
+if (require.main === module) {
+  void main(parseSizes(process.argv.slice(2))).catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}
