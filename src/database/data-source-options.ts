@@ -27,6 +27,7 @@ import { RichMetadata1763894000000 } from "./migrations/1763894000000-RichMetada
 import { HolderProofChallenges1763895000000 } from "./migrations/1763895000000-HolderProofChallenges";
 import { Retention1763897000000 } from "./migrations/1763897000000-Retention";
 import { DeliveredCallbacksDeleted1763898000000 } from "./migrations/1763898000000-DeliveredCallbacksDeleted";
+import { PendingActionsByTransaction1763899000000 } from "./migrations/1763899000000-PendingActionsByTransaction";
 
 export const MIGRATIONS = [
   InitialSchema1763740000000,
@@ -56,6 +57,7 @@ export const MIGRATIONS = [
   HolderProofChallenges1763895000000,
   Retention1763897000000,
   DeliveredCallbacksDeleted1763898000000,
+  PendingActionsByTransaction1763899000000,
 ];
 
 /**
