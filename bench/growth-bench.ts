@@ -4,8 +4,8 @@ import { parseArgs } from "node:util";
 import type { Client } from "pg";
 
 import { type Figure, ratioOf, writeFigures } from "./figures";
-import { ageLedger, cloneHistory } from "./growth/ledger-history";
-import { load, seller, WARMUP_SECONDS } from "./onsale-bench";
+import { ageClocks, ageLedger, cloneHistory, type Pruned, runRetention } from "./growth/ledger-history";
+import { CLIENTS, load, seller, WARMUP_SECONDS } from "./onsale-bench";
 import { soldActions } from "./e2e-bench";
 import { type NpmStartStack, startNpmStartStack } from "./stack/npm-start-stack";
 import { runDirectory } from "./stack/run-directory";
@@ -27,12 +27,17 @@ import { median, quantile } from "./stats";
  * - bytes per ticket by table (pg_total_relation_size: table, TOAST, indexes) once the sizes' own
  *   sales are aged and retention ran, as a ledger holds them after a year.
  *
- * Goals: every latency at the largest size ≤ 1.2× the empty ledger's; ≤ 1,500 bytes per ticket.
+ * At the largest size the service's retention (RetentionService, as a worker runs it) then deletes
+ * that size's callbacks and clears its transactions' bytes while the on-sale runs again: its p99
+ * beside the one without retention says whether retention blocks the API.
+ *
+ * Goals: every latency at the largest size ≤ 1.2× the empty ledger's, the on-sale under retention
+ * ≤ 1.2× without; ≤ 1,500 bytes per ticket.
  */
-const ONSALE_SECONDS = 10;
+const ONSALE_SECONDS = 15;
 const STREAM_REQUESTS = 6;
 const PER_STREAM = 5_000;
-const LOOKUPS = 400;
+const LOOKUPS = 1_000;
 const CONCURRENCY = 8;
 const LATENCY_RATIO_GOAL = 1.2;
 const BYTES_PER_TICKET_GOAL = 1_500;
@@ -44,11 +49,25 @@ const RESULTS_SIZE = 10_000_000;
 
 type Latency = "onsale p99" | "stream 5000 median" | "ticket read p99" | "action read p99" | "token metadata p99";
 
+type Bytes = Record<(typeof TABLES)[number] | "total", number>;
+
 interface Point {
   tickets: number;
   latencies: Record<Latency, number>;
-  bytesPerTicket: Record<(typeof TABLES)[number] | "total", number>;
+  /** The ledger's size over its tickets. */
+  bytesPerTicket: Bytes;
+  /** What the point's own sales added, over their count, once aged: a ticket's lasting cost as the service writes it. */
+  addedPerSale: Bytes;
   fillSeconds?: number;
+}
+
+/** The on-sale while retention ran, beside the same size's on-sale without it. */
+interface UnderRetention {
+  p99Ms: number;
+  withoutMs: number;
+  requests: number;
+  retentionSeconds: number;
+  pruned: Pruned;
 }
 
 async function main(sizes: number[]): Promise<void> {
@@ -65,6 +84,7 @@ async function main(sizes: number[]): Promise<void> {
     await settle(stack.db);
 
     const points: Point[] = [];
+    let underRetention: UnderRetention | undefined;
     for (const [index, size] of [0, ...sizes].entries()) {
       let fillSeconds: number | undefined;
       if (size > 0) {
@@ -72,16 +92,29 @@ async function main(sizes: number[]): Promise<void> {
         fillSeconds = clone.milliseconds / 1000;
         console.log(`filled to ${clone.tickets.toLocaleString("en-US")} tickets (${clone.copies} copies) in ${fillSeconds.toFixed(0)} s`);
       }
+      const before = await tableSizes(stack.db);
       const latencies = await measureLatencies(stack, eventIds[index], `${run}-${index}`, index * STREAM_REQUESTS * PER_STREAM);
+      if (index === sizes.length) {
+        underRetention = await onsaleUnderRetention(stack, eventIds[index].onsale, `${run}-retention`, latencies["onsale p99"]);
+        console.table([underRetention]);
+      }
       const aged = await ageLedger(stack.databaseUrl);
       console.log(`aged: ${aged.callbacks} callbacks, ${aged.rawTransactions} transactions' bytes, ${aged.changes} change-log entries pruned`);
-      const point: Point = { tickets: await ticketCount(stack.db), latencies, bytesPerTicket: await bytesPerTicket(stack.db), fillSeconds };
+      const after = await tableSizes(stack.db);
+      const point: Point = {
+        tickets: after.tickets,
+        latencies,
+        bytesPerTicket: perTicket(after.bytes, after.tickets),
+        addedPerSale: perTicket(difference(after.bytes, before.bytes), after.tickets - before.tickets),
+        fillSeconds,
+      };
       points.push(point);
-      console.table([{ tickets: point.tickets, ...point.latencies, "bytes/ticket": point.bytesPerTicket.total }]);
+      console.table([{ tickets: point.tickets, ...point.latencies, "bytes/ticket": point.bytesPerTicket.total, "added/sale": point.addedPerSale.total }]);
     }
     report(points);
+    await printLargest(stack.db, points.at(-1)!.tickets);
     // Only the issue's sizes go into bench/results.json: a quicker run is a look, not a figure.
-    if (sizes.at(-1)! >= RESULTS_SIZE) writeFigures(figuresOf(points));
+    if (sizes.at(-1)! >= RESULTS_SIZE) writeFigures([...figuresOf(points), underRetentionFigure(underRetention!, points.at(-1)!.tickets)]);
     passed = true;
   } finally {
     await teardown.run();
@@ -139,6 +172,51 @@ async function measureLatencies(
   };
 }
 
+/**
+ * Ages what the ledger holds past every retention period, then runs the on-sale while one retention
+ * run works through it (its batches and pauses, as on a worker); settled afterwards.
+ */
+async function onsaleUnderRetention(stack: NpmStartStack, eventId: string, run: string, withoutMs: number): Promise<UnderRetention> {
+  await ageClocks(stack.databaseUrl);
+  const sell = seller([stack], [eventId], run);
+  await load(sell, WARMUP_SECONDS * 1000);
+  const started = performance.now();
+  let retentionSeconds = 0;
+  const retention = runRetention(stack.databaseUrl).then((pruned) => {
+    retentionSeconds = (performance.now() - started) / 1000;
+    return pruned;
+  });
+  const latencies: number[] = [];
+  let done = false;
+  void retention.finally(() => (done = true));
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async (_, client) => {
+      while (!done) {
+        const sent = performance.now();
+        await sell(client);
+        latencies.push(performance.now() - sent);
+      }
+    }),
+  );
+  const pruned = await retention;
+  await settle(stack.db);
+  return { p99Ms: quantile(latencies, 0.99), withoutMs, requests: latencies.length, retentionSeconds, pruned };
+}
+
+function underRetentionFigure(under: UnderRetention, tickets: number): Figure {
+  return {
+    name: `growth: onsale p99 while retention runs at ${(tickets / 1e6).toFixed(0)} M tickets`,
+    value: Math.round(under.p99Ms),
+    unit: "ms",
+    target: Math.round(under.withoutMs * LATENCY_RATIO_GOAL),
+    better: "lower",
+    limit: Math.round(under.withoutMs),
+    limitName: `the same on-sale without retention, in the same run (retention deleted ${under.pruned.callbacks} callbacks in ${under.retentionSeconds.toFixed(1)} s)`,
+    ratio: ratioOf(under.p99Ms, under.withoutMs),
+    ratioGoal: LATENCY_RATIO_GOAL,
+  };
+}
+
 /** GETs `paths`, CONCURRENCY at a time, after one warm-up pass over the first few; the p99 in ms. */
 async function readP99(stack: NpmStartStack, paths: string[]): Promise<number> {
   for (const path of paths.slice(0, CONCURRENCY)) await send(stack, "GET", path);
@@ -184,17 +262,33 @@ async function settle(db: Client): Promise<void> {
   }
 }
 
-async function ticketCount(db: Client): Promise<number> {
-  return (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM tickets`)).rows[0].n;
+type Sizes = Record<(typeof TABLES)[number], number>;
+
+/** pg_total_relation_size of each table, and the ledger's tickets. */
+async function tableSizes(db: Client): Promise<{ tickets: number; bytes: Sizes }> {
+  const { rows } = await db.query<Sizes & { ledger_tickets: number }>(
+    `SELECT (SELECT count(*) FROM tickets)::int AS ledger_tickets, ${TABLES.map((table) => `pg_total_relation_size('${table}')::float8 AS ${table}`).join(", ")}`,
+  );
+  const { ledger_tickets: tickets, ...bytes } = rows[0];
+  return { tickets, bytes };
 }
 
-async function bytesPerTicket(db: Client): Promise<Point["bytesPerTicket"]> {
-  const tickets = await ticketCount(db);
-  const { rows } = await db.query<Record<string, number>>(
-    `SELECT ${TABLES.map((table) => `pg_total_relation_size('${table}')::float8 AS ${table}`).join(", ")}`,
+const difference = (after: Sizes, before: Sizes) => Object.fromEntries(TABLES.map((table) => [table, after[table] - before[table]])) as Sizes;
+
+function perTicket(bytes: Sizes, tickets: number): Bytes {
+  const perTable = Object.fromEntries(TABLES.map((table) => [table, Math.round(bytes[table] / tickets)])) as Sizes;
+  return { ...perTable, total: Object.values(perTable).reduce((sum, value) => sum + value, 0) };
+}
+
+/** The largest tables and indexes of the ledger at its largest size, in bytes per ticket: where the bytes are. */
+async function printLargest(db: Client, tickets: number): Promise<void> {
+  const { rows } = await db.query<{ relation: string; kind: string; bytes: number }>(
+    `SELECT c.relname AS relation, CASE c.relkind WHEN 'i' THEN 'index' ELSE 'table' END AS kind, pg_relation_size(c.oid)::float8 AS bytes
+       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = 'public' AND c.relkind IN ('r', 'i', 't') ORDER BY pg_relation_size(c.oid) DESC LIMIT 16`,
   );
-  const perTable = Object.fromEntries(TABLES.map((table) => [table, Math.round(rows[0][table] / tickets)])) as Record<(typeof TABLES)[number], number>;
-  return { ...perTable, total: Object.values(perTable).reduce((sum, bytes) => sum + bytes, 0) };
+  console.log(`The largest relations at ${tickets.toLocaleString("en-US")} tickets:`);
+  console.table(rows.map((row) => ({ relation: row.relation, kind: row.kind, "bytes/ticket": Math.round(row.bytes / tickets) })));
 }
 
 function report(points: Point[]): void {
@@ -210,6 +304,8 @@ function report(points: Point[]): void {
   );
   console.log(`Bytes per ticket by table (goal ≤ ${BYTES_PER_TICKET_GOAL} in all):`);
   console.table(points.map((point) => ({ "ledger tickets": point.tickets, ...point.bytesPerTicket })));
+  console.log("Bytes per ticket each point's own sales added (through the API, then aged), by table:");
+  console.table(points.map((point) => ({ "ledger tickets": point.tickets, ...point.addedPerSale })));
 }
 
 function figuresOf(points: Point[]): Figure[] {
@@ -232,6 +328,13 @@ function figuresOf(points: Point[]): Figure[] {
     {
       name: `growth: PostgreSQL bytes per ticket at ${size} tickets`,
       value: largest.bytesPerTicket.total,
+      unit: "bytes",
+      target: BYTES_PER_TICKET_GOAL,
+      better: "lower",
+    },
+    {
+      name: `growth: PostgreSQL bytes a sale added at ${size} tickets, once aged`,
+      value: largest.addedPerSale.total,
       unit: "bytes",
       target: BYTES_PER_TICKET_GOAL,
       better: "lower",

@@ -1,8 +1,11 @@
+import { Counter } from "prom-client";
 import { DataSource } from "typeorm";
+
+import type { AppConfig } from "../../src/config/app-config";
 
 import { dataSourceOptions } from "../../src/database/data-source-options";
 import { ActionChangesStore } from "../../src/ledger/live/action-changes.store";
-import { RETENTION_BATCH } from "../../src/retention/retention.service";
+import { RetentionService } from "../../src/retention/retention.service";
 import { RetentionStore } from "../../src/retention/retention.store";
 
 /**
@@ -34,28 +37,50 @@ export interface HistoryClone {
 /** The clocks a year-old ledger's final rows show: past CALLBACK_RETENTION_DAYS, the change log's 7 days and RAW_TX_RETENTION_HOURS. */
 const AGED_BY = "40 days";
 
-/** Moves the final rows' clocks back by AGED_BY and runs the service's retention on them; what it pruned. */
-export async function ageLedger(databaseUrl: string): Promise<{ callbacks: number; rawTransactions: number; changes: number }> {
-  const dataSource = await new DataSource(dataSourceOptions(databaseUrl)).initialize();
-  try {
+/** What the service's retention removed: delivered callbacks, final transactions' bytes, change-log entries. */
+export interface Pruned {
+  callbacks: number;
+  rawTransactions: number;
+  changes: number;
+}
+
+/** Moves the final rows' clocks back by AGED_BY and runs the service's retention on them, then VACUUM; what it pruned. */
+export async function ageLedger(databaseUrl: string): Promise<Pruned> {
+  await ageClocks(databaseUrl);
+  const pruned = await runRetention(databaseUrl);
+  await withDataSource(databaseUrl, (dataSource) => dataSource.query(`VACUUM ANALYZE`));
+  return pruned;
+}
+
+/** Moves the final rows' clocks back by AGED_BY, past every retention period. */
+export function ageClocks(databaseUrl: string): Promise<void> {
+  return withDataSource(databaseUrl, async (dataSource) => {
     await dataSource.query(`UPDATE callbacks SET delivered_at = delivered_at - interval '${AGED_BY}' WHERE status = 'delivered'`);
     await dataSource.query(
       `UPDATE chain_transactions SET updated_at = updated_at - interval '${AGED_BY}' WHERE status IN ('confirmed', 'reverted', 'replaced')`,
     );
     await dataSource.query(`UPDATE chain_action_changes SET changed_at = changed_at - interval '${AGED_BY}'`);
-    const retention = new RetentionStore(dataSource);
-    const config = { callbackDays: 30, rawTransactionHours: 24 };
-    let callbacks = 0;
-    for (let batch = RETENTION_BATCH; batch === RETENTION_BATCH; callbacks += batch) {
-      batch = (await retention.deleteDeliveredCallbacks(config.callbackDays, RETENTION_BATCH)).callbacks;
-    }
-    let rawTransactions = 0;
-    for (let batch = RETENTION_BATCH; batch === RETENTION_BATCH; rawTransactions += batch) {
-      batch = await retention.clearRawTransactions(config.rawTransactionHours, RETENTION_BATCH);
-    }
+  });
+}
+
+/**
+ * One run of the service's retention as a worker runs it (RetentionService: bounded batches, a pause
+ * between them), at the default periods, and the api's change-log pruning.
+ */
+export function runRetention(databaseUrl: string): Promise<Pruned> {
+  return withDataSource(databaseUrl, async (dataSource) => {
+    const config = { retention: { callbackDays: 30, rawTransactionHours: 24 } } as AppConfig;
+    const counter = new Counter({ name: "retention_pruned_total", help: "pruned", labelNames: ["kind"], registers: [] });
+    const run = await new RetentionService(new RetentionStore(dataSource), config, counter).runOnce();
     const changes = await new ActionChangesStore(dataSource).prune();
-    await dataSource.query(`VACUUM ANALYZE`);
-    return { callbacks, rawTransactions, changes };
+    return { callbacks: run.callbacks, rawTransactions: run.rawTransactions, changes };
+  });
+}
+
+async function withDataSource<T>(databaseUrl: string, use: (dataSource: DataSource) => Promise<T>): Promise<T> {
+  const dataSource = await new DataSource(dataSourceOptions(databaseUrl)).initialize();
+  try {
+    return await use(dataSource);
   } finally {
     await dataSource.destroy();
   }
