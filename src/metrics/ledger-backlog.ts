@@ -17,7 +17,7 @@ export interface LedgerBacklogSnapshot {
 /**
  * Only what is not final is counted, each from an index that holds just those rows, so a scrape
  * costs in proportion to the backlog, never to the ledger's history. Pending actions are counted
- * from their open transactions (one attempt per nonce): chain_actions has no index on 'pending'.
+ * from their open transactions (one attempt per nonce).
  */
 const BACKLOG_SQL = `
   SELECT

@@ -12,9 +12,10 @@ import { createTestDatabase, type TestDatabase } from "../support/test-database"
 
 /**
  * The statements behind the read routes (`GET /api/v1/tickets/{id}`, `GET /api/v1/actions/{promise}`, `/tokens/{id}`)
- * reach their rows through an index, so they cost the same on a ledger of a thousand tickets and of
- * a billion: with sequential scans disabled, PostgreSQL still plans one only where no index can
- * serve the statement. A partial index the statement's condition does not imply is such a case.
+ * and the worker's periodic ones reach their rows through an index, so they cost the same on a
+ * ledger of a thousand tickets and of a billion: with sequential scans disabled, PostgreSQL still
+ * plans one only where no index can serve the statement. A partial index the statement's condition
+ * does not imply is such a case.
  */
 const LEDGER_TABLES = ["tickets", "chain_actions", "events"];
 
@@ -71,6 +72,21 @@ async function scannedTables({ sql, parameters }: Statement): Promise<string[]> 
   }
 }
 
+/** Whether every statement of each read reaches the ledger tables through indexes: the reads' names and what they scanned. */
+async function scansOf(reads: Record<string, () => Promise<unknown>>): Promise<Record<string, string[]>> {
+  const scanned: Record<string, string[]> = {};
+  for (const [name, read] of Object.entries(reads)) {
+    const sent = await statementsOf(read);
+    expect(sent.length, name).toBeGreaterThan(0);
+    scanned[name] = (await Promise.all(sent.map(scannedTables))).flat();
+  }
+  return scanned;
+}
+
+function noScans(reads: Record<string, unknown>): Record<string, string[]> {
+  return Object.fromEntries(Object.keys(reads).map((name) => [name, []]));
+}
+
 describe("the read routes' statements", () => {
   it("find tickets, events and actions through indexes", async () => {
     const [{ id: organizationId }] = await dataSource.query(`INSERT INTO organizations (ticketeer_id, name) VALUES ('plans', 'plans') RETURNING id`);
@@ -99,12 +115,16 @@ describe("the read routes' statements", () => {
       "ids of an action's subject": () => actions.subjectIdsOf({ eventRef, ticketRef }),
       "a token's ledger metadata": () => new LedgerMetadataStore(dataSource).metadataOf(18446744073709551617n),
     };
-    const scanned: Record<string, string[]> = {};
-    for (const [name, read] of Object.entries(reads)) {
-      const sent = await statementsOf(read);
-      expect(sent.length, name).toBeGreaterThan(0);
-      scanned[name] = (await Promise.all(sent.map(scannedTables))).flat();
-    }
-    expect(scanned).toEqual(Object.fromEntries(Object.keys(reads).map((name) => [name, []])));
+    expect(await scansOf(reads)).toEqual(noScans(reads));
+  });
+});
+
+describe("the worker's periodic statements", () => {
+  it("count what waits through the partial indexes of its statuses", async () => {
+    const actions = new ChainActionsStore(dataSource);
+    const reads: Record<string, () => Promise<unknown>> = {
+      "the sweep's count of old waiting actions": () => actions.countWaitingOlderThan(10_000),
+    };
+    expect(await scansOf(reads)).toEqual(noScans(reads));
   });
 });
