@@ -20,6 +20,8 @@ interface CancelledAction {
 
 /** The statuses an action may be withdrawn from: accepted, not signed yet. */
 const CANCELLABLE = ["waiting_broadcast", "waiting_funds"];
+/** 2^64: an event's token ids are its index times this plus a serial (registry-ids.ts). */
+const TOKEN_IDS_PER_EVENT = String(1n << 64n);
 /** An action that will never apply: it depends on nothing and nothing depends on it. */
 const DEAD = `('error', 'cancelled')`;
 
@@ -72,9 +74,13 @@ async function blockerOf(manager: EntityManager, action: CancelledAction): Promi
   if (later) return { blockedBy: later, reason: `the later action ${later} depends on it` };
   if (action.kind !== "newEvent") return null;
   // A sale reserves its serial before its acceptance locks anything: a reservation no ticket used
-  // may be a sale still being accepted.
+  // may be a sale still being accepted. The event's tickets are the range of token ids its index
+  // begins (eventIndex << 64 | serial), which the token id index serves; tickets has no index on
+  // event_ref, and a scan of the ledger per cancellation would grow with it.
   const [row] = await manager.query<{ unused: boolean }[]>(
-    `SELECT e.last_serial > (SELECT count(*) FROM tickets t WHERE t.event_ref = e.id) AS unused FROM events e WHERE e.id = $1`,
+    `SELECT e.last_serial > (SELECT count(*) FROM tickets t
+                              WHERE t.token_id > e.event_index * ${TOKEN_IDS_PER_EVENT} AND t.token_id < (e.event_index + 1) * ${TOKEN_IDS_PER_EVENT}) AS unused
+       FROM events e WHERE e.id = $1`,
     [action.event_ref],
   );
   return row?.unused ? { blockedBy: null, reason: "sales of the event are being accepted" } : null;
