@@ -94,16 +94,19 @@ export class ActionChangesStore {
   }
 
   /**
-   * Deletes entries older than the retention period, PRUNE_BATCH at a time (oldest first, along the
-   * primary key, which follows the time they were written); how many. One statement for an hour of
-   * a busy ledger's changes would hold its locks and write its WAL in one burst.
+   * Deletes entries older than the retention period, PRUNE_BATCH at a time, oldest first; how many.
+   * One statement for an hour of a busy ledger's changes would hold its locks and write its WAL in
+   * one burst. Each batch is the log's first PRUNE_BATCH entries along the primary key (which
+   * follows the time they were written), the aged among them deleted: asked for the aged entries
+   * instead, PostgreSQL read every aged entry for each batch, hours for a backlog of millions.
    */
   async prune(batch = PRUNE_BATCH): Promise<number> {
     let deleted = 0;
     for (;;) {
       const [, count] = await this.dataSource.query<[unknown, number]>(
-        `DELETE FROM chain_action_changes WHERE id IN (
-           SELECT id FROM chain_action_changes WHERE changed_at < now() - make_interval(days => $1) ORDER BY id LIMIT $2)`,
+        `DELETE FROM chain_action_changes AS c
+          USING (SELECT id, changed_at FROM chain_action_changes ORDER BY id LIMIT $2) AS oldest
+          WHERE c.id = oldest.id AND oldest.changed_at < now() - make_interval(days => $1)`,
         [CHANGE_RETENTION_DAYS, batch],
       );
       deleted += count;
