@@ -83,7 +83,7 @@ async function main(sizes: number[]): Promise<void> {
     // Every event is registered on chain first: copies then take registry indexes after them.
     const eventIds = [0, ...sizes].map((_, point) => ({ onsale: `growth-${run}-${point}-onsale`, stream: `growth-${run}-${point}-stream` }));
     for (const { onsale, stream } of eventIds) for (const eventId of [onsale, stream]) await registerEvent(stack, eventId);
-    await settle(stack.db);
+    await settle(stack.db, "0");
 
     const points: Point[] = [];
     let underRetention: UnderRetention | undefined;
@@ -136,6 +136,7 @@ async function measureLatencies(
   run: string,
   firstTicket: number,
 ): Promise<Record<Latency, number>> {
+  const since = await lastSeq(stack.db);
   const sell = seller([stack], [events.onsale], run);
   await load(sell, WARMUP_SECONDS * 1000);
   const onsale = await load(sell, ONSALE_SECONDS * 1000);
@@ -151,7 +152,7 @@ async function measureLatencies(
     if (refused) throw new Error(`a /stream sale was refused: ${JSON.stringify(refused)}`);
     promises.push(...answer.data.map((item) => item.actionPromise));
   }
-  await settle(stack.db);
+  await settle(stack.db, since);
   const sample = Array.from({ length: LOOKUPS }, (_, i) => Math.floor((i * promises.length) / LOOKUPS));
   const { rows } = await stack.db.query<{ ticket_id: string; token_id: string }>(
     `SELECT t.ticket_id, t.token_id::text FROM chain_actions a JOIN tickets t ON t.id = a.ticket_ref WHERE a.id = ANY($1::uuid[])`,
@@ -183,6 +184,7 @@ async function measureLatencies(
  */
 async function onsaleUnderRetention(stack: NpmStartStack, eventId: string, run: string, withoutMs: number): Promise<UnderRetention> {
   await ageClocks(stack.databaseUrl);
+  const since = await lastSeq(stack.db);
   const sell = seller([stack], [eventId], run);
   await load(sell, WARMUP_SECONDS * 1000);
   const started = performance.now();
@@ -190,7 +192,7 @@ async function onsaleUnderRetention(stack: NpmStartStack, eventId: string, run: 
   const retention = runRetention(stack.databaseUrl).finally(() => (retentionSeconds = (performance.now() - started) / 1000));
   // Handled here so that a failure of either is reported, not left as an unhandled rejection.
   const [onsale, pruned] = await Promise.all([load(sell, ONSALE_SECONDS * 1000), retention]);
-  await settle(stack.db);
+  await settle(stack.db, since);
   const coveredSeconds = Math.min(retentionSeconds!, onsale.seconds);
   return { p99Ms: quantile(onsale.latencies, 0.99), withoutMs, requests: onsale.latencies.length, retentionSeconds: retentionSeconds!, coveredSeconds, pruned };
 }
@@ -240,11 +242,12 @@ async function send(stack: NpmStartStack, method: "GET" | "POST", path: string, 
 }
 
 /**
- * Until every action is final and every callback delivered. Each count goes through an index (the
- * partial ones of the open statuses, the sequence for the errors of what the run added): counted by
- * scanning, a poll of a 10 M ledger took seconds of both cores while the writer drained.
+ * Until every action after `since` (a seq) is final and every callback delivered. Each count goes
+ * through an index (the partial ones of the open statuses, the sequence for the errors of the
+ * measured sales): counted by scanning, a poll of a 10 M ledger took seconds of both cores while
+ * the writer drained.
  */
-async function settle(db: Client): Promise<void> {
+async function settle(db: Client, since: string): Promise<void> {
   const deadline = Date.now() + SETTLE_DEADLINE_MS;
   for (;;) {
     const { rows } = await db.query<{ open: number; failed: number; undelivered: number }>(
@@ -253,21 +256,20 @@ async function settle(db: Client): Promise<void> {
              + (SELECT count(*) FROM chain_actions WHERE status = 'pending'))::int AS open,
               (SELECT count(*) FROM chain_actions WHERE seq > $1 AND status = 'error')::int AS failed,
               (SELECT count(*) FROM callbacks WHERE status <> 'delivered')::int AS undelivered`,
-      [settledSeq],
+      [since],
     );
     const [{ open, failed, undelivered }] = rows;
     if (failed > 0) throw new Error(`${failed} actions failed`);
-    if (open === 0 && undelivered === 0) {
-      settledSeq = (await db.query<{ seq: string }>(`SELECT coalesce(max(seq), 0)::text AS seq FROM chain_actions`)).rows[0].seq;
-      return;
-    }
+    if (open === 0 && undelivered === 0) return;
     if (Date.now() > deadline) throw new Error(`${open} actions open and ${undelivered} callbacks undelivered after ${SETTLE_DEADLINE_MS / 1000} s`);
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
 }
 
-/** The last action settle() found final: errors are looked for after it. Copies take their seq from the sequence, after it, as confirmed. */
-let settledSeq = "0";
+/** The ledger's last seq: what settle() looks for errors after (copies of history are confirmed). */
+async function lastSeq(db: Client): Promise<string> {
+  return (await db.query<{ seq: string }>(`SELECT coalesce(max(seq), 0)::text AS seq FROM chain_actions`)).rows[0].seq;
+}
 
 type Sizes = Record<(typeof TABLES)[number], number>;
 

@@ -5,7 +5,9 @@ import { uuidv7 } from "../../src/common/uuid-v7";
 import { dataSourceOptions } from "../../src/database/data-source-options";
 import { ENTITIES } from "../../src/entities";
 import { EventsStore } from "../../src/events/events.store";
+import { ActionCancellationStore } from "../../src/ledger/cancellation/action-cancellation.store";
 import { ChainActionsStore } from "../../src/ledger/chain-actions.store";
+import { ActionChangesStore, CHANGE_RETENTION_DAYS } from "../../src/ledger/live/action-changes.store";
 import { TicketsStore } from "../../src/tickets/tickets.store";
 import { LedgerMetadataStore } from "../../src/tokens/ledger-metadata.store";
 import { createTestDatabase, type TestDatabase } from "../support/test-database";
@@ -119,6 +121,27 @@ describe("the read routes' statements", () => {
   });
 });
 
+describe("a cancellation's statements", () => {
+  it("look for an event registration's unused serials through the token id index", async () => {
+    const [{ id: organizationId }] = await dataSource.query(`INSERT INTO organizations (ticketeer_id, name) VALUES ('plans-c', 'plans-c') RETURNING id`);
+    const eventRef = uuidv7();
+    const actionId = uuidv7();
+    await dataSource.query(
+      `INSERT INTO events (id, organization_id, event_id, currency, callback_url) VALUES ($1, $2, 'event-c', 'EUR', 'https://c.example.com')`,
+      [eventRef, organizationId],
+    );
+    await dataSource.query(
+      `INSERT INTO chain_actions (id, organization_id, kind, requested_as, event_ref, status) VALUES ($1, $2, 'newEvent', 'newEvent', $3, 'waiting_broadcast')`,
+      [actionId, organizationId, eventRef],
+    );
+    const cancellations = new ActionCancellationStore(dataSource);
+    const reads: Record<string, () => Promise<unknown>> = {
+      "cancelling an event registration": async () => expect(await cancellations.cancel(organizationId, actionId)).toEqual({ outcome: "cancelled" }),
+    };
+    expect(await scansOf(reads)).toEqual(noScans(reads));
+  });
+});
+
 describe("the worker's periodic statements", () => {
   it("count what waits through the partial indexes of its statuses", async () => {
     const actions = new ChainActionsStore(dataSource);
@@ -128,3 +151,44 @@ describe("the worker's periodic statements", () => {
     expect(await scansOf(reads)).toEqual(noScans(reads));
   });
 });
+
+describe("the change log's pruning", () => {
+  it("reads the log's oldest entries along its primary key, not every aged entry for each batch", async () => {
+    const [{ id: organizationId }] = await dataSource.query(`INSERT INTO organizations (ticketeer_id, name) VALUES ('plans-p', 'plans-p') RETURNING id`);
+    // Entries are written in time order: the other tests' younger ones would come first.
+    await dataSource.query(`DELETE FROM chain_action_changes`);
+    // The statistics say nothing is aged, as after an hour in which a busy hour's entries aged: the
+    // plan must not depend on them.
+    await dataSource.query(
+      `INSERT INTO chain_action_changes (action_id, organization_id, event_ref, status)
+       SELECT gen_random_uuid(), $1, gen_random_uuid(), 'confirmed' FROM generate_series(1, 1000)`,
+      [organizationId],
+    );
+    await dataSource.query(`ANALYZE chain_action_changes`);
+    await dataSource.query(`UPDATE chain_action_changes SET changed_at = changed_at - make_interval(days => $1)`, [CHANGE_RETENTION_DAYS + 1]);
+    statements.length = 0;
+    expect(await new ActionChangesStore(dataSource).prune(200)).toBe(1000);
+    const deletes = statements.filter((statement) => /^\s*DELETE/i.test(statement.sql));
+    expect(deletes.length).toBeGreaterThan(0);
+    for (const statement of deletes) expect(await scansOfTable(statement, "chain_action_changes")).toEqual(["Index Scan using chain_action_changes_pkey"]);
+  });
+});
+
+/** How a statement's plan reads `table`, each read once: its node type and index. */
+async function scansOfTable({ sql, parameters }: Statement, table: string): Promise<string[]> {
+  const runner = dataSource.createQueryRunner();
+  try {
+    await runner.query(`SET enable_seqscan = off`);
+    const [{ "QUERY PLAN": plan }] = await runner.query(`EXPLAIN (FORMAT JSON) ${sql}`, parameters);
+    const reads = new Set<string>();
+    const walk = (node: { "Node Type": string; "Relation Name"?: string; "Index Name"?: string; Plans?: unknown[] }) => {
+      if (node["Relation Name"] === table && node["Node Type"] !== "ModifyTable")
+        reads.add(`${node["Node Type"]}${node["Index Name"] ? ` using ${node["Index Name"]}` : ""}`);
+      for (const child of node.Plans ?? []) walk(child as typeof node);
+    };
+    walk(plan[0].Plan);
+    return [...reads];
+  } finally {
+    await runner.release();
+  }
+}
