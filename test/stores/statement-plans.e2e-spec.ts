@@ -56,22 +56,36 @@ async function statementsOf(read: () => Promise<unknown>): Promise<Statement[]> 
   return statements.filter((statement) => /^\s*SELECT/i.test(statement.sql));
 }
 
-/** The ledger tables a statement's plan reads by a sequential scan while they are disabled. */
-async function scannedTables({ sql, parameters }: Statement): Promise<string[]> {
+interface PlanNode {
+  "Node Type": string;
+  "Relation Name"?: string;
+  "Index Name"?: string;
+  Plans?: PlanNode[];
+}
+
+/** Every node of a statement's plan, planned with sequential scans disabled. */
+async function planNodes({ sql, parameters }: Statement): Promise<PlanNode[]> {
   const runner = dataSource.createQueryRunner();
   try {
     await runner.query(`SET enable_seqscan = off`);
     const [{ "QUERY PLAN": plan }] = await runner.query(`EXPLAIN (FORMAT JSON) ${sql}`, parameters);
-    const scanned: string[] = [];
-    const walk = (node: { "Node Type": string; "Relation Name"?: string; Plans?: unknown[] }) => {
-      if (node["Node Type"] === "Seq Scan" && LEDGER_TABLES.includes(node["Relation Name"] ?? "")) scanned.push(node["Relation Name"] as string);
-      for (const child of node.Plans ?? []) walk(child as typeof node);
+    const nodes: PlanNode[] = [];
+    const walk = (node: PlanNode) => {
+      nodes.push(node);
+      for (const child of node.Plans ?? []) walk(child);
     };
     walk(plan[0].Plan);
-    return scanned;
+    return nodes;
   } finally {
     await runner.release();
   }
+}
+
+/** The ledger tables a statement's plan reads by a sequential scan while they are disabled. */
+async function scannedTables(statement: Statement): Promise<string[]> {
+  return (await planNodes(statement))
+    .filter((node) => node["Node Type"] === "Seq Scan" && LEDGER_TABLES.includes(node["Relation Name"] ?? ""))
+    .map((node) => node["Relation Name"] as string);
 }
 
 /** Whether every statement of each read reaches the ledger tables through indexes: the reads' names and what they scanned. */
@@ -175,20 +189,9 @@ describe("the change log's pruning", () => {
 });
 
 /** How a statement's plan reads `table`, each read once: its node type and index. */
-async function scansOfTable({ sql, parameters }: Statement, table: string): Promise<string[]> {
-  const runner = dataSource.createQueryRunner();
-  try {
-    await runner.query(`SET enable_seqscan = off`);
-    const [{ "QUERY PLAN": plan }] = await runner.query(`EXPLAIN (FORMAT JSON) ${sql}`, parameters);
-    const reads = new Set<string>();
-    const walk = (node: { "Node Type": string; "Relation Name"?: string; "Index Name"?: string; Plans?: unknown[] }) => {
-      if (node["Relation Name"] === table && node["Node Type"] !== "ModifyTable")
-        reads.add(`${node["Node Type"]}${node["Index Name"] ? ` using ${node["Index Name"]}` : ""}`);
-      for (const child of node.Plans ?? []) walk(child as typeof node);
-    };
-    walk(plan[0].Plan);
-    return [...reads];
-  } finally {
-    await runner.release();
-  }
+async function scansOfTable(statement: Statement, table: string): Promise<string[]> {
+  const reads = (await planNodes(statement))
+    .filter((node) => node["Relation Name"] === table && node["Node Type"] !== "ModifyTable")
+    .map((node) => `${node["Node Type"]}${node["Index Name"] ? ` using ${node["Index Name"]}` : ""}`);
+  return [...new Set(reads)];
 }
